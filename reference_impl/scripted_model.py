@@ -60,27 +60,31 @@ class ScriptedModel:
         self.requests.append(copy.deepcopy(context))
         turn = self._turns[self._cursor] if self._cursor < len(self._turns) else None
         self._cursor += 1
-        asyncio.get_running_loop().call_soon(_produce, stream, turn, signal)
+        asyncio.get_running_loop().call_soon(self._produce, stream, turn, signal)
         return stream
 
+    def _produce(
+        self,
+        stream: AssistantMessageEventStream,
+        turn: ScriptedTurn | None,
+        signal: AbortSignal | None,
+    ) -> None:
+        """The deferred producer: check abort and exhaustion, else play the turn."""
+        if signal is not None and signal.aborted:
+            message = assistant_message([], "aborted", {"errorMessage": ABORTED_MESSAGE})
+            finish(stream, message)
+        elif turn is None:
+            message = assistant_message([], "error", {"errorMessage": EXHAUSTED_MESSAGE})
+            finish(stream, message)
+        else:
+            self._play(stream, terminal_message(turn))
 
-def _produce(
-    stream: AssistantMessageEventStream,
-    turn: ScriptedTurn | None,
-    signal: AbortSignal | None,
-) -> None:
-    """The deferred producer: check abort and exhaustion, else play the turn."""
-    if signal is not None and signal.aborted:
-        message = assistant_message([], "aborted", {"errorMessage": ABORTED_MESSAGE})
-        _finish(stream, message)
-    elif turn is None:
-        message = assistant_message([], "error", {"errorMessage": EXHAUSTED_MESSAGE})
-        _finish(stream, message)
-    else:
-        _play(stream, _terminal_message(turn))
+    def _play(self, stream: AssistantMessageEventStream, message: AssistantMessage) -> None:
+        """Project ``message`` onto events (a method so that variants can replace it)."""
+        play(stream, message)
 
 
-def _terminal_message(turn: ScriptedTurn) -> AssistantMessage:
+def terminal_message(turn: ScriptedTurn) -> AssistantMessage:
     """The message a turn ends with, never sharing objects with the script."""
     if "role" in turn:  # a normal turn is already a message
         return copy.deepcopy(turn)
@@ -89,7 +93,7 @@ def _terminal_message(turn: ScriptedTurn) -> AssistantMessage:
     return assistant_message(content, turn["stopReason"], {"errorMessage": turn["errorMessage"]})
 
 
-def _play(stream: AssistantMessageEventStream, message: AssistantMessage) -> None:
+def play(stream: AssistantMessageEventStream, message: AssistantMessage) -> None:
     """Push ``start``, one delta (or delta + end) per block, then the terminal."""
     partial = copy.deepcopy(message)
     partial["content"] = []
@@ -137,10 +141,10 @@ def _play(stream: AssistantMessageEventStream, message: AssistantMessage) -> Non
                     "partial": copy.deepcopy(partial),
                 }
             )
-    _finish(stream, message)
+    finish(stream, message)
 
 
-def _finish(stream: AssistantMessageEventStream, message: AssistantMessage) -> None:
+def finish(stream: AssistantMessageEventStream, message: AssistantMessage) -> None:
     """Push the terminal event that carries ``message``, then end the stream."""
     reason = message["stopReason"]
     terminal: ModelEvent
