@@ -1,0 +1,33 @@
+# Two entry points for a fresh clone; both create .venv on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: conformance test lint bench clean
+
+$(BIN)/pi-conformance: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+## Run the conformance suite against the bundled reference and print the summary.
+conformance: $(BIN)/pi-conformance
+	$(BIN)/pi-conformance run --impl reference
+
+## Run the project's own tests (the suite against the reference included).
+test: $(BIN)/pi-conformance
+	$(BIN)/python -m pytest
+
+## ruff and mypy --strict on the Python packages.
+lint: $(BIN)/pi-conformance
+	$(BIN)/ruff check conformance reference_impl tests bench
+	$(BIN)/ruff format --check conformance reference_impl tests bench
+	$(BIN)/mypy --strict conformance reference_impl
+
+## Wall time of the suite next to a trivial parametrized pytest run.
+bench: $(BIN)/pi-conformance
+	$(BIN)/python bench/suite_overhead.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

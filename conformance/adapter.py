@@ -1,0 +1,94 @@
+"""The Adapter interface: how the runner reaches an implementation under test.
+
+An adapter has one method per fixture operation. Each takes the case's JSON ``input``
+(and, for scenarios, its ``steps``) and returns the JSON *observation* described in
+``spec/fixture-format.md``. Transports (in-process Python, a JSON-lines program, the
+course's Node.js projects) are all adapters.
+"""
+
+from __future__ import annotations
+
+from conformance.jsontypes import JsonObject
+
+
+class AdapterFailure(Exception):
+    """Base of the ways an adapter can fail to produce an observation."""
+
+
+class OperationNotSupported(AdapterFailure):
+    """The implementation does not offer this operation (yet): the case is skipped."""
+
+
+class ImplementationThrew(AdapterFailure):
+    """The implementation raised where the spec expects a value: the case fails."""
+
+
+class HarnessError(AdapterFailure):
+    """No observation could be obtained (crash, protocol error, broken adapter): the case errors."""
+
+
+class Adapter:
+    """Base class of every adapter; each operation defaults to "not supported"."""
+
+    #: A short name for reports, e.g. ``reference`` or the program's own name.
+    name: str = "adapter"
+    #: The implementation's version, if it reports one.
+    version: str = ""
+
+    def _unsupported(self, operation: str) -> JsonObject:
+        raise OperationNotSupported(f"{self.name} does not implement {operation}")
+
+    def text_of(self, input: JsonObject) -> JsonObject:
+        """``textOf(input.message)`` → ``{value, input_unchanged}``."""
+        return self._unsupported("text_of")
+
+    def system_message_text(self, input: JsonObject) -> JsonObject:
+        """``systemMessageText(input.message)`` → ``{value, input_unchanged}``."""
+        return self._unsupported("system_message_text")
+
+    def current_system_message(self, input: JsonObject) -> JsonObject:
+        """``currentSystemMessage(input.messages)`` → ``{value, section_order, input_unchanged}``."""
+        return self._unsupported("current_system_message")
+
+    def current_system_prompt(self, input: JsonObject) -> JsonObject:
+        """``currentSystemPrompt(input.messages)`` → ``{value, input_unchanged}``."""
+        return self._unsupported("current_system_prompt")
+
+    def make_text(self, input: JsonObject) -> JsonObject:
+        """``text(input.value)`` → ``{value}``."""
+        return self._unsupported("make_text")
+
+    def make_user_message(self, input: JsonObject) -> JsonObject:
+        """``userMessage(input.value)`` → ``{value}``."""
+        return self._unsupported("make_user_message")
+
+    def make_assistant_message(self, input: JsonObject) -> JsonObject:
+        """``assistantMessage(content, stop_reason?, overrides?)`` → ``{value}``."""
+        return self._unsupported("make_assistant_message")
+
+    def event_stream(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
+        """Play an event-stream scenario → ``{steps: [observation per step]}``."""
+        return self._unsupported("event_stream")
+
+    def scripted_model(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
+        """Play a ScriptedModel scenario → ``{steps: [observation per step]}``."""
+        return self._unsupported("scripted_model")
+
+    def cancel(self) -> None:
+        """Called when an operation overran its timeout: stop it if the transport can."""
+
+    def close(self) -> None:
+        """Release whatever the adapter holds (processes, threads)."""
+
+
+def run_operation(adapter: Adapter, operation: str, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
+    """Dispatch one operation to the adapter method of the same name."""
+    if operation == "event_stream":
+        return adapter.event_stream(input, steps)
+    if operation == "scripted_model":
+        return adapter.scripted_model(input, steps)
+    method = getattr(adapter, operation, None)
+    if method is None or operation.startswith("_"):
+        raise HarnessError(f"unknown operation {operation!r}")
+    result: JsonObject = method(input)
+    return result

@@ -1,0 +1,1 @@
+"""Transports that reach an implementation: in-process Python bindings, programs, Node.js projects."""

@@ -1,0 +1,317 @@
+"""An adapter for implementations written in Python, reached in-process through a *binding*.
+
+A binding is any object (usually a module) exposing the chapter API under Python names:
+``text_of``, ``system_message_text``, ``current_system_message``, ``current_system_prompt``,
+``text``, ``user_message``, ``assistant_message``, ``EventStream``,
+``AssistantMessageEventStream``, ``ScriptedModel`` and ``AbortController``, with IR values
+as plain dicts that use the IR's own field names. :class:`BindingAdapter` turns that API
+into observations, playing scenarios on a fresh asyncio event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.adapter import Adapter, HarnessError, ImplementationThrew, OperationNotSupported
+from conformance.adapters import json_pointer
+from conformance.jsontypes import JsonObject, JsonValue
+
+DEFAULT_SETTLE_DEADLINE_S = 0.25
+_SETTLE_TICKS = 20
+_NO_TERMINAL = object()
+
+
+def fingerprint(value: Any) -> str:
+    """A strict, order-sensitive text form of a value, to tell whether it changed."""
+    return json.dumps(value, ensure_ascii=False, default=repr)
+
+
+def to_json(value: Any, what: str) -> JsonValue:
+    """A detached JSON copy of a value the implementation produced."""
+    try:
+        result: JsonValue = json.loads(json.dumps(value, ensure_ascii=False, allow_nan=False))
+    except (TypeError, ValueError) as error:
+        raise ImplementationThrew(f"{what} is not a JSON value: {error}") from error
+    return result
+
+
+def describe_exception(error: BaseException) -> str:
+    """``Type: message`` of an exception raised by the implementation."""
+    return f"{type(error).__name__}: {error}"
+
+
+@dataclass
+class _Consumer:
+    """One async consumer of a stream and what it has received so far."""
+
+    received: list[Any] = field(default_factory=list)
+    task: asyncio.Task[None] | None = None
+
+
+@dataclass
+class _Call:
+    """What a scripted_model scenario knows about one ``stream()`` call."""
+
+    context: Any
+    controller: Any = None
+    stream: Any = None
+    consumer: _Consumer = field(default_factory=_Consumer)
+
+
+class BindingAdapter(Adapter):
+    """Adapter for a Python implementation exposing the chapter API through a binding."""
+
+    def __init__(self, binding: Any, name: str = "python", version: str = "", settle_deadline_s: float = DEFAULT_SETTLE_DEADLINE_S) -> None:
+        self.binding = binding
+        self.name = name
+        self.version = version
+        self.settle_deadline_s = settle_deadline_s
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _api(self, name: str) -> Callable[..., Any]:
+        function = getattr(self.binding, name, None)
+        if not callable(function):
+            raise OperationNotSupported(f"{self.name} has no {name}")
+        return function  # type: ignore[no-any-return]
+
+    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        function = self._api(name)
+        try:
+            return function(*args, **kwargs)
+        except NotImplementedError as error:
+            raise OperationNotSupported(f"{name} is not implemented: {error}") from error
+        except Exception as error:
+            raise ImplementationThrew(f"{name}() threw {describe_exception(error)}") from error
+
+    def _pure(self, name: str, argument: Any) -> tuple[JsonValue, bool]:
+        argument = copy.deepcopy(argument)
+        before = fingerprint(argument)
+        value = to_json(self._call(name, argument), f"the value {name}() returned")
+        return value, fingerprint(argument) == before
+
+    # -- pure operations -----------------------------------------------------------------
+
+    def text_of(self, input: JsonObject) -> JsonObject:
+        value, unchanged = self._pure("text_of", input["message"])
+        return {"value": value, "input_unchanged": unchanged}
+
+    def system_message_text(self, input: JsonObject) -> JsonObject:
+        value, unchanged = self._pure("system_message_text", input["message"])
+        return {"value": value, "input_unchanged": unchanged}
+
+    def current_system_message(self, input: JsonObject) -> JsonObject:
+        value, unchanged = self._pure("current_system_message", input["messages"])
+        sections = value.get("sections") if isinstance(value, dict) else None
+        order: JsonValue = list(sections) if isinstance(sections, dict) else None
+        return {"value": value, "section_order": order, "input_unchanged": unchanged}
+
+    def current_system_prompt(self, input: JsonObject) -> JsonObject:
+        value, unchanged = self._pure("current_system_prompt", input["messages"])
+        return {"value": value, "input_unchanged": unchanged}
+
+    def make_text(self, input: JsonObject) -> JsonObject:
+        return {"value": to_json(self._call("text", input["value"]), "text()")}
+
+    def make_user_message(self, input: JsonObject) -> JsonObject:
+        return {"value": to_json(self._call("user_message", input["value"]), "user_message()")}
+
+    def make_assistant_message(self, input: JsonObject) -> JsonObject:
+        args: list[Any] = [copy.deepcopy(input["content"])]
+        if "stop_reason" in input or "overrides" in input:
+            args.append(input.get("stop_reason", "stop"))
+        if "overrides" in input:
+            args.append(copy.deepcopy(input["overrides"]))
+        return {"value": to_json(self._call("assistant_message", *args), "assistant_message()")}
+
+    # -- scenarios -----------------------------------------------------------------------
+
+    def event_stream(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
+        return {"steps": asyncio.run(self._play_event_stream(input, steps))}
+
+    def scripted_model(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
+        return {"steps": asyncio.run(self._play_scripted_model(input, steps))}
+
+    async def _play_event_stream(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:
+        if input["kind"] == "assistant":
+            stream = self._call("AssistantMessageEventStream")
+            terminal_field: Callable[[Any], str | None] = lambda event: {"done": "message", "error": "error"}.get(event.get("type"))  # noqa: E731
+        else:
+            terminal_types = list(input["terminal_types"])  # type: ignore[arg-type]
+            result_field = str(input["result_field"])
+            stream = self._call(
+                "EventStream",
+                lambda event: event.get("type") in terminal_types,
+                lambda event: event[result_field],
+            )
+            terminal_field = lambda event: result_field if event.get("type") in terminal_types else None  # noqa: E731
+        terminal_payload: Any = _NO_TERMINAL
+        end_argument: Any = _NO_TERMINAL
+        consumer = _Consumer()
+        observations: list[JsonValue] = []
+        for step in steps:
+            action = step["action"]
+            observation: JsonObject = {}
+            if action == "push":
+                event = copy.deepcopy(step["event"])
+                if terminal_payload is _NO_TERMINAL and isinstance(event, dict):
+                    name = terminal_field(event)
+                    if name is not None:
+                        terminal_payload = event.get(name)
+                observation["threw"] = _threw(stream.push, event)
+            elif action == "end":
+                if "result" in step:
+                    end_argument = copy.deepcopy(step["result"])
+                    observation["threw"] = _threw(stream.end, end_argument)
+                else:
+                    observation["threw"] = _threw(stream.end)
+            elif action == "start_consumer":
+                await self._start_consumer(stream, consumer)
+            elif action == "consume":
+                observation = await self._finish_consumer(stream, consumer)
+            elif action == "result":
+                observation = await self._result(stream, {"terminal_event": terminal_payload, "end_argument": end_argument})
+            else:
+                raise HarnessError(f"unknown event_stream action {action!r}")
+            observations.append(observation)
+        return observations
+
+    async def _play_scripted_model(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:
+        turns = copy.deepcopy(input["turns"])
+        turns_before = fingerprint(turns)
+        model = self._call("ScriptedModel", turns)
+        calls: dict[str, _Call] = {}
+        observations: list[JsonValue] = []
+        for step in steps:
+            action = step["action"]
+            observation: JsonObject = {}
+            call = calls.get(str(step.get("call")))
+            if action == "stream":
+                call = _Call(copy.deepcopy(step["context"]))
+                calls[str(step["call"])] = call
+                signal_mode = step.get("signal", "none")
+                if signal_mode != "none":
+                    call.controller = self._call("AbortController")
+                    if signal_mode == "aborted":
+                        call.controller.abort()
+                try:
+                    if call.controller is None:
+                        call.stream = model.stream(call.context)
+                    else:
+                        call.stream = model.stream(call.context, signal=call.controller.signal)
+                    observation["threw"] = None
+                except NotImplementedError as error:
+                    raise OperationNotSupported(f"ScriptedModel.stream is not implemented: {error}") from error
+                except Exception as error:
+                    observation["threw"] = describe_exception(error)
+            elif call is None and action in {"mutate_context", "abort", "start_consumer", "consume", "result"}:
+                raise HarnessError(f"step uses call {step.get('call')!r} before any stream step created it")
+            elif action == "mutate_context":
+                assert call is not None
+                _mutate(call.context, step)
+            elif action == "abort":
+                assert call is not None
+                if call.controller is None:
+                    raise HarnessError(f"call {step['call']!r} has no abort controller (use signal: controller)")
+                call.controller.abort()
+            elif action == "settle":
+                await _settle()
+            elif action in {"start_consumer", "consume", "result"}:
+                assert call is not None
+                observation = await self._call_step(action, call)
+            elif action == "requests":
+                observation["requests"] = to_json(list(model.requests), "model.requests")
+            elif action == "check_turns":
+                observation["turns_unchanged"] = fingerprint(turns) == turns_before
+            else:
+                raise HarnessError(f"unknown scripted_model action {action!r}")
+            observations.append(observation)
+        return observations
+
+    async def _call_step(self, action: str, call: _Call) -> JsonObject:
+        if call.stream is None:
+            return {"threw": "there is no stream: stream() threw"}
+        if action == "start_consumer":
+            await self._start_consumer(call.stream, call.consumer)
+            return {}
+        if action == "consume":
+            return await self._finish_consumer(call.stream, call.consumer)
+        terminal = next(
+            (event for event in reversed(call.consumer.received) if isinstance(event, dict) and event.get("type") in {"done", "error"}),
+            None,
+        )
+        payload = _NO_TERMINAL if terminal is None else terminal.get("message" if terminal.get("type") == "done" else "error")
+        return await self._result(call.stream, {"terminal_event": payload})
+
+    async def _start_consumer(self, stream: Any, consumer: _Consumer) -> None:
+        async def consume() -> None:
+            async for event in stream:
+                consumer.received.append(event)
+
+        if consumer.task is None:
+            consumer.task = asyncio.ensure_future(consume())
+            await _settle()
+
+    async def _finish_consumer(self, stream: Any, consumer: _Consumer) -> JsonObject:
+        try:
+            if consumer.task is None:
+                await self._start_consumer(stream, consumer)
+            assert consumer.task is not None
+            await asyncio.wait({consumer.task}, timeout=self.settle_deadline_s)
+        except Exception as error:
+            return {"events": to_json(consumer.received, "the events"), "finished": False, "threw": describe_exception(error)}
+        observation: JsonObject = {"events": to_json(consumer.received, "the events"), "finished": consumer.task.done()}
+        if consumer.task.done() and consumer.task.exception() is not None:
+            observation["finished"] = False
+            observation["threw"] = f"iteration threw {describe_exception(consumer.task.exception())}"  # type: ignore[arg-type]
+        return observation
+
+    async def _result(self, stream: Any, identities: dict[str, Any]) -> JsonObject:
+        try:
+            future = asyncio.ensure_future(stream.result())
+        except Exception as error:
+            return {"state": "rejected", "error": f"result() threw {describe_exception(error)}", "same_object_as": None}
+        done, _ = await asyncio.wait({future}, timeout=self.settle_deadline_s)
+        if not done:
+            future.cancel()
+            return {"state": "pending", "same_object_as": None}
+        failure = future.exception()
+        if failure is not None:
+            return {"state": "rejected", "error": describe_exception(failure), "same_object_as": None}
+        value = future.result()
+        same = next((name for name, candidate in identities.items() if candidate is value), None)
+        return {"state": "resolved", "value": to_json(value, "the result"), "same_object_as": same}
+
+
+def _threw(action: Callable[..., object], *args: Any) -> str | None:
+    """Call ``action``; the description of what it raised, or None."""
+    try:
+        action(*args)
+    except Exception as error:
+        return describe_exception(error)
+    return None
+
+
+def _mutate(context: Any, step: JsonObject) -> None:
+    try:
+        if "append" in step:
+            change = step["append"]
+            assert isinstance(change, dict)
+            json_pointer.append_value(context, str(change["path"]), copy.deepcopy(change["value"]))
+        else:
+            change = step["set"]
+            assert isinstance(change, dict)
+            json_pointer.set_value(context, str(change["path"]), copy.deepcopy(change["value"]))
+    except (KeyError, IndexError, ValueError, TypeError) as error:
+        raise HarnessError(f"mutate_context cannot apply {step}: {error}") from error
+
+
+async def _settle() -> None:
+    """Let deferred callbacks (call_soon chains, woken consumers) run."""
+    for _ in range(_SETTLE_TICKS):
+        await asyncio.sleep(0)

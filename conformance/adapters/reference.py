@@ -1,0 +1,11 @@
+"""The bundled reference implementation, reached in-process."""
+
+from __future__ import annotations
+
+import reference_impl
+from conformance.adapters.binding import BindingAdapter
+
+
+def create() -> BindingAdapter:
+    """An adapter for :mod:`reference_impl`."""
+    return BindingAdapter(reference_impl, name="reference", version=getattr(reference_impl, "__version__", ""))

@@ -1,0 +1,58 @@
+"""Turn an ``--impl`` string into an adapter."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from conformance.adapter import Adapter
+from conformance.adapters.binding import BindingAdapter
+
+IMPL_FORMS = (
+    "reference                 the bundled Python reference",
+    "python:MODULE[:ATTR]      an Adapter, an adapter factory, or a binding module in process",
+)
+
+
+class ImplSpecError(ValueError):
+    """An ``--impl`` value that names no usable implementation."""
+
+
+def resolve_adapter(spec: str) -> Adapter:
+    """Build the adapter an ``--impl`` value names."""
+    kind, _, rest = spec.partition(":")
+    factories: dict[str, Callable[[str], Adapter]] = {"reference": _reference, "python": _python}
+    factory = factories.get(kind)
+    if factory is None:
+        raise ImplSpecError(f"unknown implementation {spec!r}; use one of:\n  " + "\n  ".join(IMPL_FORMS))
+    return factory(rest)
+
+
+def _reference(_: str) -> Adapter:
+    from conformance.adapters.reference import create
+
+    return create()
+
+
+def _python(target: str) -> Adapter:
+    module_name, _, attribute = target.partition(":")
+    if not module_name:
+        raise ImplSpecError("python: needs a module, as in python:my_port.adapter:ADAPTER")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ImplSpecError(f"cannot import {module_name!r}: {error}") from error
+    if not attribute:
+        return BindingAdapter(module, name=module_name, version=str(getattr(module, "__version__", "")))
+    try:
+        target_object = getattr(module, attribute)
+    except AttributeError as error:
+        raise ImplSpecError(f"{module_name!r} has no attribute {attribute!r}") from error
+    if isinstance(target_object, Adapter):
+        return target_object
+    if callable(target_object):
+        made = target_object()
+        if isinstance(made, Adapter):
+            return made
+        return BindingAdapter(made, name=f"{module_name}:{attribute}")
+    return BindingAdapter(target_object, name=f"{module_name}:{attribute}")

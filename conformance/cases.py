@@ -1,0 +1,72 @@
+"""The in-memory form of a fixture case."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+from conformance.jsontypes import JsonObject
+
+PURE_OPERATIONS: Final = frozenset(
+    {
+        "text_of",
+        "system_message_text",
+        "current_system_message",
+        "current_system_prompt",
+        "make_text",
+        "make_user_message",
+        "make_assistant_message",
+    }
+)
+SCENARIO_OPERATIONS: Final = frozenset({"event_stream", "scripted_model"})
+OPERATIONS: Final = PURE_OPERATIONS | SCENARIO_OPERATIONS
+LABS: Final = ("3.1", "3.2", "4.1", "4.2")
+DEFAULT_TIMEOUT_S: Final = 1.0
+
+
+@dataclass(frozen=True)
+class Case:
+    """One fixture case, validated, with where it came from."""
+
+    id: str
+    file: str
+    line: int
+    chapter: str
+    lab: str
+    clauses: tuple[str, ...]
+    description: str
+    operation: str
+    input: JsonObject
+    expect: JsonObject | None = None
+    steps: tuple[JsonObject, ...] = ()
+    hint: tuple[str, ...] = ()
+    timeout_s: float | None = None
+    # Line of each step in the fixture file, for feedback that points at the step.
+    step_lines: tuple[int, ...] = field(default=(), compare=False)
+
+    @property
+    def is_scenario(self) -> bool:
+        """True for operations written as steps."""
+        return self.operation in SCENARIO_OPERATIONS
+
+    @property
+    def location(self) -> str:
+        """``file:line`` of the case in its fixture file."""
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class BrokenCase:
+    """A fixture entry that could not be loaded; it is reported, never dropped."""
+
+    id: str
+    file: str
+    line: int
+    problems: tuple[str, ...]
+    lab: str | None = None
+    chapter: str | None = None
+
+    @property
+    def location(self) -> str:
+        """``file:line`` of the entry."""
+        return f"{self.file}:{self.line}"

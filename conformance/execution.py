@@ -1,0 +1,114 @@
+"""Run one case against an adapter, under a timeout, and judge the observation."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+from conformance.adapter import Adapter, HarnessError, ImplementationThrew, OperationNotSupported, run_operation
+from conformance.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
+from conformance.jsontypes import JsonObject, JsonValue
+from conformance.matcher import MISSING, Divergence, first_divergence
+from conformance.schemas import validator
+
+Status = Literal["passed", "failed", "errored", "skipped"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one case."""
+
+    case_id: str
+    status: Status
+    message: str
+    duration_s: float
+    divergence: Divergence | None = None
+    step_index: int | None = None
+    observation: JsonObject | None = None
+
+
+class _Timeout(Exception):
+    pass
+
+
+def observe(adapter: Adapter, case: Case, timeout_s: float) -> JsonObject:
+    """Run the case's operation in a worker thread; raise ``_Timeout`` if it overruns.
+
+    A thread lets a hung in-process implementation fail its own case: the thread is
+    abandoned (it is a daemon) and the run goes on.
+    """
+    box: dict[str, object] = {}
+
+    def work() -> None:
+        try:
+            box["observation"] = run_operation(adapter, case.operation, case.input, list(case.steps))
+        except BaseException as error:  # handed to the caller's thread, which classifies it
+            box["error"] = error
+
+    worker = threading.Thread(target=work, name=f"case {case.id}", daemon=True)
+    worker.start()
+    worker.join(timeout_s)
+    if worker.is_alive():
+        adapter.cancel()
+        raise _Timeout
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["observation"]  # type: ignore[return-value]
+
+
+def compare(case: Case, observation: JsonObject) -> tuple[Divergence | None, int | None]:
+    """The first divergence between the case's expectations and the observation."""
+    if not case.is_scenario:
+        for key, expected in (case.expect or {}).items():
+            divergence = first_divergence(expected, observation.get(key, MISSING), key)
+            if divergence is not None:
+                return divergence, None
+        return None, None
+    observed_steps = observation.get("steps")
+    if not isinstance(observed_steps, list) or len(observed_steps) != len(case.steps):
+        count = len(observed_steps) if isinstance(observed_steps, list) else "no"
+        return Divergence("steps", f"{len(case.steps)} step observations", f"{count}", "the adapter must report every step"), None
+    for index, (step, observed) in enumerate(zip(case.steps, observed_steps, strict=True)):
+        expected_step = step.get("expect")
+        if not isinstance(expected_step, dict):
+            continue
+        observed_object: dict[str, JsonValue] = observed if isinstance(observed, dict) else {}
+        for key, expected in expected_step.items():
+            divergence = first_divergence(expected, observed_object.get(key, MISSING), f"steps[{index}].{key}")
+            if divergence is not None:
+                return divergence, index
+    return None, None
+
+
+def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None = None) -> Outcome:
+    """Run one case and return its outcome; never raises for anything the implementation does."""
+    started = time.perf_counter()
+
+    def done(status: Status, message: str, **extra: object) -> Outcome:
+        return Outcome(case.id, status, message, time.perf_counter() - started, **extra)  # type: ignore[arg-type]
+
+    if isinstance(case, BrokenCase):
+        return done("errored", "broken fixture:\n" + "\n".join(f"  {case.location}: {p}" for p in case.problems))
+    limit = case.timeout_s or timeout_s or DEFAULT_TIMEOUT_S
+    try:
+        observation = observe(adapter, case, limit)
+    except _Timeout:
+        return done("failed", f"timed out: the operation did not finish within {limit:g} s")
+    except OperationNotSupported as error:
+        return done("skipped", f"not implemented: {error}")
+    except ImplementationThrew as error:
+        return done("failed", f"the implementation threw: {error}")
+    except HarnessError as error:
+        return done("errored", f"could not observe the implementation: {error}")
+    except Exception as error:  # a broken adapter fails only its own case
+        return done("errored", f"the adapter failed: {type(error).__name__}: {error}")
+    schema_error = next(iter(validator("observation.schema.json", f"/$defs/{case.operation}").iter_errors(observation)), None)
+    if schema_error is not None:
+        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in schema_error.absolute_path)
+        return done("errored", f"the adapter returned a malformed observation at {path or '(root)'}: {schema_error.message}")
+    divergence, step_index = compare(case, observation)
+    if divergence is None:
+        return done("passed", "", observation=observation)
+    return done("failed", str(divergence), divergence=divergence, step_index=step_index, observation=observation)

@@ -1,0 +1,78 @@
+"""Turn an outcome into a message a student can act on without reading the suite's source."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from conformance.cases import Case
+from conformance.clauses import Clause
+from conformance.execution import Outcome
+from conformance.jsontypes import JsonValue
+
+_CLAUSE_TEXT_LIMIT = 200
+_EVENTS_PATH = re.compile(r"^steps\[(?P<step>\d+)\]\.events(?:\[(?P<index>\d+)\])?")
+
+
+def describe_step(step: Mapping[str, JsonValue]) -> str:
+    """A one-line summary of a scenario step, such as ``consume call=first``."""
+    parts = [str(step.get("action"))]
+    parts += [f"{key}={step[key]}" for key in ("call", "signal") if key in step]
+    return " ".join(parts)
+
+
+def event_types(events: JsonValue) -> list[str]:
+    """The ``type`` of each event in a list (``?`` for anything that is not an event)."""
+    if isinstance(events, dict) and "$oneOf" in events and isinstance(events["$oneOf"], list) and events["$oneOf"]:
+        events = events["$oneOf"][0]
+    if not isinstance(events, list):
+        return []
+    return [str(event.get("type", "?")) if isinstance(event, dict) else "?" for event in events]
+
+
+def trace_table(expected: list[str], actual: list[str], marked: int | None) -> list[str]:
+    """Expected and actual event types side by side, one event per row, ``>`` on the first differing row."""
+    width = max([len("expected"), *(len(name) for name in expected)])
+    rows = [f"      {'#':>2}  {'expected':<{width}}  actual"]
+    for index in range(max(len(expected), len(actual))):
+        left = expected[index] if index < len(expected) else "-"
+        right = actual[index] if index < len(actual) else "-"
+        marker = ">" if index == marked else " "
+        rows.append(f"    {marker} {index:>2}  {left:<{width}}  {right}")
+    return rows
+
+
+def failure_report(case: Case, outcome: Outcome, clauses: Mapping[str, Clause]) -> str:
+    """The full feedback for a failed or errored case."""
+    lines = [outcome.message]
+    lines.append(f"  case:    {case.id} (lab {case.lab}): {case.description}")
+    lines.append(f"  fixture: {case.location}")
+    if outcome.step_index is not None:
+        step = case.steps[outcome.step_index]
+        step_line = case.step_lines[outcome.step_index] if outcome.step_index < len(case.step_lines) else case.line
+        lines.append(f"  step:    steps[{outcome.step_index}] {describe_step(step)} ({case.file}:{step_line})")
+    for clause_id in case.clauses:
+        clause = clauses.get(clause_id)
+        text = clause.text if clause else "(unknown clause)"
+        if len(text) > _CLAUSE_TEXT_LIMIT:
+            text = text[: _CLAUSE_TEXT_LIMIT - 1] + "…"
+        lines.append(f"  clause:  {clause_id}: {text}")
+    lines.extend(_trace_lines(case, outcome))
+    if case.hint:
+        lines.append(f"  hint:    {case.hint[0]}")
+    return "\n".join(lines)
+
+
+def _trace_lines(case: Case, outcome: Outcome) -> list[str]:
+    divergence = outcome.divergence
+    match = _EVENTS_PATH.match(divergence.path) if divergence else None
+    if match is None or outcome.observation is None:
+        return []
+    step_index = int(match["step"])
+    expected_step = case.steps[step_index].get("expect")
+    expected = event_types(expected_step.get("events") if isinstance(expected_step, dict) else None)
+    observed_steps = outcome.observation.get("steps")
+    observed = observed_steps[step_index] if isinstance(observed_steps, list) else None
+    actual = event_types(observed.get("events") if isinstance(observed, dict) else None)
+    marked = int(match["index"]) if match["index"] is not None else None
+    return ["  events (expected | actual):", *trace_table(expected, actual, marked)]

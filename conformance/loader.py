@@ -1,0 +1,259 @@
+"""Load fixture files into cases, reporting every problem with its file, case and path.
+
+Nothing is dropped silently: an entry that cannot be loaded becomes a :class:`BrokenCase`
+that the runner reports as errored, next to the cases that did load.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from jsonschema.exceptions import ValidationError, best_match
+
+from conformance.cases import LABS, OPERATIONS, SCENARIO_OPERATIONS, BrokenCase, Case
+from conformance.clauses import Clause, load_clauses
+from conformance.jsontypes import JsonObject
+from conformance.matcher import join_index, join_key
+from conformance.paths import fixtures_dir
+from conformance.schemas import validator
+
+FIXTURE_SUFFIXES = (".yaml", ".yml")
+# libyaml's parser when PyYAML was built with it: several times faster on the bundled fixtures.
+_YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass
+class Suite:
+    """Every case found under a fixtures folder, loaded or broken."""
+
+    root: Path
+    cases: list[Case] = field(default_factory=list)
+    broken: list[BrokenCase] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[str]:
+        """Every loading problem as ``file:line: case-id: message``."""
+        return [f"{entry.location}: {entry.id}: {problem}" for entry in self.broken for problem in entry.problems]
+
+
+def fixture_files(root: Path) -> list[Path]:
+    """Fixture files under ``root``, in a stable order."""
+    return sorted(path for path in root.rglob("*") if path.suffix in FIXTURE_SUFFIXES and path.is_file())
+
+
+def load_suite(root: Path | None = None, clauses: Mapping[str, Clause] | None = None) -> Suite:
+    """Load and check every fixture file under ``root`` (default: the bundled fixtures)."""
+    root = root or fixtures_dir()
+    registry = clauses if clauses is not None else load_clauses()
+    suite = Suite(root)
+    first_seen: dict[str, str] = {}
+    for path in fixture_files(root):
+        relative = _display_path(path, root)
+        for entry in _load_file(path, relative, registry):
+            if isinstance(entry, Case) and entry.id in first_seen:
+                entry = BrokenCase(
+                    entry.id,
+                    entry.file,
+                    entry.line,
+                    (f"id: duplicate id, first defined at {first_seen[entry.id]}",),
+                    entry.lab,
+                    entry.chapter,
+                )
+            if isinstance(entry, Case):
+                first_seen[entry.id] = entry.location
+                suite.cases.append(entry)
+            else:
+                first_seen.setdefault(entry.id, entry.location)
+                suite.broken.append(entry)
+    return suite
+
+
+def _display_path(path: Path, root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(root.resolve().parent))
+    except ValueError:
+        return str(path)
+
+
+class _Lines:
+    """Line numbers of the nodes of a composed YAML document, looked up by path."""
+
+    def __init__(self, node: yaml.Node | None) -> None:
+        self._root = node
+
+    def line(self, path: Iterable[str | int]) -> int:
+        node = self._root
+        line = node.start_mark.line + 1 if node is not None else 1
+        for part in path:
+            child: yaml.Node | None = None
+            if isinstance(node, yaml.MappingNode):
+                child = next((value for key, value in node.value if key.value == part), None)
+            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+                child = node.value[part]
+            if child is None:
+                break
+            node = child
+            line = node.start_mark.line + 1
+        return line
+
+
+def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iterator[Case | BrokenCase]:
+    stem_id = f"{path.stem}::file"
+    try:
+        text = path.read_text(encoding="utf-8")
+        node = yaml.compose(text, Loader=_YAML_LOADER)
+        lines = _Lines(node)
+        # Built from the composed node, so the text is parsed once for both data and lines.
+        data = yaml.constructor.SafeConstructor().construct_document(node) if node is not None else None
+    except (OSError, UnicodeDecodeError) as error:
+        yield BrokenCase(stem_id, relative, 1, (f"cannot read the file: {error}",))
+        return
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        yield BrokenCase(stem_id, relative, line, (f"not valid YAML: {_one_line(str(error))}",))
+        return
+
+    non_json = list(_non_json_values(data, []))
+    file_problems: list[str] = []
+    case_problems: dict[int, list[str]] = {}
+    for where, message in non_json:
+        _attribute(where, message, file_problems, case_problems)
+    if not non_json:
+        # if/then branches report one mistake several times: keep the best error per path.
+        by_path: dict[tuple[str | int, ...], list[ValidationError]] = {}
+        for schema_error in validator("fixture-file.schema.json").iter_errors(data):
+            by_path.setdefault(tuple(schema_error.absolute_path), []).append(schema_error)
+        for error_path, errors in by_path.items():
+            chosen = best_match(errors)
+            if chosen is not None:
+                _attribute(list(error_path), _schema_message(chosen), file_problems, case_problems)
+    if file_problems or not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        yield BrokenCase(stem_id, relative, 1, tuple(file_problems) or ("the file has no list of cases",))
+        return
+
+    chapter = str(data.get("chapter", ""))
+    for index, raw in enumerate(data["cases"]):
+        case_path: list[str | int] = ["cases", index]
+        line = lines.line(case_path)
+        problems = case_problems.get(index, [])
+        case_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
+        if not problems and isinstance(raw, dict):
+            problems = _semantic_problems(raw, clauses)
+        if problems or not isinstance(raw, dict):
+            yield BrokenCase(
+                case_id or f"{path.stem}::case-{index}",
+                relative,
+                line,
+                tuple(problems) or ("the case is not a mapping",),
+                raw.get("lab") if isinstance(raw, dict) and raw.get("lab") in LABS else None,
+                chapter,
+            )
+            continue
+        steps = raw.get("steps") or []
+        yield Case(
+            id=raw["id"],
+            file=relative,
+            line=line,
+            chapter=chapter,
+            lab=raw["lab"],
+            clauses=tuple(raw["clauses"]),
+            description=raw["description"],
+            operation=raw["operation"],
+            input=raw["input"],
+            expect=raw.get("expect"),
+            steps=tuple(steps),
+            hint=tuple(raw.get("hint") or ()),
+            timeout_s=raw.get("timeout_s"),
+            step_lines=tuple(lines.line([*case_path, "steps", i]) for i in range(len(steps))),
+        )
+
+
+def _attribute(where: list[str | int], message: str, file_problems: list[str], case_problems: dict[int, list[str]]) -> None:
+    """File a problem under the case it belongs to, with its path inside that case."""
+    if len(where) >= 2 and where[0] == "cases" and isinstance(where[1], int):
+        inner = _format_path(where[2:])
+        case_problems.setdefault(where[1], []).append(f"{inner}: {message}" if inner else message)
+    else:
+        inner = _format_path(where)
+        file_problems.append(f"{inner}: {message}" if inner else message)
+
+
+def _format_path(parts: Iterable[str | int]) -> str:
+    path = ""
+    for part in parts:
+        path = join_index(path, part) if isinstance(part, int) else join_key(path, part)
+    return path
+
+
+def _schema_message(error: object) -> str:
+    message = str(getattr(error, "message", error))
+    return _one_line(message if len(message) <= 300 else message[:299] + "…")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _non_json_values(value: object, where: list[str | int]) -> Iterator[tuple[list[str | int], str]]:
+    """Values YAML can produce that JSON cannot carry (dates, non-string keys, NaN)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                yield where, f"key {key!r} is not a string (quote it)"
+            else:
+                yield from _non_json_values(item, [*where, key])
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _non_json_values(item, [*where, index])
+    elif isinstance(value, float) and not math.isfinite(value):
+        yield where, f"{value} is not a JSON number"
+    elif value is not None and not isinstance(value, bool | int | float | str):
+        yield where, f"{value!r} is a YAML {type(value).__name__}, not a JSON value (quote it)"
+
+
+def _semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause]) -> list[str]:
+    """Checks a schema cannot express: clause registry, event shapes, scenario consistency."""
+    problems = [
+        f"clauses: unknown clause id {clause!r} (not in spec/spec.md)"
+        for clause in raw.get("clauses", [])  # type: ignore[union-attr]
+        if isinstance(clause, str) and clause not in clauses
+    ]
+    operation = raw.get("operation")
+    if operation not in OPERATIONS:
+        return problems
+    if operation in SCENARIO_OPERATIONS:
+        problems.extend(_scenario_problems(raw))
+    return problems
+
+
+def _scenario_problems(raw: JsonObject) -> list[str]:
+    problems: list[str] = []
+    steps = raw.get("steps")
+    if not isinstance(steps, list) or not steps:
+        return ["steps: a scenario needs at least one step"]
+    input_value = raw.get("input")
+    assistant_kind = isinstance(input_value, dict) and input_value.get("kind") == "assistant"
+    event_validator = validator("ir.schema.json", "/$defs/ModelEvent")
+    streamed: set[str] = set()
+    for index, step in enumerate(steps):
+        if not isinstance(step, dict):
+            continue
+        where = f"steps[{index}]"
+        action = step.get("action")
+        if raw.get("operation") == "event_stream" and action == "push" and assistant_kind:
+            error = next(iter(event_validator.iter_errors(step.get("event"))), None)
+            if error is not None:
+                problems.append(f"{where}.event: not a model event: {_schema_message(error)}")
+        call = step.get("call")
+        if action == "stream" and isinstance(call, str):
+            if call in streamed:
+                problems.append(f"{where}.call: call {call!r} is already streamed; use a new name")
+            streamed.add(call)
+        elif isinstance(call, str) and call not in streamed:
+            problems.append(f"{where}.call: call {call!r} is used before a stream step creates it")
+    return problems

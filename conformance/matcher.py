@@ -1,0 +1,187 @@
+"""Compare an expected JSON value (which may contain matchers) with an observed one.
+
+The comparison stops at the *first divergence*, walking depth-first in document order, and
+reports it with a path such as ``steps[2].events[1].partial.content[0].text``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from conformance.jsontypes import JsonValue
+
+MATCHER_KEYS: Final = frozenset({"$type", "$oneOf", "$any"})
+JSON_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_RENDER_LIMIT = 240
+
+
+class _Missing:
+    """Marks a key that the observation does not have."""
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING: Final = _Missing()
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """The first place where an observation differs from the expectation."""
+
+    path: str
+    expected: str
+    actual: str
+    note: str = ""
+
+    def __str__(self) -> str:
+        where = self.path or "(root)"
+        text = f"{where}: expected {self.expected} but got {self.actual}"
+        return f"{text} ({self.note})" if self.note else text
+
+
+def render(value: JsonValue | _Missing, limit: int = _RENDER_LIMIT) -> str:
+    """Render a value as compact, readable JSON (non-ASCII kept), cut at ``limit`` chars."""
+    if isinstance(value, _Missing):
+        return "nothing (the key is missing)"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def join_key(path: str, key: str) -> str:
+    """Append an object key to a path, bracketed when it is not a plain identifier."""
+    if _IDENTIFIER.match(key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+def join_index(path: str, index: int) -> str:
+    """Append an array index to a path."""
+    return f"{path}[{index}]"
+
+
+def is_matcher(value: JsonValue) -> bool:
+    """True when ``value`` is one of the matcher objects ($type, $oneOf, $any)."""
+    return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in MATCHER_KEYS
+
+
+def json_type_of(value: JsonValue) -> str:
+    """The JSON type name of a Python value decoded from JSON."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _has_type(value: JsonValue, type_name: str) -> bool:
+    actual = json_type_of(value)
+    if type_name == "integer":
+        return actual == "number" and float(value).is_integer()  # type: ignore[arg-type]
+    return actual == type_name
+
+
+def first_divergence(expected: JsonValue, actual: JsonValue | _Missing, path: str = "") -> Divergence | None:
+    """Return the first divergence between ``expected`` and ``actual``, or None if they match."""
+    if isinstance(expected, dict) and is_matcher(expected):
+        return _match_matcher(expected, actual, path)
+    if isinstance(actual, _Missing):
+        return Divergence(path, render(expected), render(actual))
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return Divergence(path, render(expected), render(actual))
+        return _match_object(expected, actual, path)
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return Divergence(path, render(expected), render(actual))
+        return _match_array(expected, actual, path)
+    if _scalar_equal(expected, actual):
+        return None
+    return Divergence(path, render(expected), render(actual))
+
+
+def _scalar_equal(expected: JsonValue, actual: JsonValue) -> bool:
+    # bool is an int subclass in Python, but true and 1 are different JSON values.
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(expected) is type(actual) and expected == actual
+    if isinstance(expected, int | float) and isinstance(actual, int | float):
+        return expected == actual
+    return type(expected) is type(actual) and expected == actual
+
+
+def _match_object(expected: dict[str, JsonValue], actual: dict[str, JsonValue], path: str) -> Divergence | None:
+    for key, expected_value in expected.items():
+        divergence = first_divergence(expected_value, actual.get(key, MISSING), join_key(path, key))
+        if divergence is not None:
+            return divergence
+    for key in actual:
+        if key not in expected:
+            # Shown at the parent, whole, so that "expected {} but got {...}" reads at a glance.
+            return Divergence(path, render(expected), render(actual), f"unexpected key {json.dumps(key, ensure_ascii=False)}")
+    return None
+
+
+def _match_array(expected: list[JsonValue], actual: list[JsonValue], path: str) -> Divergence | None:
+    for index, (expected_item, actual_item) in enumerate(zip(expected, actual, strict=False)):
+        divergence = first_divergence(expected_item, actual_item, join_index(path, index))
+        if divergence is not None:
+            return divergence
+    if len(actual) < len(expected):
+        index = len(actual)
+        return Divergence(
+            join_index(path, index),
+            render(expected[index]),
+            "nothing",
+            f"expected {len(expected)} items but got {len(actual)}",
+        )
+    if len(actual) > len(expected):
+        index = len(expected)
+        return Divergence(
+            join_index(path, index),
+            "nothing",
+            render(actual[index]),
+            f"expected {len(expected)} items but got {len(actual)}",
+        )
+    return None
+
+
+def _match_matcher(matcher: dict[str, JsonValue], actual: JsonValue | _Missing, path: str) -> Divergence | None:
+    kind, argument = next(iter(matcher.items()))
+    if isinstance(actual, _Missing):
+        return Divergence(path, _describe_matcher(kind, argument), render(actual))
+    if kind == "$any":
+        return None
+    if kind == "$type":
+        if isinstance(argument, str) and _has_type(actual, argument):
+            return None
+        return Divergence(path, f"any {argument}", render(actual))
+    alternatives = argument if isinstance(argument, list) else []
+    nearest: Divergence | None = None
+    for alternative in alternatives:
+        divergence = first_divergence(alternative, actual, path)
+        if divergence is None:
+            return None
+        if nearest is None or len(divergence.path) > len(nearest.path):
+            nearest = divergence
+    note = f"matches none of {len(alternatives)} allowed alternatives"
+    if nearest is not None and nearest.path != path:
+        note += f"; nearest differs at {nearest}"
+    return Divergence(path, _describe_matcher(kind, argument), render(actual), note)
+
+
+def _describe_matcher(kind: str, argument: JsonValue) -> str:
+    if kind == "$any":
+        return "any value"
+    if kind == "$type":
+        return f"any {argument}"
+    return f"one of {render(argument)}"

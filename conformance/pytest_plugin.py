@@ -1,0 +1,176 @@
+"""pytest integration: fixtures become pytest-cases cases, selectable by id, lab, chapter and clause.
+
+Loaded by ``conformance/suite/conftest.py``; the ``pi-conformance`` CLI runs the same suite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_cases import case as case_decorator
+
+from conformance.adapter import Adapter
+from conformance.adapters.resolve import ImplSpecError, resolve_adapter
+from conformance.cases import LABS, BrokenCase, Case
+from conformance.clauses import Clause, load_clauses
+from conformance.execution import run_case
+from conformance.feedback import failure_report
+from conformance.loader import Suite, load_suite
+from conformance.report import CaseResult, summary_lines, write_json_report
+
+
+def marker_name(kind: str, value: str) -> str:
+    """The pytest marker for a lab, chapter or clause: ``lab_3_1``, ``chapter_03``, ``clause_IR_TEXT_1``."""
+    return f"{kind}_{value.replace('.', '_').replace('-', '_')}"
+
+
+@dataclass
+class RunState:
+    """Everything one pytest session of the suite shares."""
+
+    impl: str = "reference"
+    fixtures: Path | None = None
+    timeout_s: float | None = None
+    report_json: Path | None = None
+    labs: list[str] = field(default_factory=list)
+    chapters: list[str] = field(default_factory=list)
+    clause_filter: list[str] = field(default_factory=list)
+    clauses: dict[str, Clause] = field(default_factory=dict)
+    suite: Suite | None = None
+    adapter: Adapter | None = None
+    results: list[CaseResult] = field(default_factory=list)
+
+    def get_adapter(self) -> Adapter:
+        if self.adapter is None:
+            self.adapter = resolve_adapter(self.impl)
+        return self.adapter
+
+    def get_suite(self) -> Suite:
+        if self.suite is None:
+            self.suite = load_suite(self.fixtures, self.clauses)
+        return self.suite
+
+
+STATE = RunState()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("pi-conformance")
+    group.addoption("--impl", default="reference", help="implementation under test (reference, python:MODULE[:ATTR], ...)")
+    group.addoption("--fixtures-dir", default=None, help="fixtures folder (default: the bundled fixtures)")
+    group.addoption("--lab", action="append", default=[], help="run only this lab (3.1, 3.2, 4.1, 4.2); repeatable")
+    group.addoption("--chapter", action="append", default=[], help="run only this chapter (03, 04); repeatable")
+    group.addoption("--clause", action="append", default=[], help="run only cases that check this clause id; repeatable")
+    group.addoption("--case-timeout", type=float, default=None, help="per-operation timeout in seconds (default 1)")
+    group.addoption("--report-json", default=None, help="write the JSON report to this file")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    STATE.impl = config.getoption("--impl")
+    fixtures = config.getoption("--fixtures-dir")
+    STATE.fixtures = Path(fixtures) if fixtures else None
+    STATE.timeout_s = config.getoption("--case-timeout")
+    report = config.getoption("--report-json")
+    STATE.report_json = Path(report) if report else None
+    STATE.labs = config.getoption("--lab")
+    STATE.chapters = [c.zfill(2) for c in config.getoption("--chapter")]
+    STATE.clause_filter = config.getoption("--clause")
+    STATE.clauses = load_clauses()
+    STATE.results = []
+    STATE.suite = None
+    STATE.adapter = None
+    for lab in LABS:
+        config.addinivalue_line("markers", f"{marker_name('lab', lab)}: cases of lab {lab}")
+    for chapter in ("03", "04"):
+        config.addinivalue_line("markers", f"{marker_name('chapter', chapter)}: cases of chapter {chapter}")
+    for clause_id in STATE.clauses:
+        config.addinivalue_line("markers", f"{marker_name('clause', clause_id)}: cases that check {clause_id}")
+
+
+def case_functions() -> list[Callable[[], Case | BrokenCase]]:
+    """One pytest-cases case function per fixture case (broken ones included, to be reported)."""
+    suite = STATE.get_suite()
+    return [_case_function(entry) for entry in _entries(suite)]
+
+
+def _entries(suite: Suite) -> list[Case | BrokenCase]:
+    return [*suite.cases, *suite.broken]
+
+
+def _case_function(entry: Case | BrokenCase) -> Callable[[], Case | BrokenCase]:
+    marks: list[Any] = []
+    if entry.lab:
+        marks.append(getattr(pytest.mark, marker_name("lab", entry.lab)))
+    if entry.chapter:
+        marks.append(getattr(pytest.mark, marker_name("chapter", entry.chapter)))
+    clause_ids = entry.clauses if isinstance(entry, Case) else ()
+    marks.extend(getattr(pytest.mark, marker_name("clause", clause_id)) for clause_id in clause_ids)
+
+    @case_decorator(id=entry.id, marks=marks)
+    def fixture_case() -> Case | BrokenCase:
+        return entry
+
+    return fixture_case
+
+
+def _selected(entry: Case | BrokenCase) -> bool:
+    if STATE.labs and entry.lab not in STATE.labs:
+        return False
+    if STATE.chapters and entry.chapter not in STATE.chapters:
+        return False
+    clause_ids = entry.clauses if isinstance(entry, Case) else ()
+    return not STATE.clause_filter or any(clause in clause_ids for clause in STATE.clause_filter)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not (STATE.labs or STATE.chapters or STATE.clause_filter):
+        return
+    by_id = {entry.id: entry for entry in _entries(STATE.get_suite())}
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        entry = by_id.get(callspec.id) if callspec is not None else None
+        (drop if entry is not None and not _selected(entry) else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+@pytest.fixture(scope="session")
+def conformance_adapter() -> Iterator[Adapter]:
+    """The adapter for ``--impl``, shared by every case of the session."""
+    try:
+        adapter = STATE.get_adapter()
+    except ImplSpecError as error:
+        pytest.exit(f"pi-conformance: {error}", returncode=2)
+    yield adapter
+    adapter.close()
+
+
+def check_case(entry: Case | BrokenCase, adapter: Adapter) -> None:
+    """Run one case and turn its outcome into a pytest result."""
+    outcome = run_case(adapter, entry, STATE.timeout_s)
+    STATE.results.append(CaseResult(outcome, entry.lab or "?", entry.chapter or "?"))
+    if outcome.status == "passed":
+        return
+    if outcome.status == "skipped":
+        pytest.skip(outcome.message)
+    message = failure_report(entry, outcome, STATE.clauses) if isinstance(entry, Case) else outcome.message
+    pytest.fail(f"[{outcome.status}] {message}", pytrace=False)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not STATE.results:
+        return
+    terminalreporter.write_line("")
+    name = STATE.adapter.name if STATE.adapter else STATE.impl
+    for line in summary_lines(STATE.results, name):
+        terminalreporter.write_line(line)
+    if STATE.report_json is not None:
+        write_json_report(STATE.report_json, STATE.results)
+        terminalreporter.write_line(f"  report written to {STATE.report_json}")

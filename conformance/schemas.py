@@ -1,0 +1,35 @@
+"""Load the project's JSON Schemas and build validators that resolve their cross-references."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from conformance.jsontypes import JsonObject
+from conformance.paths import schemas_dir
+
+SCHEMA_BASE = "https://pi-conformance.dev/schemas/"
+
+
+@cache
+def _load_all(folder: Path) -> tuple[Registry, dict[str, JsonObject]]:
+    registry: Registry = Registry()
+    by_name: dict[str, JsonObject] = {}
+    for path in sorted(folder.glob("*.schema.json")):
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        by_name[path.name] = schema
+        registry = registry.with_resource(schema.get("$id", SCHEMA_BASE + path.name), Resource.from_contents(schema))
+    return registry, by_name
+
+
+def validator(name: str, pointer: str = "", folder: Path | None = None) -> Draft202012Validator:
+    """A validator for schema file ``name``, or for the sub-schema at JSON pointer ``pointer`` in it."""
+    registry, by_name = _load_all(folder or schemas_dir())
+    schema = by_name[name]
+    if pointer:
+        schema = {"$ref": f"{schema.get('$id', SCHEMA_BASE + name)}#{pointer}"}
+    return Draft202012Validator(schema, registry=registry)

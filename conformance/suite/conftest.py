@@ -1,0 +1,9 @@
+"""Registers the pi-conformance options, markers and reporting for the suite."""
+
+from conformance.pytest_plugin import (  # noqa: F401 - pytest discovers hooks by name
+    conformance_adapter,
+    pytest_addoption,
+    pytest_collection_modifyitems,
+    pytest_configure,
+    pytest_terminal_summary,
+)
