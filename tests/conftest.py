@@ -1,0 +1,24 @@
+"""Shared helpers for the project's own tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance.cases import Case
+from conformance.loader import Suite, load_suite
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def suite() -> Suite:
+    """The bundled fixtures, loaded once."""
+    return load_suite()
+
+
+@pytest.fixture(scope="session")
+def cases_by_id(suite: Suite) -> dict[str, Case]:
+    """Every loaded case by id."""
+    return {case.id: case for case in suite.cases}

@@ -1,0 +1,73 @@
+"""The pi-conformance command line: selection, summary, JSON report and exit status."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO
+from tests.test_loader import GOOD_CASE, HEADER, write
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "run", *args], capture_output=True, text=True, cwd=REPO, env=env, timeout=120
+    )
+
+
+def test_reference_passes_a_lab_and_prints_the_summary(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    result = run_cli("--lab", "3.1", "--report-json", str(report))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "pi-conformance: reference" in result.stdout
+    assert "lab 3.1" in result.stdout and "lab 4.1" not in result.stdout
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert set(data) == {"summary", "cases"}
+    assert data["summary"]["total"] == data["summary"]["passed"] > 0
+    assert set(data["summary"]) == {"total", "passed", "failed", "errored", "skipped"}
+    first = data["cases"][0]
+    assert set(first) == {"id", "status", "message", "duration_s"} and first["status"] == "passed"
+
+
+def test_a_broken_implementation_exits_1_with_the_divergence(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    result = run_cli("--impl", "python:tests.variants:textof_mixes_in_tool_names", "-k", "text_of or text-of", "--report-json", str(report))
+    assert result.returncode == 1
+    assert '"先读取\\nread\\n再回答"' in result.stdout
+    assert "clause:  IR-TEXT-1" in result.stdout
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["summary"]["failed"] >= 1
+    assert all(case["message"] == "" for case in data["cases"] if case["status"] == "passed")
+
+
+def test_keyword_selection_by_case_id() -> None:
+    result = run_cli("-k", "sys-replay-chapter-three-system-messages", "-v")
+    assert result.returncode == 0
+    assert "1 passed" in result.stdout
+
+
+def test_no_selected_case_exits_5() -> None:
+    result = run_cli("-k", "no-such-case-anywhere")
+    assert result.returncode == 5
+    assert "no case matches" in result.stderr
+
+
+def test_unknown_implementation_exits_2() -> None:
+    result = run_cli("--impl", "nonsense:thing")
+    assert result.returncode == 2
+    assert "unknown implementation 'nonsense:thing'" in result.stdout + result.stderr
+
+
+def test_broken_fixture_is_reported_and_the_rest_still_runs(tmp_path: Path) -> None:
+    write(tmp_path, "good.yaml", HEADER + GOOD_CASE)
+    write(tmp_path, "bad.yaml", HEADER + GOOD_CASE.replace("scratch-good", "scratch-broken").replace('lab: "3.1"', "lab: 3"))
+    report = tmp_path / "report.json"
+    result = run_cli("--fixtures", str(tmp_path), "--report-json", str(report))
+    assert result.returncode == 1
+    statuses = {case["id"]: case["status"] for case in json.loads(report.read_text(encoding="utf-8"))["cases"]}
+    assert statuses == {"scratch-good": "passed", "scratch-broken": "errored"}
+    assert "bad.yaml:4: lab:" in result.stdout

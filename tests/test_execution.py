@@ -1,0 +1,103 @@
+"""One case's outcome: timeouts, crashes and malformed observations fail only that case."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from conformance.adapter import Adapter, HarnessError, ImplementationThrew, OperationNotSupported
+from conformance.adapters.reference import create as reference_adapter
+from conformance.cases import BrokenCase, Case
+from conformance.execution import run_case
+from conformance.jsontypes import JsonObject
+
+TEXT_CASE = Case(
+    id="t",
+    file="scratch.yaml",
+    line=1,
+    chapter="03",
+    lab="3.1",
+    clauses=("IR-TEXT-1",),
+    description="scratch",
+    operation="text_of",
+    input={"message": {"role": "user", "content": [{"type": "text", "text": "hi"}], "timestamp": 1}},
+    expect={"value": "hi", "input_unchanged": True},
+)
+
+
+class Scripted(Adapter):
+    """An adapter whose text_of does whatever the test says."""
+
+    def __init__(self, behaviour: object) -> None:
+        self.behaviour = behaviour
+        self.cancelled = threading.Event()
+
+    def text_of(self, input: JsonObject) -> JsonObject:
+        if isinstance(self.behaviour, BaseException):
+            raise self.behaviour
+        if self.behaviour == "hang":
+            self.cancelled.wait(10)
+            return {}
+        return self.behaviour  # type: ignore[return-value]
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+
+def test_reference_passes() -> None:
+    assert run_case(reference_adapter(), TEXT_CASE).status == "passed"
+
+
+def test_divergence_fails_with_path() -> None:
+    outcome = run_case(Scripted({"value": "ho", "input_unchanged": True}), TEXT_CASE)
+    assert outcome.status == "failed"
+    assert outcome.message == 'value: expected "hi" but got "ho"'
+
+
+def test_hang_times_out_and_cancels_the_adapter() -> None:
+    adapter = Scripted("hang")
+    started = time.perf_counter()
+    outcome = run_case(adapter, TEXT_CASE, timeout_s=0.2)
+    assert time.perf_counter() - started < 1.0
+    assert outcome.status == "failed"
+    assert outcome.message == "timed out: the operation did not finish within 0.2 s"
+    assert adapter.cancelled.is_set()
+
+
+def test_case_timeout_overrides_the_default() -> None:
+    case = Case(**{**TEXT_CASE.__dict__, "timeout_s": 0.1})
+    assert "within 0.1 s" in run_case(Scripted("hang"), case, timeout_s=5).message
+
+
+def test_not_supported_is_skipped() -> None:
+    outcome = run_case(Adapter(), TEXT_CASE)
+    assert outcome.status == "skipped"
+    assert "does not implement text_of" in outcome.message
+
+
+def test_implementation_threw_fails() -> None:
+    outcome = run_case(Scripted(ImplementationThrew("textOf() threw TypeError: boom")), TEXT_CASE)
+    assert (outcome.status, outcome.message) == ("failed", "the implementation threw: textOf() threw TypeError: boom")
+
+
+def test_harness_error_errors() -> None:
+    outcome = run_case(Scripted(HarnessError("process exited with status 1")), TEXT_CASE)
+    assert outcome.status == "errored" and "process exited with status 1" in outcome.message
+
+
+def test_broken_adapter_errors_only_its_case() -> None:
+    outcome = run_case(Scripted(KeyError("oops")), TEXT_CASE)
+    assert outcome.status == "errored" and "the adapter failed: KeyError" in outcome.message
+
+
+def test_malformed_observation_errors() -> None:
+    outcome = run_case(Scripted({"value": 3, "input_unchanged": "yes"}), TEXT_CASE)
+    assert outcome.status == "errored"
+    assert "malformed observation" in outcome.message
+
+
+def test_broken_case_errors_with_its_problems() -> None:
+    broken = BrokenCase("x", "f.yaml", 3, ("lab: '9' is not one of ...",))
+    outcome = run_case(Scripted(OperationNotSupported()), broken)
+    assert outcome.status == "errored"
+    assert "f.yaml:3: lab: '9' is not one of ..." in outcome.message

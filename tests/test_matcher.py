@@ -1,0 +1,105 @@
+"""The matcher finds the first divergence and names it by path."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.jsontypes import JsonValue
+from conformance.matcher import MISSING, first_divergence
+
+
+def message(expected: JsonValue, actual: JsonValue, path: str = "") -> str | None:
+    divergence = first_divergence(expected, actual, path)
+    return None if divergence is None else str(divergence)
+
+
+def test_equal_values_match() -> None:
+    value = {"a": [1, {"b": "é"}], "c": None, "d": True}
+    assert message(value, value) is None
+
+
+def test_issue_example_path_and_rendering() -> None:
+    expected = [{"partial": {"content": [{}, {"arguments": {}}]}}] * 3
+    actual = [*expected[:2], {"partial": {"content": [{}, {"arguments": {"path": "README.md"}}]}}]
+    assert message(expected, actual, "events") == (
+        'events[2].partial.content[1].arguments: expected {} but got {"path": "README.md"} (unexpected key "path")'
+    )
+
+
+def test_first_divergence_is_depth_first_in_document_order() -> None:
+    expected = {"a": {"x": 1, "y": 2}, "b": 3}
+    actual = {"a": {"x": 1, "y": 20}, "b": 30}
+    assert message(expected, actual) == "a.y: expected 2 but got 20"
+
+
+def test_missing_key_is_reported() -> None:
+    assert message({"a": 1, "b": 2}, {"a": 1}) == "b: expected 2 but got nothing (the key is missing)"
+
+
+def test_missing_value_at_root_of_step_key() -> None:
+    divergence = first_divergence([1], MISSING, "steps[0].events")
+    assert divergence is not None and "missing" in str(divergence)
+
+
+def test_shorter_and_longer_arrays() -> None:
+    assert message([1, 2, 3], [1, 2]) == "[2]: expected 3 but got nothing (expected 3 items but got 2)"
+    assert message([1], [1, {"type": "done"}]) == '[1]: expected nothing but got {"type": "done"} (expected 1 items but got 2)'
+
+
+def test_non_identifier_keys_are_bracketed() -> None:
+    assert message({"a b": 1}, {"a b": 2}) == '["a b"]: expected 1 but got 2'
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "matches"),
+    [
+        (1, 1.0, True),
+        (True, 1, False),
+        (0, False, False),
+        (None, 0, False),
+        ("1", 1, False),
+        ([], {}, False),
+    ],
+)
+def test_scalars_follow_json_equality(expected: JsonValue, actual: JsonValue, matches: bool) -> None:
+    assert (message(expected, actual) is None) is matches
+
+
+@pytest.mark.parametrize(
+    ("type_name", "good", "bad"),
+    [
+        ("string", "x", 1),
+        ("number", 1.5, "1"),
+        ("integer", 3, 3.5),
+        ("boolean", False, 0),
+        ("object", {}, []),
+        ("array", [], {}),
+        ("null", None, 0),
+    ],
+)
+def test_type_matcher(type_name: str, good: JsonValue, bad: JsonValue) -> None:
+    assert message({"$type": type_name}, good) is None
+    assert message({"$type": type_name}, bad) == f"(root): expected any {type_name} but got {__import__('json').dumps(bad)}"
+
+
+def test_type_matcher_rejects_missing_key() -> None:
+    assert message({"t": {"$type": "number"}}, {}) == "t: expected any number but got nothing (the key is missing)"
+
+
+def test_any_matcher_accepts_everything_present() -> None:
+    assert message({"x": {"$any": True}}, {"x": [1]}) is None
+    assert message({"x": {"$any": True}}, {}) is not None
+
+
+def test_one_of_matcher_names_the_nearest_alternative() -> None:
+    expected = {"$oneOf": [[{"type": "start"}, {"type": "error"}], [{"type": "start"}, {"type": "text_delta"}, {"type": "error"}]]}
+    assert message(expected, [{"type": "start"}, {"type": "error"}]) is None
+    text = message(expected, [{"type": "start"}, {"type": "done"}], "events")
+    assert text is not None
+    assert text.startswith("events: expected one of")
+    assert 'nearest differs at events[1].type: expected "error" but got "done"' in text
+
+
+def test_long_values_are_cut() -> None:
+    text = message("x", "y" * 1000)
+    assert text is not None and len(text) < 300 and text.endswith("…")
