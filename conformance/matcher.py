@@ -136,23 +136,18 @@ def _match_array(expected: list[JsonValue], actual: list[JsonValue], path: str) 
         divergence = first_divergence(expected_item, actual_item, join_index(path, index))
         if divergence is not None:
             return divergence
+    # Every shared item matched: the lengths differ. Name the first item one side lacks.
     if len(actual) < len(expected):
         index = len(actual)
-        return Divergence(
-            join_index(path, index),
-            render(expected[index]),
-            "nothing",
-            f"expected {len(expected)} items but got {len(actual)}",
-        )
+        return Divergence(path, _items(len(expected)), _items(len(actual)), f"first missing item, [{index}]: {render(expected[index])}")
     if len(actual) > len(expected):
         index = len(expected)
-        return Divergence(
-            join_index(path, index),
-            "nothing",
-            render(actual[index]),
-            f"expected {len(expected)} items but got {len(actual)}",
-        )
+        return Divergence(path, _items(len(expected)), _items(len(actual)), f"first extra item, [{index}]: {render(actual[index])}")
     return None
+
+
+def _items(count: int) -> str:
+    return f"{count} item" if count == 1 else f"{count} items"
 
 
 def _match_matcher(matcher: dict[str, JsonValue], actual: JsonValue | _Missing, path: str) -> Divergence | None:

@@ -42,8 +42,8 @@ def test_missing_value_at_root_of_step_key() -> None:
 
 
 def test_shorter_and_longer_arrays() -> None:
-    assert message([1, 2, 3], [1, 2]) == "[2]: expected 3 but got nothing (expected 3 items but got 2)"
-    assert message([1], [1, {"type": "done"}]) == '[1]: expected nothing but got {"type": "done"} (expected 1 items but got 2)'
+    assert message([1, 2, 3], [1, 2], "a") == "a: expected 3 items but got 2 items (first missing item, [2]: 3)"
+    assert message([], [{"type": "done"}], "a") == 'a: expected 0 items but got 1 item (first extra item, [0]: {"type": "done"})'
 
 
 def test_non_identifier_keys_are_bracketed() -> None:
