@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,12 @@ from conformance.cases import Case
 from conformance.loader import Suite, load_suite
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True, scope="session")
+def private_validation_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Keep the tests' validation cache out of the user's home (subprocesses inherit it)."""
+    os.environ["PI_CONFORMANCE_CACHE"] = str(tmp_path_factory.mktemp("validation-cache"))
 
 
 @pytest.fixture(scope="session")

@@ -133,3 +133,19 @@ def test_assistant_stream_push_must_be_a_model_event(tmp_path: Path) -> None:
     write(tmp_path, "a.yaml", body)
     [problem] = load_suite(tmp_path).problems
     assert "scratch-bad-event: steps[0].event: not a model event" in problem
+
+
+def test_validation_cache_never_hides_a_problem(tmp_path: Path) -> None:
+    path = write(tmp_path, "a.yaml", HEADER + GOOD_CASE)
+    assert load_suite(tmp_path).problems == []
+    assert load_suite(tmp_path).problems == []  # served from the cache
+    path.write_text(path.read_text(encoding="utf-8").replace('lab: "3.1"', 'lab: "9.9"'), encoding="utf-8")
+    [problem] = load_suite(tmp_path).problems
+    assert "lab: '9.9'" in problem
+
+
+def test_broken_files_are_not_cached(tmp_path: Path) -> None:
+    body = HEADER + GOOD_CASE.replace("role: user", "role: robot")
+    write(tmp_path, "a.yaml", body)
+    assert len(load_suite(tmp_path).problems) == 1
+    assert len(load_suite(tmp_path).problems) == 1
