@@ -27,6 +27,10 @@ class HarnessError(AdapterFailure):
     """No observation could be obtained (crash, protocol error, broken adapter): the case errors."""
 
 
+class GaveUp(AdapterFailure):
+    """The adapter did not try the case because the implementation kept failing it: the case fails."""
+
+
 class Adapter:
     """Base class of every adapter; each operation defaults to "not supported"."""
 
@@ -73,6 +77,13 @@ class Adapter:
     def scripted_model(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
         """Play a ScriptedModel scenario → ``{steps: [observation per step]}``."""
         return self._unsupported("scripted_model")
+
+    def prepare(self, operation: str, lab: str) -> None:
+        """Called before each case, outside its timeout: start or check the implementation.
+
+        Raise :class:`OperationNotSupported` to skip the case, :class:`HarnessError` when the
+        implementation cannot be reached.
+        """
 
     def cancel(self) -> None:
         """Called when an operation overran its timeout: stop it if the transport can."""

@@ -36,6 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, help="per-operation timeout in seconds (default 1)")
     run.add_argument("--report-json", help="write a JSON report to this file")
     run.add_argument("-v", "--verbose", action="store_true", help="list every case")
+    process = run.add_argument_group("process implementations (cmd:, pi-course:)")
+    process.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="add to the program's minimal environment")
+    process.add_argument("--cpu-limit", type=int, metavar="SECONDS", help="CPU-time limit of the program")
+    process.add_argument("--memory-limit", type=int, metavar="MIB", help="address-space limit of the program")
+    process.add_argument("--build", action="store_true", help="pi-course: run the project's build first (npm run build, else tsc)")
     return parser
 
 
@@ -54,6 +59,14 @@ def pytest_arguments(args: argparse.Namespace) -> list[str]:
         argv += ["--case-timeout", str(args.timeout)]
     if args.report_json:
         argv += ["--report-json", args.report_json]
+    for item in args.env:
+        argv += ["--impl-env", item]
+    if args.cpu_limit is not None:
+        argv += ["--cpu-limit", str(args.cpu_limit)]
+    if args.memory_limit is not None:
+        argv += ["--memory-limit", str(args.memory_limit)]
+    if args.build:
+        argv.append("--build")
     return argv
 
 

@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from conformance.adapter import Adapter, HarnessError, ImplementationThrew, OperationNotSupported, run_operation
+from conformance.adapter import Adapter, GaveUp, HarnessError, ImplementationThrew, OperationNotSupported, run_operation
 from conformance.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
 from conformance.jsontypes import JsonObject, JsonValue
 from conformance.matcher import MISSING, Divergence, first_divergence
@@ -93,6 +93,7 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
         return done("errored", "broken fixture:\n" + "\n".join(f"  {case.location}: {p}" for p in case.problems))
     limit = case.timeout_s or timeout_s or DEFAULT_TIMEOUT_S
     try:
+        adapter.prepare(case.operation, case.lab)
         observation = observe(adapter, case, limit)
     except _Timeout:
         return done("failed", f"timed out: the operation did not finish within {limit:g} s")
@@ -100,6 +101,8 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
         return done("skipped", f"not implemented: {error}")
     except ImplementationThrew as error:
         return done("failed", f"the implementation threw: {error}")
+    except GaveUp as error:
+        return done("failed", str(error))
     except HarnessError as error:
         return done("errored", f"could not observe the implementation: {error}")
     except Exception as error:  # a broken adapter fails only its own case

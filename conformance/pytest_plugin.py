@@ -15,6 +15,7 @@ from pytest_cases import case as case_decorator
 
 from conformance.adapter import Adapter
 from conformance.adapters.resolve import ImplSpecError, resolve_adapter
+from conformance.adapters.settings import ImplSettings
 from conformance.cases import LABS, BrokenCase, Case
 from conformance.clauses import Clause, load_clauses
 from conformance.execution import run_case
@@ -36,6 +37,7 @@ class RunState:
     fixtures: Path | None = None
     timeout_s: float | None = None
     report_json: Path | None = None
+    impl_settings: ImplSettings = field(default_factory=ImplSettings)
     labs: list[str] = field(default_factory=list)
     chapters: list[str] = field(default_factory=list)
     clause_filter: list[str] = field(default_factory=list)
@@ -46,7 +48,7 @@ class RunState:
 
     def get_adapter(self) -> Adapter:
         if self.adapter is None:
-            self.adapter = resolve_adapter(self.impl)
+            self.adapter = resolve_adapter(self.impl, self.impl_settings)
         return self.adapter
 
     def get_suite(self) -> Suite:
@@ -67,6 +69,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--clause", action="append", default=[], help="run only cases that check this clause id; repeatable")
     group.addoption("--case-timeout", type=float, default=None, help="per-operation timeout in seconds (default 1)")
     group.addoption("--report-json", default=None, help="write the JSON report to this file")
+    group.addoption("--impl-env", action="append", default=[], help="KEY=VALUE added to a process implementation's environment")
+    group.addoption("--cpu-limit", type=int, default=None, help="CPU-time limit in seconds for a process implementation")
+    group.addoption("--memory-limit", type=int, default=None, help="address-space limit in MiB for a process implementation")
+    group.addoption("--build", action="store_true", default=False, help="build a pi-course project before checking it")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -79,6 +85,12 @@ def pytest_configure(config: pytest.Config) -> None:
     STATE.labs = config.getoption("--lab")
     STATE.chapters = [c.zfill(2) for c in config.getoption("--chapter")]
     STATE.clause_filter = config.getoption("--clause")
+    STATE.impl_settings = ImplSettings(
+        env=dict(item.partition("=")[::2] for item in config.getoption("--impl-env")),
+        cpu_limit_s=config.getoption("--cpu-limit"),
+        memory_limit_mb=config.getoption("--memory-limit"),
+        build=config.getoption("--build"),
+    )
     STATE.clauses = load_clauses()
     STATE.results = []
     STATE.suite = None

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tests.conftest import REPO
@@ -71,3 +72,20 @@ def test_broken_fixture_is_reported_and_the_rest_still_runs(tmp_path: Path) -> N
     statuses = {case["id"]: case["status"] for case in json.loads(report.read_text(encoding="utf-8"))["cases"]}
     assert statuses == {"scratch-good": "passed", "scratch-broken": "errored"}
     assert "bad.yaml:4: lab:" in result.stdout
+
+
+def test_a_hopeless_program_reports_every_case_and_exits_1(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    fake = f"{sys.executable} tests/fakes/misbehaving.py exit-immediately"
+    started = time.perf_counter()
+    result = run_cli("--impl", f"cmd:{fake}", "--env", f"PYTHONPATH={REPO}", "--report-json", str(report))
+    assert time.perf_counter() - started < 60
+    assert result.returncode == 1
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["summary"]["errored"] == data["summary"]["total"] > 150
+
+
+def test_the_reference_passes_over_the_protocol() -> None:
+    result = run_cli("--impl", f"cmd:{sys.executable} -m conformance.server --impl reference", "--env", f"PYTHONPATH={REPO}")
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert "0 failed, 0 errored, 0 skipped" in result.stdout

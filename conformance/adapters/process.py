@@ -1,0 +1,404 @@
+"""The ``cmd:`` transport: any program that speaks the JSON-lines protocol (spec/protocol.md).
+
+Student code is hostile by accident, so every way a program can misbehave (crash, hang,
+garbage on stdout, a wrong sequence number, a huge line, chatter before the handshake)
+errors only the case in flight; the program is then restarted, handshake replayed, for the
+next case. Repeated handshake failures or timeouts stop the retrying, so a run against a
+hopeless implementation still ends in bounded time.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import queue
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Literal, NoReturn
+
+from conformance.adapter import Adapter, GaveUp, HarnessError, ImplementationThrew, OperationNotSupported
+from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
+from conformance.adapters.settings import ImplSettings
+from conformance.jsontypes import JsonObject
+from conformance.schemas import validator
+
+PROTOCOL_VERSION = 1
+DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
+MAX_HANDSHAKE_FAILURES = 3
+MAX_CONSECUTIVE_TIMEOUTS = 3
+_STDERR_TAIL_BYTES = 4096
+_QUOTE_LIMIT = 300
+# A safety net only: the runner's per-case timeout cancels a hung request long before this.
+_RESPONSE_SAFETY_S = 120.0
+
+
+@dataclass
+class ProcessOptions:
+    """How to start and supervise the implementation's process."""
+
+    argv: list[str]
+    cwd: Path | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    cpu_limit_s: int | None = None
+    memory_limit_mb: int | None = None
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    handshake_timeout_s: float = 10.0
+    settle_deadline_s: float = DEFAULT_SETTLE_DEADLINE_S
+    stop_grace_s: float = 1.0
+
+    @classmethod
+    def from_settings(cls, argv: list[str], settings: ImplSettings, cwd: Path | None = None) -> ProcessOptions:
+        """Options for ``argv`` with the command line's environment and limits."""
+        return cls(argv, cwd=cwd, env=dict(settings.env), cpu_limit_s=settings.cpu_limit_s, memory_limit_mb=settings.memory_limit_mb)
+
+
+def parse_command(command: str) -> list[str]:
+    """Split a command line the POSIX way (no shell is ever involved) and resolve the program."""
+    argv = shlex.split(command)
+    if not argv:
+        raise ValueError("cmd: needs a command line, as in cmd:'node adapter.mjs'")
+    resolved = shutil.which(argv[0])
+    if resolved is None:
+        raise ValueError(f"command not found: {argv[0]!r}")
+    return [resolved, *argv[1:]]
+
+
+def minimal_environment(extra: dict[str, str]) -> dict[str, str]:
+    """Just enough environment to run an interpreter; nothing of the grader's secrets."""
+    keep = ("PATH", "HOME", "TMPDIR", "SYSTEMROOT")
+    env = {name: os.environ[name] for name in keep if name in os.environ}
+    env.setdefault("LANG", "C.UTF-8")
+    env.update(extra)
+    return env
+
+
+def quote(data: bytes | str) -> str:
+    """A short, printable quotation of what the program wrote."""
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    text = text.rstrip("\n")
+    return repr(text if len(text) <= _QUOTE_LIMIT else text[:_QUOTE_LIMIT] + "…")
+
+
+_Kind = Literal["line", "eof", "oversize"]
+
+
+class _Session:
+    """One running process, with threads that drain its stdout and stderr."""
+
+    def __init__(self, options: ProcessOptions) -> None:
+        self.options = options
+        self.lines: queue.Queue[tuple[_Kind, bytes]] = queue.Queue()
+        self.stderr_tail: collections.deque[bytes] = collections.deque()
+        self._stderr_size = 0
+        self._stderr_lock = threading.Lock()
+        self.process = subprocess.Popen(
+            options.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=options.cwd,
+            env=minimal_environment(options.env),
+            start_new_session=True,  # its own process group, so kill() reaches its children too
+            preexec_fn=_limits(options) if (options.cpu_limit_s or options.memory_limit_mb) else None,
+        )
+        assert self.process.stdout is not None and self.process.stderr is not None
+        threading.Thread(target=self._read_stdout, args=(self.process.stdout,), daemon=True).start()
+        threading.Thread(target=self._read_stderr, args=(self.process.stderr,), daemon=True).start()
+
+    def _read_stdout(self, stream: IO[bytes]) -> None:
+        limit = self.options.max_line_bytes
+        try:
+            while True:
+                line = stream.readline(limit + 1)
+                if not line:
+                    break
+                if len(line) > limit and not line.endswith(b"\n"):
+                    self.lines.put(("oversize", line[:_QUOTE_LIMIT]))
+                    return
+                self.lines.put(("line", line))
+        except (OSError, ValueError):
+            pass
+        self.lines.put(("eof", b""))
+
+    def _read_stderr(self, stream: IO[bytes]) -> None:
+        # Drained continuously, so a chatty program never blocks on a full pipe.
+        try:
+            for chunk in iter(lambda: stream.read1(65536), b""):  # type: ignore[attr-defined]
+                with self._stderr_lock:
+                    self.stderr_tail.append(chunk)
+                    self._stderr_size += len(chunk)
+                    while self._stderr_size > _STDERR_TAIL_BYTES and len(self.stderr_tail) > 1:
+                        self._stderr_size -= len(self.stderr_tail.popleft())
+        except (OSError, ValueError):
+            pass
+
+    def stderr_text(self) -> str:
+        with self._stderr_lock:
+            text = b"".join(self.stderr_tail).decode("utf-8", errors="replace")
+        return text[-_STDERR_TAIL_BYTES:].strip()
+
+    def send(self, message: JsonObject) -> None:
+        data = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
+        stdin = self.process.stdin
+        assert stdin is not None
+        stdin.write(data)
+        stdin.flush()
+
+    def receive(self, timeout_s: float) -> tuple[_Kind, bytes]:
+        try:
+            return self.lines.get(timeout=timeout_s)
+        except queue.Empty:
+            return ("eof", b"") if self.process.poll() is not None else ("line", b"")
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def exit_description(self) -> str:
+        try:
+            code = self.process.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            return "stopped answering"
+        if code < 0:
+            try:
+                return f"was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"was killed by signal {-code}"
+        return f"exited with status {code}"
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self.process.kill()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                if pipe is not None:
+                    pipe.close()
+            except OSError:
+                pass
+
+
+def _limits(options: ProcessOptions) -> Callable[[], None]:
+    def apply() -> None:
+        import resource
+
+        if options.cpu_limit_s:
+            # Hard limit one second later, so the soft limit's SIGXCPU (a clear reason) comes first.
+            resource.setrlimit(resource.RLIMIT_CPU, (options.cpu_limit_s, options.cpu_limit_s + 1))
+        if options.memory_limit_mb:
+            size = options.memory_limit_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+    return apply
+
+
+class ProcessAdapter(Adapter):
+    """An adapter that talks to a program over the JSON-lines protocol."""
+
+    def __init__(self, options: ProcessOptions, name: str | None = None) -> None:
+        self.options = options
+        self.name = name or Path(options.argv[0]).name
+        self._session: _Session | None = None
+        self._seq = 0
+        self._lock = threading.Lock()
+        self._hello: JsonObject = {}
+        self._handshake_failures = 0
+        self._last_handshake_error = ""
+        self._timeouts: collections.Counter[str] = collections.Counter()
+        self._in_flight: str | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def prepare(self, operation: str, lab: str) -> None:
+        """Start the program (handshake included) and skip what it says it does not support."""
+        with self._lock:
+            self._ensure_session()
+        operations = self._hello.get("operations")
+        if isinstance(operations, list) and operation not in operations:
+            raise OperationNotSupported(f"{self.name} does not support {operation} (its handshake lists {', '.join(map(str, operations))})")
+        labs = self._hello.get("labs")
+        if isinstance(labs, list) and lab not in labs:
+            raise OperationNotSupported(f"{self.name} does not support lab {lab} (its handshake lists {', '.join(map(str, labs))})")
+        if self._timeouts[operation] >= MAX_CONSECUTIVE_TIMEOUTS:
+            raise GaveUp(f"not run: {operation} timed out {self._timeouts[operation]} times in a row, so it is not tried again")
+
+    def cancel(self) -> None:
+        """The runner's timeout expired: kill the program; the next case restarts it."""
+        session = self._session
+        if self._in_flight is not None:
+            self._timeouts[self._in_flight] += 1
+        if session is not None:
+            session.kill()
+
+    def close(self) -> None:
+        """Ask the program to stop, then make sure it has."""
+        with self._lock:
+            session, self._session = self._session, None
+            if session is None or not session.alive():
+                return
+            try:
+                session.send({"seq": self._next_seq(), "op": "stop"})
+                session.process.wait(timeout=self.options.stop_grace_s)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                pass
+            session.kill()
+
+    def _next_seq(self) -> int:
+        seq = self._seq
+        self._seq += 1
+        return seq
+
+    def _ensure_session(self) -> None:
+        if self._session is not None and self._session.alive():
+            return
+        if self._session is not None:
+            self._session.kill()
+            self._session = None
+        if self._handshake_failures >= MAX_HANDSHAKE_FAILURES:
+            raise HarnessError(
+                f"{self.name} failed its handshake {self._handshake_failures} times in a row and is not started again; "
+                f"last failure: {self._last_handshake_error}"
+            )
+        try:
+            session = _Session(self.options)
+        except OSError as error:
+            self._handshake_failed(f"cannot start {self.options.argv[0]}: {error}")
+        hello: JsonObject = {
+            "seq": self._next_seq(),
+            "op": "hello",
+            "protocol": PROTOCOL_VERSION,
+            "settle_deadline_s": self.options.settle_deadline_s,
+        }
+        try:
+            response = self._exchange(session, hello, self.options.handshake_timeout_s, "HelloResponse", "the handshake")
+        except HarnessError as error:
+            session.kill()
+            self._handshake_failed(str(error))
+        if response.get("protocol") != PROTOCOL_VERSION:
+            session.kill()
+            self._handshake_failures = MAX_HANDSHAKE_FAILURES
+            self._handshake_failed(f"it speaks protocol {response.get('protocol')!r}, the runner speaks {PROTOCOL_VERSION}")
+        implementation = response.get("implementation")
+        if isinstance(implementation, dict) and isinstance(implementation.get("name"), str):
+            self.name = str(implementation["name"])
+            self.version = str(implementation.get("version", ""))
+        self._hello = response
+        self._handshake_failures = 0
+        self._session = session
+
+    def _handshake_failed(self, reason: str) -> NoReturn:
+        self._handshake_failures += 1
+        self._last_handshake_error = reason
+        raise HarnessError(f"the handshake failed: {reason}")
+
+    # -- requests ----------------------------------------------------------------------------
+
+    def _exchange(self, session: _Session, message: JsonObject, timeout_s: float, response_def: str, what: str) -> JsonObject:
+        """Send one message and read its one response line, validated against ``response_def``."""
+        try:
+            session.send(message)
+        except (OSError, ValueError):
+            raise HarnessError(f"{self.name} {session.exit_description()} before reading {what}{self._stderr_note(session)}") from None
+        kind, data = session.receive(timeout_s)
+        if kind == "eof":
+            raise HarnessError(f"{self.name} {session.exit_description()} during {what}{self._stderr_note(session)}")
+        if kind == "oversize":
+            raise HarnessError(f"{what}: a response line is longer than {self.options.max_line_bytes} bytes; it starts {quote(data)}")
+        if not data:
+            raise HarnessError(f"{what}: no answer within {timeout_s:g} s")
+        try:
+            response = json.loads(data)
+        except ValueError:
+            raise HarnessError(f"{what}: expected one JSON object per line but got {quote(data)}") from None
+        if not isinstance(response, dict):
+            raise HarnessError(f"{what}: expected a JSON object but got {quote(data)}")
+        if response.get("seq") != message["seq"]:
+            raise HarnessError(f"{what}: the response has seq {response.get('seq')!r}, expected {message['seq']}: {quote(data)}")
+        if response.get("ok") is False and response_def != "HelloResponse":
+            response_def = "ErrorResponse"
+        error = next(iter(validator("protocol.schema.json", f"/$defs/{response_def}").iter_errors(response)), None)
+        if error is not None:
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path) or "(root)"
+            raise HarnessError(f"{what}: the response breaks the protocol at {where}: {error.message}: {quote(data)}")
+        return response
+
+    def _stderr_note(self, session: _Session) -> str:
+        tail = session.stderr_text()
+        return f"; the end of its stderr:\n{tail}" if tail else "; it wrote nothing on stderr"
+
+    def _request(self, operation: str, input: JsonObject, steps: list[JsonObject] | None = None) -> JsonObject:
+        with self._lock:
+            self._ensure_session()
+            session = self._session
+            assert session is not None
+            message: JsonObject = {"seq": self._next_seq(), "op": operation, "input": input}
+            if steps is not None:
+                # The program never sees the expected values.
+                message["steps"] = [{key: value for key, value in step.items() if key != "expect"} for step in steps]
+            self._in_flight = operation
+            try:
+                response = self._exchange(session, message, _RESPONSE_SAFETY_S, "ObservationResponse", operation)
+            except HarnessError:
+                session.kill()  # the stream may be out of step: start afresh for the next case
+                raise
+            finally:
+                self._in_flight = None
+        self._timeouts[operation] = 0
+        if response.get("ok") is False:
+            error = response["error"]
+            assert isinstance(error, dict)
+            kind, text = error.get("kind"), str(error.get("message"))
+            if kind == "not_implemented":
+                raise OperationNotSupported(text)
+            if kind == "threw":
+                raise ImplementationThrew(text)
+            raise HarnessError(f"{self.name} reported a protocol error: {text}")
+        observation = response["observation"]
+        assert isinstance(observation, dict)
+        return observation
+
+    # -- the operations ---------------------------------------------------------------------
+
+    def text_of(self, input: JsonObject) -> JsonObject:
+        return self._request("text_of", input)
+
+    def system_message_text(self, input: JsonObject) -> JsonObject:
+        return self._request("system_message_text", input)
+
+    def current_system_message(self, input: JsonObject) -> JsonObject:
+        return self._request("current_system_message", input)
+
+    def current_system_prompt(self, input: JsonObject) -> JsonObject:
+        return self._request("current_system_prompt", input)
+
+    def make_text(self, input: JsonObject) -> JsonObject:
+        return self._request("make_text", input)
+
+    def make_user_message(self, input: JsonObject) -> JsonObject:
+        return self._request("make_user_message", input)
+
+    def make_assistant_message(self, input: JsonObject) -> JsonObject:
+        return self._request("make_assistant_message", input)
+
+    def event_stream(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
+        return self._request("event_stream", input, steps)
+
+    def scripted_model(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
+        return self._request("scripted_model", input, steps)
+
+
+if sys.platform == "win32":  # pragma: no cover - the course runs on POSIX machines
+    raise ImportError("the cmd: transport needs a POSIX system (process groups, rlimits)")

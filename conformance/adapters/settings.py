@@ -1,0 +1,15 @@
+"""Options for implementations that run as a separate process (``cmd:``, ``pi-course:``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ImplSettings:
+    """What the command line says about starting an implementation's process."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    cpu_limit_s: int | None = None
+    memory_limit_mb: int | None = None
+    build: bool = False

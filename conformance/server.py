@@ -1,0 +1,87 @@
+"""Serve any in-process implementation over the JSON-lines protocol (spec/protocol.md).
+
+``python -m conformance.server --impl reference`` makes the bundled reference a program
+that ``--impl cmd:...`` can check, so CI runs the whole suite through the protocol too.
+It also shows porters what the program side of the protocol does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from conformance import __version__
+from conformance.adapter import Adapter, HarnessError, ImplementationThrew, OperationNotSupported, run_operation
+from conformance.adapters.binding import BindingAdapter
+from conformance.adapters.resolve import resolve_adapter
+from conformance.cases import OPERATIONS
+from conformance.jsontypes import JsonObject, JsonValue
+
+PROTOCOL_VERSION = 1
+
+
+def answer(adapter: Adapter, request: JsonObject) -> JsonObject:
+    """The response to one request."""
+    seq = request.get("seq")
+    op = request.get("op")
+    if op == "hello":
+        settle = request.get("settle_deadline_s")
+        if isinstance(adapter, BindingAdapter) and isinstance(settle, int | float):
+            adapter.settle_deadline_s = float(settle)
+        implementation: JsonObject = {"name": adapter.name, "version": adapter.version or __version__, "language": "python"}
+        operations: list[JsonValue] = [*sorted(OPERATIONS)]
+        return {"seq": seq, "ok": True, "protocol": PROTOCOL_VERSION, "implementation": implementation, "operations": operations}
+    if op == "stop":
+        return {"seq": seq, "ok": True}
+    if op not in OPERATIONS or not isinstance(request.get("input"), dict):
+        return {"seq": seq, "ok": False, "error": {"kind": "protocol", "message": f"unknown operation or missing input: {op!r}"}}
+    steps = request.get("steps")
+    try:
+        observation = run_operation(adapter, str(op), request["input"], steps if isinstance(steps, list) else [])  # type: ignore[arg-type]
+    except OperationNotSupported as error:
+        return {"seq": seq, "ok": False, "error": {"kind": "not_implemented", "message": str(error)}}
+    except ImplementationThrew as error:
+        return {"seq": seq, "ok": False, "error": {"kind": "threw", "message": str(error)}}
+    except (HarnessError, Exception) as error:
+        return {"seq": seq, "ok": False, "error": {"kind": "protocol", "message": f"{type(error).__name__}: {error}"}}
+    return {"seq": seq, "ok": True, "observation": observation}
+
+
+def serve(adapter: Adapter, source: TextIO, sink: TextIO) -> None:
+    """Answer requests from ``source`` on ``sink`` until ``stop`` or end of input."""
+    for line in source:
+        try:
+            request = json.loads(line)
+        except ValueError:
+            request = None
+        if not isinstance(request, dict):
+            problem = f"not a JSON object: {line[:200]!r}"
+            response: JsonObject = {"seq": None, "ok": False, "error": {"kind": "protocol", "message": problem}}
+        else:
+            response = answer(adapter, request)
+        sink.write(json.dumps(response, ensure_ascii=False) + "\n")
+        sink.flush()
+        if isinstance(request, dict) and request.get("op") == "stop":
+            return
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: ``python -m conformance.server --impl reference``."""
+    parser = argparse.ArgumentParser(prog="python -m conformance.server", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--impl", default="reference", help="the in-process implementation to serve (reference, python:...)")
+    args = parser.parse_args(argv)
+    adapter = resolve_adapter(args.impl)
+    # Anything the implementation prints must not corrupt the protocol stream.
+    protocol_out, sys.stdout = sys.stdout, sys.stderr
+    try:
+        serve(adapter, sys.stdin, protocol_out)
+    finally:
+        adapter.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,183 @@
+"""The cmd: transport: identical to in-process for a good program, robust against a bad one."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from conformance.adapter import Adapter
+from conformance.adapters.binding import BindingAdapter
+from conformance.adapters.process import ProcessAdapter, ProcessOptions
+from conformance.adapters.reference import create as reference_adapter
+from conformance.execution import Outcome, run_case
+from conformance.loader import Suite
+from tests.conftest import REPO
+from tests.variants import VARIANTS
+
+FAKE = str(REPO / "tests" / "fakes" / "misbehaving.py")
+
+
+def fake(*modes: str, **options: float) -> ProcessAdapter:
+    return ProcessAdapter(ProcessOptions([sys.executable, FAKE, *modes], env={"PYTHONPATH": str(REPO)}, **options))  # type: ignore[arg-type]
+
+
+def served(impl: str) -> ProcessAdapter:
+    argv = [sys.executable, "-m", "conformance.server", "--impl", impl]
+    return ProcessAdapter(ProcessOptions(argv, cwd=REPO, env={"PYTHONPATH": str(REPO)}))
+
+
+@pytest.fixture
+def closing() -> Iterator[list[Adapter]]:
+    adapters: list[Adapter] = []
+    yield adapters
+    for adapter in adapters:
+        adapter.close()
+
+
+def run_all(adapter: Adapter, suite: Suite, ids: list[str] | None = None, timeout_s: float = 1.0) -> dict[str, Outcome]:
+    by_id = {case.id: case for case in suite.cases}
+    cases = suite.cases if ids is None else [by_id[case_id] for case_id in ids]  # in the order given
+    return {case.id: run_case(adapter, case, timeout_s) for case in cases}
+
+
+def test_reference_over_the_protocol_matches_in_process(suite: Suite, closing: list[Adapter]) -> None:
+    closing.append(remote := served("reference"))
+    local = run_all(reference_adapter(), suite)
+    over_wire = run_all(remote, suite)
+    assert {k: v.status for k, v in over_wire.items()} == {k: v.status for k, v in local.items()}
+    assert all(outcome.status == "passed" for outcome in over_wire.values())
+
+
+@pytest.mark.parametrize("variant", VARIANTS[:4] + VARIANTS[9:12], ids=lambda v: v.name)
+def test_broken_variant_fails_identically_over_the_protocol(variant: object, suite: Suite, closing: list[Adapter]) -> None:
+    name = variant.name  # type: ignore[attr-defined]
+    closing.append(remote := served(f"python:tests.variants:{name.replace('-', '_')}"))
+    labs = {variant.lab}  # type: ignore[attr-defined]
+    ids = [case.id for case in suite.cases if case.lab in labs]
+    local = run_all(BindingAdapter(variant.binding, name=name), suite, ids)  # type: ignore[attr-defined]
+    over_wire = run_all(remote, suite, ids)
+    assert {k: (v.status, v.message) for k, v in over_wire.items()} == {k: (v.status, v.message) for k, v in local.items()}
+    assert any(outcome.status == "failed" for outcome in over_wire.values())
+
+
+def pick(suite: Suite, operation: str, count: int) -> list[str]:
+    return [case.id for case in suite.cases if case.operation == operation][:count]
+
+
+@pytest.mark.parametrize(
+    ("mode", "status", "fragment"),
+    [
+        ("crash-on:text_of", "errored", "exited with status 3 during text_of; the end of its stderr:\nTypeError: cannot read"),
+        ("garbage-on:text_of", "errored", "text_of: expected one JSON object per line but got 'this is not JSON at all'"),
+        ("wrong-seq-on:text_of", "errored", "text_of: the response has seq"),
+        ("bad-schema-on:text_of", "errored", "text_of: the response breaks the protocol at (root)"),
+        ("huge-on:text_of", "errored", "a response line is longer than 4194304 bytes"),
+        ("not-implemented-on:text_of", "skipped", "text_of is not written yet"),
+        ("threw-on:text_of", "failed", "the implementation threw: TypeError: boom"),
+    ],
+)
+def test_a_misbehaving_operation_fails_only_its_cases(mode: str, status: str, fragment: str, suite: Suite, closing: list[Adapter]) -> None:
+    closing.append(adapter := fake(mode))
+    ids = pick(suite, "text_of", 2) + pick(suite, "current_system_prompt", 2) + pick(suite, "scripted_model", 2)
+    outcomes = run_all(adapter, suite, ids)
+    for case_id in ids:
+        outcome = outcomes[case_id]
+        if case_id.startswith("text-of"):
+            assert outcome.status == status, outcome.message
+            assert fragment in outcome.message
+        else:
+            assert outcome.status == "passed", f"{case_id}: {outcome.message}"
+
+
+def test_a_hang_is_killed_restarted_and_then_given_up(suite: Suite, closing: list[Adapter]) -> None:
+    closing.append(adapter := fake("hang-on:text_of"))
+    ids = pick(suite, "text_of", 5) + pick(suite, "make_text", 1)
+    started = time.perf_counter()
+    outcomes = run_all(adapter, suite, ids, timeout_s=0.3)
+    assert time.perf_counter() - started < 5
+    statuses = [outcomes[case_id].message for case_id in ids[:5]]
+    assert statuses[:3] == ["timed out: the operation did not finish within 0.3 s"] * 3
+    assert all("timed out 3 times in a row" in message for message in statuses[3:])
+    assert outcomes[ids[5]].status == "passed"
+
+
+def test_chatter_before_the_handshake_errors_quoting_it(suite: Suite, closing: list[Adapter]) -> None:
+    closing.append(adapter := fake("banner"))
+    outcome = run_all(adapter, suite, pick(suite, "text_of", 1))
+    [message] = [o.message for o in outcome.values()]
+    assert "the handshake failed: the handshake: expected one JSON object per line but got 'Welcome to my implementation!'" in message
+
+
+def test_a_hopeless_program_ends_in_bounded_time_with_every_case_reported(suite: Suite, closing: list[Adapter]) -> None:
+    closing.append(adapter := fake("exit-immediately"))
+    started = time.perf_counter()
+    outcomes = run_all(adapter, suite)
+    assert time.perf_counter() - started < 10
+    assert len(outcomes) == len(suite.cases)
+    assert {outcome.status for outcome in outcomes.values()} == {"errored"}
+    messages = [outcome.message for outcome in outcomes.values()]
+    assert "fatal: cannot load the implementation" in messages[0]
+    assert "failed its handshake 3 times in a row and is not started again" in messages[-1]
+
+
+def test_a_program_that_never_answers_the_handshake_is_bounded(suite: Suite, closing: list[Adapter]) -> None:
+    closing.append(adapter := fake("hang-on-hello", handshake_timeout_s=0.3))
+    started = time.perf_counter()
+    outcomes = run_all(adapter, suite, pick(suite, "text_of", 10))
+    assert time.perf_counter() - started < 5
+    assert {outcome.status for outcome in outcomes.values()} == {"errored"}
+    assert any("no answer within 0.3 s" in outcome.message for outcome in outcomes.values())
+
+
+def test_a_chatty_stderr_does_not_deadlock(suite: Suite, closing: list[Adapter]) -> None:
+    closing.append(adapter := fake("chatty-stderr"))
+    outcomes = run_all(adapter, suite, pick(suite, "text_of", 3), timeout_s=5)
+    assert {outcome.status for outcome in outcomes.values()} == {"passed"}
+
+
+def test_handshake_labs_skip_other_labs(suite: Suite, closing: list[Adapter]) -> None:
+    closing.append(adapter := fake("labs:3.1"))
+    outcomes = run_all(adapter, suite, pick(suite, "text_of", 1) + pick(suite, "scripted_model", 1))
+    statuses = sorted(outcome.status for outcome in outcomes.values())
+    assert statuses == ["passed", "skipped"]
+    assert any("does not support lab 4." in outcome.message for outcome in outcomes.values())
+
+
+def test_a_protocol_version_mismatch_stops_at_once(suite: Suite, closing: list[Adapter]) -> None:
+    closing.append(adapter := fake("protocol-2"))
+    outcomes = run_all(adapter, suite, pick(suite, "text_of", 4))
+    assert all("it speaks protocol 2, the runner speaks 1" in o.message or "not started again" in o.message for o in outcomes.values())
+
+
+def test_the_program_never_sees_expected_values(suite: Suite) -> None:
+    from conformance.adapters import process
+
+    sent: list[dict[str, object]] = []
+    original = process._Session.send
+
+    def spy(self: process._Session, message: dict[str, object]) -> None:
+        sent.append(message)
+        original(self, message)
+
+    process._Session.send = spy  # type: ignore[method-assign]
+    try:
+        adapter = served("reference")
+        run_all(adapter, suite, pick(suite, "scripted_model", 3))
+        adapter.close()
+    finally:
+        process._Session.send = original  # type: ignore[method-assign]
+    steps = [step for message in sent for step in message.get("steps", [])]  # type: ignore[attr-defined]
+    assert steps and all("expect" not in step for step in steps)
+
+
+def test_cpu_limit_kills_a_spinning_program(suite: Suite, closing: list[Adapter]) -> None:
+    closing.append(adapter := fake("spin-on:text_of", cpu_limit_s=1))
+    [spinning] = pick(suite, "text_of", 1)
+    [other] = pick(suite, "make_text", 1)
+    outcomes = run_all(adapter, suite, [spinning, other], timeout_s=10)
+    first, second = outcomes[spinning], outcomes[other]
+    assert first.status == "errored" and "was killed by SIGXCPU" in first.message
+    assert second.status == "passed"
