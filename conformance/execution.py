@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from conformance.adapter import Adapter, GaveUp, HarnessError, ImplementationThrew, OperationNotSupported, run_operation
+from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
 from conformance.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
 from conformance.jsontypes import JsonObject, JsonValue
 from conformance.matcher import MISSING, Divergence, first_divergence
@@ -82,6 +83,19 @@ def compare(case: Case, observation: JsonObject) -> tuple[Divergence | None, int
     return None, None
 
 
+WAITING_ACTIONS = frozenset({"consume", "result"})
+
+
+def time_budget(case: Case, timeout_s: float | None = None) -> float:
+    """The case's timeout plus one settle deadline per waiting step.
+
+    Waiting steps report what they saw after the settle deadline, so a stream that never
+    ends fails at its step with a precise message instead of timing the whole case out.
+    """
+    waits = sum(1 for step in case.steps if step.get("action") in WAITING_ACTIONS)
+    return (case.timeout_s or timeout_s or DEFAULT_TIMEOUT_S) + waits * DEFAULT_SETTLE_DEADLINE_S
+
+
 def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None = None) -> Outcome:
     """Run one case and return its outcome; never raises for anything the implementation does."""
     started = time.perf_counter()
@@ -91,7 +105,7 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
 
     if isinstance(case, BrokenCase):
         return done("errored", "broken fixture:\n" + "\n".join(f"  {case.location}: {p}" for p in case.problems))
-    limit = case.timeout_s or timeout_s or DEFAULT_TIMEOUT_S
+    limit = time_budget(case, timeout_s)
     try:
         adapter.prepare(case.operation, case.lab)
         observation = observe(adapter, case, limit)
