@@ -1,0 +1,98 @@
+"""pi-course: the project's JavaScript course implementation passes, and each broken variant fails right.
+
+tests/js/variants.json says, for every folder under tests/js, which case must fail with
+which message and how many cases per lab pass, fail or are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters.pi_course import modules_dir, pi_course_adapter
+from conformance.adapters.settings import ImplSettings
+from conformance.execution import Outcome, run_case
+from conformance.loader import Suite
+from tests.conftest import REPO
+
+JS = REPO / "tests" / "js"
+EXPECTATIONS: dict[str, dict[str, object]] = {
+    name: value for name, value in json.loads((JS / "variants.json").read_text(encoding="utf-8")).items() if not name.startswith("_")
+}
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="Node.js 18+ is needed for the pi-course: transport and is not installed")
+
+
+def grade(folder: str, suite: Suite, build: bool = False) -> dict[str, Outcome]:
+    adapter = pi_course_adapter(str(JS / folder), ImplSettings(build=build))
+    try:
+        return {case.id: run_case(adapter, case) for case in suite.cases}
+    finally:
+        adapter.close()
+
+
+@pytest.fixture(scope="module")
+def outcomes(suite: Suite) -> dict[str, dict[str, Outcome]]:
+    folders = [name for name, spec in EXPECTATIONS.items() if not spec.get("build_fails")]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return dict(zip(folders, pool.map(lambda folder: grade(folder, suite), folders), strict=True))
+
+
+def per_lab(results: dict[str, Outcome], suite: Suite) -> dict[str, dict[str, int]]:
+    labs = {case.id: case.lab for case in suite.cases}
+    counts: dict[str, Counter[str]] = {}
+    for case_id, outcome in results.items():
+        counts.setdefault(labs[case_id], Counter())[outcome.status] += 1
+    return {lab: dict(counter) for lab, counter in sorted(counts.items())}
+
+
+@pytest.mark.parametrize("folder", [name for name, spec in EXPECTATIONS.items() if not spec.get("build_fails")])
+def test_folder_gets_exactly_its_expected_results(folder: str, outcomes: dict[str, dict[str, Outcome]], suite: Suite) -> None:
+    spec = EXPECTATIONS[folder]
+    results = outcomes[folder]
+    assert per_lab(results, suite) == spec["outcomes"]
+    if "failing_case" in spec:
+        outcome = results[str(spec["failing_case"])]
+        assert outcome.status == "failed"
+        assert str(spec["message_fragment"]) in outcome.message
+    for fragment in spec.get("skipped_messages", []):  # type: ignore[attr-defined]
+        assert any(fragment in outcome.message for outcome in results.values() if outcome.status == "skipped")
+
+
+def test_the_three_forms_of_path_reach_the_same_modules() -> None:
+    repo = JS / "course-correct"
+    expected = repo / "packages" / "pi-course" / "dist" / "src"
+    assert modules_dir(repo) == expected
+    assert modules_dir(repo / "packages" / "pi-course") == expected
+    assert modules_dir(expected) == expected
+
+
+def test_a_failed_build_errors_every_case_with_the_compiler_message(suite: Suite) -> None:
+    results = grade("variants/build-fails", suite, build=True)
+    assert {outcome.status for outcome in results.values()} == {"errored"}
+    message = next(iter(results.values())).message
+    assert "the build failed: npm run build exited with status 1: src/scripted-model.ts(3,40): error TS2307" in message
+
+
+def test_a_successful_build_then_passes(suite: Suite) -> None:
+    results = grade("course-correct", suite, build=True)
+    assert {outcome.status for outcome in results.values()} == {"passed"}
+
+
+def test_generated_variants_are_up_to_date() -> None:
+    assert NODE is not None
+    result = subprocess.run([NODE, str(JS / "make_variants.mjs"), "--check"], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_unknown_path_is_a_clear_error() -> None:
+    from conformance.adapters.pi_course import CourseLayoutError
+
+    with pytest.raises(CourseLayoutError, match="is not a folder"):
+        pi_course_adapter(str(Path("/no/such/course")), ImplSettings())
