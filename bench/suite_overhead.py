@@ -3,13 +3,17 @@
 Usage: python bench/suite_overhead.py [--repeat N] [--impl SPEC ...]
 
 Each row is the median wall time of N runs of ``pi-conformance run`` (a fresh process each
-time, start-up included), divided by the median of a plain pytest run of the same number of
-trivial parametrized tests. The ratio is what the suite costs beyond pytest itself.
+time, start-up included). The first ratio is to a plain pytest run of the same number of
+trivial parametrized tests (what the suite costs beyond pytest itself); the second is to
+the in-process reference run (what a transport costs). By default the rows are the
+reference in process, the reference over ``cmd:``, and the project's JavaScript course
+implementation over ``pi-course:`` (when Node.js is installed).
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,6 +49,17 @@ def case_count() -> int:
     return len(suite.cases) + len(suite.broken)
 
 
+def default_impls() -> list[str]:
+    impls = ["reference", f"cmd:{sys.executable} -m conformance.server --impl reference"]
+    if shutil.which("node"):
+        impls.append("pi-course:tests/js/course-correct")
+    return impls
+
+
+def label(impl: str) -> str:
+    return impl.replace(sys.executable, "python")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -56,11 +71,14 @@ def main() -> None:
         trivial.write_text(TRIVIAL.format(count=count), encoding="utf-8")
         baseline = median_time([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(trivial)], Path(folder), args.repeat)
     print(f"cases: {count}, runs per row: {args.repeat} (median wall time)")
-    print(f"{'run':<40} {'seconds':>8} {'ratio':>7}")
-    print(f"{'pytest, trivial tests':<40} {baseline:>8.3f} {1.0:>7.2f}")
-    for impl in args.impl or ["reference"]:
+    print(f"{'run':<72} {'seconds':>8} {'/pytest':>8} {'/in-process':>11}")
+    print(f"{'pytest, trivial tests':<72} {baseline:>8.3f} {1.0:>8.2f} {'':>11}")
+    in_process: float | None = None
+    for impl in args.impl or default_impls():
         seconds = median_time([sys.executable, "-m", "conformance.cli", "run", "--impl", impl], REPO, args.repeat)
-        print(f"{'pi-conformance --impl ' + impl:<40} {seconds:>8.3f} {seconds / baseline:>7.2f}")
+        in_process = in_process or seconds
+        name = "pi-conformance --impl " + label(impl)
+        print(f"{name:<72} {seconds:>8.3f} {seconds / baseline:>8.2f} {seconds / in_process:>11.2f}")
 
 
 if __name__ == "__main__":
