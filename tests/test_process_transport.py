@@ -181,3 +181,13 @@ def test_cpu_limit_kills_a_spinning_program(suite: Suite, closing: list[Adapter]
     first, second = outcomes[spinning], outcomes[other]
     assert first.status == "errored" and "was killed by SIGXCPU" in first.message
     assert second.status == "passed"
+
+
+def test_memory_limit_stops_a_hungry_program(suite: Suite, closing: list[Adapter]) -> None:
+    closing.append(adapter := fake("alloc-on:text_of", memory_limit_mb=300))
+    [hungry] = pick(suite, "text_of", 1)
+    [other] = pick(suite, "make_text", 1)
+    outcomes = run_all(adapter, suite, [hungry, other], timeout_s=10)
+    assert outcomes[hungry].status == "errored"
+    assert "MemoryError" in outcomes[hungry].message
+    assert outcomes[other].status == "passed"

@@ -2,7 +2,7 @@
 
 Usage: python tests/fakes/misbehaving.py MODE [MODE ...]
 Modes (OP is an operation name, or * for every operation):
-  crash-on:OP  hang-on:OP  spin-on:OP  garbage-on:OP  wrong-seq-on:OP  bad-schema-on:OP  huge-on:OP
+  crash-on:OP  hang-on:OP  spin-on:OP  alloc-on:OP  garbage-on:OP  wrong-seq-on:OP  bad-schema-on:OP  huge-on:OP
   not-implemented-on:OP  threw-on:OP  banner  exit-immediately  hang-on-hello
   chatty-stderr  protocol-2  labs:3.1,3.2
 """
@@ -61,6 +61,9 @@ def main() -> None:
             time.sleep(3600)
         while wants("spin", op):  # burns CPU time, for the --cpu-limit drill
             pass
+        if wants("alloc", op):  # asks for 2 GiB, for the --memory-limit drill
+            hog = bytearray(2 * 1024 * 1024 * 1024)
+            del hog
         if wants("garbage", op):
             out.write("this is not JSON at all\n")
         elif wants("wrong-seq", op):
