@@ -89,3 +89,21 @@ def test_the_reference_passes_over_the_protocol() -> None:
     result = run_cli("--impl", f"cmd:{sys.executable} -m conformance.server --impl reference", "--env", f"PYTHONPATH={REPO}")
     assert result.returncode == 0, result.stdout[-2000:]
     assert "0 failed, 0 errored, 0 skipped" in result.stdout
+
+
+def test_the_suite_runs_as_plain_pytest_with_impl_and_lab() -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "pytest", "conformance/suite", "-q", "-p", "no:cacheprovider"]
+    broken = subprocess.run(
+        [*command, "--impl", "python:tests.variants:textof_mixes_in_tool_names", "--lab", "3.1", "-m", "clause_IR_TEXT_1"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=120,
+    )
+    assert broken.returncode == 1
+    assert "text-of-fault-experiment-tool-name-excluded" in broken.stdout
+    good = subprocess.run([*command, "--lab", "3.2"], capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+    assert good.returncode == 0
+    assert "34 passed" in good.stdout
