@@ -205,34 +205,36 @@ class _RecordingStream:
         pass
 
 
-class _ModelWithPythonJsonText(reference_impl.ScriptedModel):
+class _ModelAlteringToolcallDeltas(reference_impl.ScriptedModel):
+    """Plays like the reference, then lets a subclass alter each toolcall_delta before it is pushed."""
+
+    def _play(self, stream: Any, message: Any) -> None:
+        recorder = _RecordingStream()
+        sm.play(recorder, message)  # type: ignore[arg-type]
+        for event in recorder.events:
+            if event["type"] == "toolcall_delta":
+                self.alter(event, message["content"][event["contentIndex"]])
+            stream.push(event)
+        stream.end(message)
+
+    def alter(self, event: Any, block: Any) -> None:
+        raise NotImplementedError
+
+
+class _ModelWithPythonJsonText(_ModelAlteringToolcallDeltas):
     """json.dumps with its default separators: '{"path": "README.md"}', non-ASCII escaped."""
 
-    def _play(self, stream: Any, message: Any) -> None:
-        recorder = _RecordingStream()
-        sm.play(recorder, message)  # type: ignore[arg-type]
-        for event in recorder.events:
-            if event["type"] == "toolcall_delta":
-                block = message["content"][event["contentIndex"]]
-                if "rawArguments" not in block:
-                    event["delta"] = json.dumps(block["arguments"])
-                    event["partial"]["content"][event["contentIndex"]]["rawArguments"] = event["delta"]
-            stream.push(event)
-        stream.end(message)
+    def alter(self, event: Any, block: Any) -> None:
+        if "rawArguments" not in block:
+            event["delta"] = json.dumps(block["arguments"])
+            event["partial"]["content"][event["contentIndex"]]["rawArguments"] = event["delta"]
 
 
-class _ModelFillingArgumentsEarly(reference_impl.ScriptedModel):
+class _ModelFillingArgumentsEarly(_ModelAlteringToolcallDeltas):
     """The toolcall_delta partial already carries the parsed arguments instead of {}."""
 
-    def _play(self, stream: Any, message: Any) -> None:
-        recorder = _RecordingStream()
-        sm.play(recorder, message)  # type: ignore[arg-type]
-        for event in recorder.events:
-            if event["type"] == "toolcall_delta":
-                block = message["content"][event["contentIndex"]]
-                event["partial"]["content"][event["contentIndex"]]["arguments"] = copy.deepcopy(block["arguments"])
-            stream.push(event)
-        stream.end(message)
+    def alter(self, event: Any, block: Any) -> None:
+        event["partial"]["content"][event["contentIndex"]]["arguments"] = copy.deepcopy(block["arguments"])
 
 
 class _ModelWithWrongExhaustionText(reference_impl.ScriptedModel):
