@@ -19,11 +19,13 @@ conformance: $(BIN)/pi-conformance
 test: $(BIN)/pi-conformance
 	$(BIN)/python -m pytest
 
-## ruff and mypy --strict on the Python packages.
+## ruff and mypy --strict on the Python packages; fixture lint and clause coverage.
 lint: $(BIN)/pi-conformance
 	$(BIN)/ruff check conformance reference_impl tests bench
 	$(BIN)/ruff format --check conformance reference_impl tests bench
 	$(BIN)/mypy --strict conformance reference_impl
+	$(BIN)/pi-conformance fixtures lint
+	$(BIN)/pi-conformance fixtures coverage --check --output /dev/null
 
 ## Wall time of the suite next to a trivial parametrized pytest run.
 bench: $(BIN)/pi-conformance

@@ -1,0 +1,117 @@
+"""``fixtures coverage``: each clause of the spec against the cases that cite it.
+
+Clauses that no case checks come first, so the gap is the first thing a reader sees; within
+each group clauses keep their order in ``spec/spec.md``. A clause marked *withdrawn* needs
+no case and is listed last.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from conformance.cases import Case
+from conformance.clauses import Clause
+
+Status = Literal["unchecked", "checked", "withdrawn"]
+_EXCERPT = 70
+
+
+@dataclass(frozen=True)
+class ClauseCoverage:
+    """One clause and the ids of the cases that cite it."""
+
+    id: str
+    line: int
+    text: str
+    cases: tuple[str, ...]
+
+    @property
+    def status(self) -> Status:
+        """``unchecked`` when no case cites a clause in force."""
+        if "*withdrawn*" in self.text:
+            return "withdrawn"
+        return "checked" if self.cases else "unchecked"
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """The coverage table: rows in report order and the spec version they refer to."""
+
+    version: str
+    rows: tuple[ClauseCoverage, ...]
+    broken: int = 0
+
+    def count(self, status: Status) -> int:
+        """How many clauses have this status."""
+        return sum(1 for row in self.rows if row.status == status)
+
+    @property
+    def unchecked(self) -> list[str]:
+        """Ids of the clauses in force that no case cites."""
+        return [row.id for row in self.rows if row.status == "unchecked"]
+
+    def summary(self) -> str:
+        """One line: how many clauses are checked."""
+        in_force = len(self.rows) - self.count("withdrawn")
+        line = f"coverage: {self.count('checked')}/{in_force} clauses checked by at least one case"
+        if self.unchecked:
+            line += "; unchecked: " + ", ".join(self.unchecked)
+        if self.broken:
+            line += f" ({self.broken} broken case(s) not counted; run `pi-conformance fixtures lint`)"
+        return line
+
+
+def compute(clauses: Mapping[str, Clause], cases: list[Case], version: str, broken: int = 0) -> Coverage:
+    """Coverage of ``clauses`` (in spec order) by ``cases``."""
+    citing: dict[str, list[str]] = {clause_id: [] for clause_id in clauses}
+    for case in cases:
+        for clause_id in case.clauses:
+            if clause_id in citing:
+                citing[clause_id].append(case.id)
+    rows = [ClauseCoverage(clause.id, clause.line, clause.text, tuple(citing[clause.id])) for clause in clauses.values()]
+    order: dict[Status, int] = {"unchecked": 0, "checked": 1, "withdrawn": 2}
+    # sorted() is stable, so spec order survives inside each group.
+    return Coverage(version, tuple(sorted(rows, key=lambda row: order[row.status])), broken)
+
+
+def to_markdown(coverage: Coverage) -> str:
+    """A Markdown report: summary line, then one table row per clause."""
+    lines = [
+        f"# Clause coverage (spec {coverage.version})",
+        "",
+        coverage.summary(),
+        "",
+        "| clause | says | status | cases | checked by |",
+        "|---|---|---|---:|---|",
+    ]
+    for row in coverage.rows:
+        cited = ", ".join(f"`{case_id}`" for case_id in row.cases) or "**none**"
+        says = _excerpt(row.text).replace("|", "\\|")
+        lines.append(f"| {row.id} | {says} | {row.status} | {len(row.cases)} | {cited} |")
+    return "\n".join(lines) + "\n"
+
+
+def to_json(coverage: Coverage) -> str:
+    """A JSON report with the same rows, for tools."""
+    document = {
+        "spec_version": coverage.version,
+        "summary": {
+            "clauses": len(coverage.rows),
+            "checked": coverage.count("checked"),
+            "unchecked": coverage.count("unchecked"),
+            "withdrawn": coverage.count("withdrawn"),
+            "broken_cases": coverage.broken,
+        },
+        "clauses": [
+            {"id": row.id, "status": row.status, "spec_line": row.line, "text": _excerpt(row.text), "cases": list(row.cases)}
+            for row in coverage.rows
+        ],
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+
+
+def _excerpt(text: str) -> str:
+    return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"

@@ -1,0 +1,56 @@
+"""Reading fixture files for the toolkit: text, positioned nodes and data, with the loader's paths."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from conformance.authoring import yamltext
+from conformance.jsontypes import JsonObject, JsonValue
+
+
+@dataclass
+class FixtureText:
+    """One fixture file as text, with its nodes and its data when it parses."""
+
+    path: Path
+    display: str
+    text: str
+    document: yamltext.Document | None
+    data: JsonValue
+
+    @property
+    def cases(self) -> list[tuple[yamltext.Node, JsonObject]]:
+        """Each case's node and raw mapping (entries that are not mappings are skipped)."""
+        if self.document is None or not isinstance(self.data, dict) or not isinstance(self.data.get("cases"), list):
+            return []
+        raw_cases = self.data["cases"]
+        assert isinstance(raw_cases, list)
+        nodes = yamltext.case_nodes(self.document)
+        return [(node, raw) for node, raw in zip(nodes, raw_cases, strict=False) if isinstance(raw, dict)]
+
+
+def display_path(path: Path, root: Path) -> str:
+    """The file's name in problems: relative to the fixtures folder's parent, as the loader prints it."""
+    try:
+        return str(path.resolve().relative_to(root.resolve().parent))
+    except ValueError:
+        return str(path)
+
+
+def real_path(display: str, root: Path) -> Path:
+    """The file a loader-style display path names (the inverse of :func:`display_path`)."""
+    return root.resolve().parent / display
+
+
+def read(path: Path, root: Path) -> FixtureText:
+    """Read a fixture file; ``document`` and ``data`` are None when it is not valid YAML."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        document = yamltext.parse(text)
+        data: JsonValue = yaml.load(text, Loader=yamltext.LOADER)
+    except yaml.YAMLError:
+        return FixtureText(path, display_path(path, root), text, None, None)
+    return FixtureText(path, display_path(path, root), text, document, data)

@@ -1,0 +1,132 @@
+"""``fixtures lint``: every problem in the fixture files, each at its file and line.
+
+The loader's own checks (schema, ids, clause ids, duplicate ids, values JSON cannot carry)
+come first-hand from :func:`conformance.loader.load_suite`; this module adds what only
+matters to authors: the schema header, placeholders left by ``fixtures new``, one-line
+descriptions, cases that feed the implementation identical inputs, and every lab present.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conformance.authoring import placeholders, yamltext
+from conformance.authoring.canonical import inputs_key
+from conformance.authoring.files import FixtureText, display_path, read
+from conformance.authoring.problems import Problem
+from conformance.cases import LABS, Case
+from conformance.jsontypes import JsonObject
+from conformance.loader import Suite, fixture_files, load_suite
+from conformance.paths import fixtures_dir
+
+SCHEMA_FILE = "fixture-file.schema.json"
+HEADER_PREFIX = "# yaml-language-server: $schema="
+DEFAULT_HEADER = HEADER_PREFIX + "../../spec/schemas/" + SCHEMA_FILE
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://")
+
+
+def lint(root: Path | None = None) -> list[Problem]:
+    """Every problem under the fixtures folder ``root`` (default: the bundled fixtures), by file and line."""
+    root = root or fixtures_dir()
+    suite = load_suite(root)
+    texts = [read(path, root) for path in fixture_files(root)]
+    problems: list[Problem] = []
+    # Loader problems caused by a placeholder are replaced by the placeholder's own message.
+    placeholder_paths: dict[tuple[str, int], list[str]] = {}
+    for fixture in texts:
+        problems.extend(_header_problems(fixture))
+        for node, raw in fixture.cases:
+            found = _placeholder_problems(fixture, node, raw)
+            placeholder_paths[(fixture.display, node.line)] = [path for path, _ in found]
+            problems.extend(problem for _, problem in found)
+            problems.extend(_description_problems(fixture, node, raw))
+        problems.extend(_file_placeholder_problems(fixture))
+    for broken in suite.broken:
+        covered = placeholder_paths.get((broken.file, broken.line), [])
+        for message in broken.problems:
+            if not any(_caused_by(path, message) for path in covered):
+                problems.append(Problem(broken.file, broken.line, broken.id, message))
+    problems.extend(_duplicate_inputs(suite.cases))
+    problems.extend(_missing_labs(suite, root))
+    # Stable sort: problems of one line keep the order they were found in.
+    return sorted(problems, key=lambda problem: (problem.file, problem.line))
+
+
+def _caused_by(placeholder_path: str, message: str) -> bool:
+    where, separator, _ = message.partition(": ")
+    return bool(separator) and placeholders.covers(placeholder_path, where)
+
+
+def _header_problems(fixture: FixtureText) -> list[Problem]:
+    """The first line must name the fixture schema for YAML language servers, by a path that exists."""
+    first_line = fixture.text.split("\n", 1)[0].rstrip("\r")
+    if not first_line.startswith(HEADER_PREFIX):
+        return [Problem(fixture.display, 1, "-", f"first line must be the schema header for editors: {DEFAULT_HEADER}")]
+    target = first_line[len(HEADER_PREFIX) :].strip()
+    if not target.endswith(SCHEMA_FILE):
+        return [Problem(fixture.display, 1, "-", f"the schema header names {target!r}, not {SCHEMA_FILE}")]
+    if not _URL.match(target) and not (fixture.path.parent / target).is_file():
+        return [Problem(fixture.display, 1, "-", f"the schema header's path {target!r} does not exist relative to this file")]
+    return []
+
+
+def _placeholder_problems(fixture: FixtureText, node: yamltext.Node, raw: JsonObject) -> list[tuple[str, Problem]]:
+    case_id = _case_id(raw, fixture, node)
+    found: list[tuple[str, Problem]] = []
+    for where, value in placeholders.find(raw):
+        path = yamltext.format_path(where)
+        message = f"{path}: placeholder left by `fixtures new`, fill it in: {value}"
+        found.append((path, Problem(fixture.display, yamltext.line_of(node, where), case_id, message)))
+    return found
+
+
+def _file_placeholder_problems(fixture: FixtureText) -> list[Problem]:
+    if not isinstance(fixture.data, dict) or fixture.document is None or fixture.document.root is None:
+        return []
+    found: list[Problem] = []
+    for key, value in fixture.data.items():
+        if key != "cases" and placeholders.is_placeholder(value):
+            line = yamltext.line_of(fixture.document.root, [key])
+            found.append(Problem(fixture.display, line, "-", f"{key}: placeholder left by `fixtures new`, fill it in: {value}"))
+    return found
+
+
+def _description_problems(fixture: FixtureText, node: yamltext.Node, raw: JsonObject) -> list[Problem]:
+    description = raw.get("description")
+    # A block scalar (`description: |`) ends in a newline even when it holds one line of text.
+    if isinstance(description, str) and "\n" in description:
+        line = yamltext.line_of(node, ["description"])
+        message = "description: must be one line (why this case exists); put details in `hint` or a YAML comment"
+        return [Problem(fixture.display, line, _case_id(raw, fixture, node), message)]
+    return []
+
+
+def _case_id(raw: JsonObject, fixture: FixtureText, node: yamltext.Node) -> str:
+    identifier = raw.get("id")
+    if isinstance(identifier, str):
+        return identifier
+    index = yamltext.case_nodes(fixture.document).index(node) if fixture.document is not None else 0
+    return f"{fixture.path.stem}::case-{index}"
+
+
+def _duplicate_inputs(cases: list[Case]) -> list[Problem]:
+    """Two cases feeding the implementation the same thing check the same behaviour twice."""
+    first: dict[str, Case] = {}
+    found: list[Problem] = []
+    for case in cases:
+        key = inputs_key(case.operation, case.input, case.steps)
+        earlier = first.setdefault(key, case)
+        if earlier is not case:
+            message = (
+                f"same operation, input and steps (expects aside) as {earlier.id} at {earlier.location}; "
+                "merge the two cases or make the inputs differ"
+            )
+            found.append(Problem(case.file, case.line, case.id, message))
+    return found
+
+
+def _missing_labs(suite: Suite, root: Path) -> list[Problem]:
+    present = {case.lab for case in suite.cases} | {broken.lab for broken in suite.broken if broken.lab}
+    where = display_path(root, root)
+    return [Problem(where, 0, "-", f"no case for lab {lab}: every lab needs at least one") for lab in LABS if lab not in present]

@@ -1,0 +1,320 @@
+"""``fixtures new``: append a scaffold case, with a fresh id, to the right fixture file.
+
+The scaffold has every field a case needs, with ``TODO:`` placeholders where the author
+must decide (clauses, description, input, expected values). It fails ``fixtures lint``
+until each placeholder is filled in. The file's existing text is kept byte for byte: the
+scaffold is text appended after the last case, never a re-dump of the YAML.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.authoring.files import FixtureText, read
+from conformance.authoring.lint import HEADER_PREFIX, SCHEMA_FILE
+from conformance.cases import LABS, OPERATIONS, PURE_OPERATIONS
+from conformance.loader import fixture_files
+from conformance.paths import schemas_dir
+
+_CASE_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+# The lab(s) each operation belongs to (spec/fixture-format.md; the schema enforces it too).
+_LABS_OF: dict[str, tuple[str, ...]] = {
+    **{operation: ("3.1",) for operation in PURE_OPERATIONS},
+    "event_stream": ("3.2",),
+    "scripted_model": ("4.1", "4.2"),
+}
+# The id prefix for an operation no file has yet (the existing files' convention).
+_DEFAULT_PREFIX = {
+    "text_of": "text-of-",
+    "system_message_text": "sys-text-",
+    "current_system_message": "sys-replay-",
+    "current_system_prompt": "sys-prompt-",
+    "make_text": "make-text-",
+    "make_user_message": "make-user-",
+    "make_assistant_message": "make-assistant-",
+    "event_stream": "stream-",
+    "scripted_model": "sm-",
+}
+_EXAMPLE_CLAUSE = {
+    "text_of": "IR-TEXT-1",
+    "system_message_text": "SYS-TEXT-1",
+    "current_system_message": "SYS-REPLAY-2",
+    "current_system_prompt": "SYS-PROMPT-1",
+    "make_text": "IR-MAKE-1",
+    "make_user_message": "IR-MAKE-2",
+    "make_assistant_message": "IR-MAKE-3",
+    "event_stream": "STREAM-1",
+    "scripted_model": "SM-PLAY-1",
+}
+
+# Operation-specific part of the scaffold, indented as the case's own keys (two spaces per level).
+_BODIES = {
+    "text_of": """\
+input:
+  message: "TODO: the message to project, e.g. {role: user, content: [{type: text, text: hi}], timestamp: 1}"
+# Expected values come from the clauses above, never from what an implementation prints.
+expect:
+  value: "TODO: the text the clauses prescribe"
+  input_unchanged: true
+""",
+    "system_message_text": """\
+input:
+  message: "TODO: a system message, e.g. {role: system, content: You are Pi., timestamp: 1}"
+# Expected values come from the clauses above, never from what an implementation prints.
+expect:
+  value: "TODO: the text the clauses prescribe"
+  input_unchanged: true
+""",
+    "current_system_message": """\
+input:
+  messages:
+    - "TODO: the transcript, system messages among the others"
+# Expected values come from the clauses above, never from what an implementation prints.
+# section_order (the result's section names in order, or null) may be expected too.
+expect:
+  value: "TODO: the replayed system message, or null"
+  input_unchanged: true
+""",
+    "current_system_prompt": """\
+input:
+  messages:
+    - "TODO: the transcript, system messages among the others"
+# Expected values come from the clauses above, never from what an implementation prints.
+expect:
+  value: "TODO: the prompt text, or null"
+  input_unchanged: true
+""",
+    "make_text": """\
+input:
+  value: "TODO: the string to wrap"
+# Expected values come from the clauses above, never from what an implementation prints.
+expect:
+  value: "TODO: the text block the clauses prescribe"
+""",
+    "make_user_message": """\
+input:
+  value: "TODO: the string to wrap"
+# Expected values come from the clauses above; {$type: number} where the spec leaves a value open.
+expect:
+  value: "TODO: the user message the clauses prescribe"
+""",
+    "make_assistant_message": """\
+input:
+  content:
+    - "TODO: the content blocks, e.g. {type: text, text: hi}"
+# Expected values come from the clauses above; {$type: ...} where the spec leaves a value open.
+expect:
+  value: "TODO: the assistant message the clauses prescribe"
+""",
+    "event_stream": """\
+input:
+  kind: assistant  # or generic, with terminal_types and result_field
+steps:
+  - action: push
+    event: "TODO: a model event (spec EV-1), e.g. {type: start, partial: {...}}"
+    expect: {threw: null}
+  # Expected values come from the clauses above, never from what an implementation prints.
+  - action: consume
+    expect:
+      finished: true
+      events:
+        - "TODO: every event the consumer receives, in order"
+""",
+    "scripted_model": """\
+input:
+  turns:
+    - "TODO: the scripted turns, e.g. an assistant message with stopReason stop"
+steps:
+  - action: stream
+    call: c1
+    context: {messages: [{role: user, content: [{type: text, text: "TODO: the request"}], timestamp: 1}]}
+    expect: {threw: null}
+  # Expected values come from the clauses above, never from what an implementation prints.
+  - action: consume
+    call: c1
+    expect:
+      finished: true
+      events:
+        - "TODO: every event of the call, in order"
+""",
+}
+
+
+class ScaffoldError(ValueError):
+    """The scaffold cannot be placed: unknown operation, wrong lab, ambiguous or invalid file."""
+
+
+@dataclass(frozen=True)
+class Scaffolded:
+    """Where a scaffold case was written."""
+
+    case_id: str
+    path: Path
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+def scaffold_case(
+    root: Path, operation: str, lab: str, case_id: str | None = None, slug: str | None = None, file: str | None = None
+) -> Scaffolded:
+    """Append a scaffold case for ``operation`` and ``lab`` and return where it went."""
+    _check_operation(operation, lab)
+    texts = [read(path, root) for path in fixture_files(root)]
+    taken = {str(raw["id"]) for fixture in texts for _, raw in fixture.cases if isinstance(raw.get("id"), str)}
+    target = _target_file(root, texts, operation, lab, file, case_id or slug)
+    existing = next((fixture for fixture in texts if fixture.path.resolve() == target.resolve()), None)
+    if existing is None and target.exists():
+        existing = read(target, root)
+    if existing is not None and existing.document is None:
+        raise ScaffoldError(f"{existing.display} is not valid YAML; fix it first (pi-conformance fixtures lint)")
+    chapter = existing.data.get("chapter") if existing is not None and isinstance(existing.data, dict) else None
+    if chapter is not None and chapter != f"0{lab[0]}":
+        raise ScaffoldError(f"{existing.display if existing else target} is a chapter {chapter} file; lab {lab} cases go in ch0{lab[0]}/")
+    chosen = _choose_id(case_id, slug, _prefix(existing, texts, operation), taken)
+    if existing is None:
+        return _new_file(target, chosen, operation, lab)
+    return _append(existing, chosen, operation, lab)
+
+
+def _check_operation(operation: str, lab: str) -> None:
+    if operation not in OPERATIONS:
+        raise ScaffoldError(f"unknown operation {operation!r}; one of: {', '.join(sorted(OPERATIONS))}")
+    if lab not in LABS:
+        raise ScaffoldError(f"unknown lab {lab!r}; one of: {', '.join(LABS)}")
+    if lab not in _LABS_OF[operation]:
+        raise ScaffoldError(f"{operation} belongs to lab {' or '.join(_LABS_OF[operation])}, not {lab}")
+
+
+def _target_file(root: Path, texts: list[FixtureText], operation: str, lab: str, file: str | None, wanted_id: str | None) -> Path:
+    """The file named by ``--file``, else the one topic file that holds this operation and lab."""
+    if file is not None:
+        named = Path(file)
+        path = named if named.is_absolute() or named.exists() else root / named
+        if path.suffix not in (".yaml", ".yml"):
+            raise ScaffoldError(f"{file}: a fixture file ends in .yaml")
+        return path
+    candidates = [
+        fixture for fixture in texts if any(raw.get("operation") == operation and raw.get("lab") == lab for _, raw in fixture.cases)
+    ]
+    if wanted_id and len(candidates) > 1:
+        # Several topic files share the operation and lab: the id's prefix picks one.
+        matching = [fixture for fixture in candidates if wanted_id.startswith(_prefix(fixture, texts, operation))]
+        longest = max((len(_prefix(fixture, texts, operation)) for fixture in matching), default=0)
+        candidates = [fixture for fixture in matching if len(_prefix(fixture, texts, operation)) == longest] or candidates
+    if len(candidates) == 1:
+        return candidates[0].path
+    if not candidates:
+        raise ScaffoldError(f"no fixture file has {operation} cases for lab {lab}; name one with --file (e.g. ch0{lab[0]}/topic.yaml)")
+    listing = "\n  ".join(f"{fixture.display}  (ids {_prefix(fixture, texts, operation)}…)" for fixture in candidates)
+    raise ScaffoldError(f"several files hold {operation} cases for lab {lab}; choose one with --file:\n  {listing}")
+
+
+def _prefix(fixture: FixtureText | None, texts: list[FixtureText], operation: str) -> str:
+    """The id prefix the file uses for this operation: the words its ids share, e.g. ``sm-abort-``."""
+
+    def ids_in(files: list[FixtureText], any_operation: bool = False) -> list[str]:
+        return [
+            str(raw["id"])
+            for other in files
+            for _, raw in other.cases
+            if isinstance(raw.get("id"), str) and (any_operation or raw.get("operation") == operation)
+        ]
+
+    # This file's ids for the operation, else all its ids, else the operation's ids anywhere.
+    ids = (ids_in([fixture]) or ids_in([fixture], any_operation=True)) if fixture else []
+    ids = ids or ids_in(texts)
+    shared = _shared_words(ids)
+    return "-".join(shared) + "-" if shared else _DEFAULT_PREFIX[operation]
+
+
+def _shared_words(ids: list[str]) -> list[str]:
+    if not ids:
+        return []
+    words = [identifier.split("-") for identifier in ids]
+    shared: list[str] = []
+    for position, word in enumerate(words[0]):
+        if all(len(other) > position and other[position] == word for other in words):
+            shared.append(word)
+        else:
+            break
+    # One id alone gives no convention to read; its first two words usually name the topic (sm-abort-…).
+    return shared[: min(2, len(shared) - 1)] if len(shared) == len(words[0]) else shared
+
+
+def _choose_id(case_id: str | None, slug: str | None, prefix: str, taken: set[str]) -> str:
+    if case_id is not None and slug is not None:
+        raise ScaffoldError("give --id or --slug, not both")
+    if slug is not None:
+        if not _SLUG.match(slug):
+            raise ScaffoldError(f"--slug {slug!r}: lowercase words joined by '-'")
+        case_id = prefix + slug
+    if case_id is not None:
+        if not _CASE_ID.match(case_id):
+            raise ScaffoldError(f"--id {case_id!r}: lowercase words joined by '-' (^[a-z0-9]+(-[a-z0-9]+)*$)")
+        if case_id in taken:
+            raise ScaffoldError(f"id {case_id!r} is taken; ids are never reused")
+        return case_id
+    # A counter after the prefix: fresh, and never one that an existing case already has.
+    counter = 1 + sum(1 for identifier in taken if identifier.startswith(prefix))
+    while f"{prefix}{counter}" in taken:
+        counter += 1
+    return f"{prefix}{counter}"
+
+
+def render(case_id: str, operation: str, lab: str, dash_column: int = 2, key_column: int = 4) -> str:
+    """The scaffold case's text, as a block sequence item at the given columns."""
+    lines = [
+        f"id: {case_id}",
+        f'lab: "{lab}"',
+        f'clauses: ["TODO: the spec/spec.md clause ids this case checks, e.g. {_EXAMPLE_CLAUSE[operation]}"]',
+        'description: "TODO: one line, why this case exists (the bug or trap it catches)"',
+        f"operation: {operation}",
+        *_BODIES[operation].splitlines(),
+    ]
+    first = " " * dash_column + "-" + " " * (key_column - dash_column - 1) + lines[0]
+    return "\n".join([first, *(" " * key_column + line if line else "" for line in lines[1:])]) + "\n"
+
+
+def _append(fixture: FixtureText, case_id: str, operation: str, lab: str) -> Scaffolded:
+    assert fixture.document is not None
+    cases = fixture.document.root.get("cases") if fixture.document.root is not None else None
+    if cases is None or cases.kind != "sequence" or cases.flow or not cases.items:
+        raise ScaffoldError(f"{fixture.display}: `cases` is not a block list of cases; add the case by hand")
+    dash_column = cases.column
+    key_column = cases.items[0].column
+    text = fixture.text
+    # Insert after the line where the last case ends: the end of the file when `cases` is last.
+    end_of_line = text.find("\n", cases.end)
+    at = len(text) if end_of_line < 0 else end_of_line + 1
+    before = text[:at] if text[:at].endswith("\n") or not text[:at] else text[:at] + "\n"
+    separator = "" if before.endswith("\n\n") else "\n"
+    block = separator + render(case_id, operation, lab, dash_column, key_column)
+    fixture.path.write_text(before + block + text[at:], encoding="utf-8")
+    line = before.count("\n") + 1 + len(separator)
+    return Scaffolded(case_id, fixture.path, line)
+
+
+def _new_file(path: Path, case_id: str, operation: str, lab: str) -> Scaffolded:
+    """A new topic file: schema header, chapter, a topic placeholder and the case."""
+    siblings = [sibling for sibling in sorted(path.parent.glob("*.y*ml")) if sibling.is_file()] if path.parent.is_dir() else []
+    header = next((line for line in (_first_line(sibling) for sibling in siblings) if line.startswith(HEADER_PREFIX)), None)
+    if header is None:
+        # Relative, so that it keeps resolving in a checkout moved elsewhere and in an exported bundle.
+        header = HEADER_PREFIX + Path(os.path.relpath(schemas_dir() / SCHEMA_FILE, path.parent.resolve())).as_posix()
+    lines = [header, f'chapter: "0{lab[0]}"', 'topic: "TODO: what the cases in this file are about"', "cases:"]
+    head = "\n".join(lines) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(head + render(case_id, operation, lab), encoding="utf-8")
+    return Scaffolded(case_id, path, len(lines) + 1)
+
+
+def _first_line(path: Path) -> str:
+    with path.open(encoding="utf-8") as handle:
+        return handle.readline().rstrip("\n")

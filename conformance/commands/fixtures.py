@@ -1,0 +1,162 @@
+"""``pi-conformance fixtures``: the fixture authors' toolkit (lint, coverage, new, regen, export)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from conformance.authoring import coverage
+from conformance.authoring.export import ExportRefused, export_bundle
+from conformance.authoring.lint import lint
+from conformance.authoring.regen import RegenRefused, regenerate, write
+from conformance.authoring.scaffold import ScaffoldError, scaffold_case
+from conformance.authoring.version import VersionError, spec_version
+from conformance.cases import LABS, OPERATIONS
+from conformance.clauses import load_clauses
+from conformance.loader import load_suite
+from conformance.paths import fixtures_dir
+
+EXIT_PROBLEMS = 1
+EXIT_USAGE = 2
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``fixtures`` and its subcommands to the command line."""
+    fixtures = commands.add_parser(
+        "fixtures",
+        help="tools for fixture authors: lint, coverage, new, regen, export",
+        description="Tools for fixture authors (see CONTRIBUTING.md).",
+    )
+    subcommands = fixtures.add_subparsers(dest="fixtures_command", required=True, metavar="SUBCOMMAND")
+
+    lint_parser = subcommands.add_parser("lint", help="report every problem in the fixture files as file:line: case-id: message")
+    _fixtures_option(lint_parser)
+    lint_parser.set_defaults(handler=lint_command)
+
+    coverage_parser = subcommands.add_parser("coverage", help="spec clauses against the cases that check them (unchecked first)")
+    _fixtures_option(coverage_parser)
+    coverage_parser.add_argument("--format", choices=("markdown", "json"), default="markdown", help="report format (default: markdown)")
+    coverage_parser.add_argument("--output", help="write the report to this file instead of standard output")
+    coverage_parser.add_argument("--check", action="store_true", help="exit 1 when a clause has no case")
+    coverage_parser.set_defaults(handler=coverage_command)
+
+    new_parser = subcommands.add_parser("new", help="append a scaffold case (fresh id, TODO placeholders) to the right file")
+    _fixtures_option(new_parser)
+    new_parser.add_argument("--operation", required=True, choices=sorted(OPERATIONS), help="the case's operation")
+    new_parser.add_argument("--lab", required=True, choices=LABS, help="the case's lab")
+    naming = new_parser.add_mutually_exclusive_group()
+    naming.add_argument("--id", dest="case_id", help="the new case's id (default: the file's id prefix and a counter)")
+    naming.add_argument("--slug", help="words after the file's id prefix, e.g. abort-twice gives sm-abort-abort-twice")
+    new_parser.add_argument("--file", help="fixture file, relative to the fixtures folder (e.g. ch04/aborts.yaml); created if new")
+    new_parser.set_defaults(handler=new_command)
+
+    regen_parser = subcommands.add_parser("regen", help="recompute cases' expectations from the reference and show the diff")
+    _fixtures_option(regen_parser)
+    regen_parser.add_argument("case_ids", nargs="+", metavar="CASE_ID", help="ids of the cases to regenerate")
+    regen_parser.add_argument("--write", action="store_true", help="write the change (default: only show the diff)")
+    regen_parser.set_defaults(handler=regen_command)
+
+    export_parser = subcommands.add_parser("export", help="write a versioned bundle (YAML, JSON, schemas, spec, manifest)")
+    _fixtures_option(export_parser)
+    export_parser.add_argument("dir", help="the bundle folder (new or empty)")
+    export_parser.add_argument("--force", action="store_true", help="replace an earlier bundle in that folder")
+    export_parser.set_defaults(handler=export_command)
+
+
+def _fixtures_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--fixtures", help="fixtures folder (default: the bundled fixtures)")
+
+
+def _root(args: argparse.Namespace) -> Path:
+    return Path(args.fixtures) if args.fixtures else fixtures_dir()
+
+
+def lint_command(args: argparse.Namespace) -> int:
+    """Print every problem; 1 when there is any."""
+    problems = lint(_root(args))
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"fixtures lint: {len(problems)} problem(s)", file=sys.stderr)
+        return EXIT_PROBLEMS
+    print("fixtures lint: no problems", file=sys.stderr)
+    return 0
+
+
+def coverage_command(args: argparse.Namespace) -> int:
+    """Print (or write) the coverage report; with ``--check``, 1 when a clause has no case."""
+    suite = load_suite(_root(args))
+    try:
+        version = spec_version()
+    except VersionError as error:
+        print(f"fixtures coverage: {error}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    table = coverage.compute(load_clauses(), suite.cases, version, broken=len(suite.broken))
+    report = coverage.to_json(table) if args.format == "json" else coverage.to_markdown(table)
+    if args.output:
+        Path(args.output).write_text(report, encoding="utf-8")
+    else:
+        sys.stdout.write(report)
+    print(f"fixtures {table.summary()}", file=sys.stderr)
+    return EXIT_PROBLEMS if args.check and table.unchecked else 0
+
+
+def new_command(args: argparse.Namespace) -> int:
+    """Append a scaffold case and print where it went."""
+    try:
+        written = scaffold_case(_root(args), args.operation, args.lab, case_id=args.case_id, slug=args.slug, file=args.file)
+    except ScaffoldError as error:
+        print(f"fixtures new: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"{_relative(written.path)}:{written.line}: {written.case_id}: scaffold added")
+    print(
+        "next: replace every TODO with what the spec prescribes, then run\n"
+        "  pi-conformance fixtures lint\n"
+        f"  pi-conformance run -k {written.case_id}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def regen_command(args: argparse.Namespace) -> int:
+    """Show (and with ``--write``, apply) regenerated expectations; 1 when anything was refused."""
+    try:
+        result = regenerate(args.case_ids, _root(args))
+    except RegenRefused as error:
+        print(f"fixtures regen: refused: {error}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    sys.stdout.write(result.diff)
+    for note in result.notes:
+        print(note, file=sys.stderr)
+    for refusal in result.refused:
+        print(f"refused: {refusal}", file=sys.stderr)
+    if args.write:
+        for path in write(result):
+            print(f"wrote {_relative(path)}", file=sys.stderr)
+    elif result.diff:
+        print("fixtures regen: nothing written; review the diff, then re-run with --write to apply it", file=sys.stderr)
+    return EXIT_PROBLEMS if result.refused else 0
+
+
+def export_command(args: argparse.Namespace) -> int:
+    """Write the bundle and print its version and content hash."""
+    target = Path(args.dir)
+    try:
+        document = export_bundle(target, _root(args), force=args.force)
+    except (ExportRefused, VersionError) as error:
+        print(f"fixtures export: {error}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    cases = document["cases"]
+    count = len(cases) if isinstance(cases, list) else 0
+    print(f"{_relative(target)}: {count} cases, spec and fixtures {document['bundle_version']}, content hash {document['content_hash']}")
+    return 0
+
+
+def _relative(path: Path) -> str:
+    """A path as the user would type it: relative to the current folder when inside it."""
+    try:
+        return os.path.relpath(path) if path.resolve().is_relative_to(Path.cwd().resolve()) else str(path)
+    except (OSError, ValueError):  # no current folder (it was the bundle folder, replaced)
+        return str(path)

@@ -1,0 +1,95 @@
+"""Helpers for the fixture toolkit's tests (scratch fixture folders, the CLI), and tests of its building blocks."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conformance import cli
+from conformance.authoring import canonical, placeholders, yamltext
+from conformance.authoring.files import read
+from tests.conftest import REPO
+
+# Small, self-contained real cases: one file each, every lab present.
+DEFAULT_PICKS: dict[str, list[str]] = {
+    "ch03/constructors.yaml": ["make-text-readme-explanation", "make-text-empty"],
+    "ch03/text-of.yaml": ["text-of-fault-experiment-tool-name-excluded", "text-of-readme-user"],
+    "ch03/event-stream.yaml": ["stream-end-wakes-waiting-consumer"],
+    "ch04/text-turns.yaml": ["sm-text-result-only-never-consumed"],
+    "ch04/exhaustion.yaml": ["sm-exhaust-result-without-consume-resolves"],
+}
+
+
+def extract(relative: str, ids: list[str]) -> str:
+    """A fixture file holding only the cases ``ids`` of a real file, copied as text (header and all)."""
+    source = REPO / "fixtures" / relative
+    fixture = read(source, source.parent.parent)
+    head = fixture.text[: fixture.text.index("\ncases:\n") + len("\ncases:\n")]
+    chunks = []
+    for node, raw in fixture.cases:
+        if raw["id"] in ids:
+            line_start = fixture.text.rfind("\n", 0, node.start) + 1
+            chunks.append(fixture.text[line_start : node.end] + "\n")
+    assert len(chunks) == len(ids), f"missing cases in {relative}"
+    return head + "\n".join(chunks)
+
+
+def scratch(tmp_path: Path, picks: dict[str, list[str]] | None = None) -> Path:
+    """``tmp/fixtures`` with the picked cases, and ``tmp/spec/schemas`` so that schema headers resolve."""
+    root = tmp_path / "fixtures"
+    for relative, ids in (picks or DEFAULT_PICKS).items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(extract(relative, ids), encoding="utf-8")
+    schemas = tmp_path / "spec" / "schemas"
+    schemas.mkdir(parents=True)
+    shutil.copy(REPO / "spec" / "schemas" / "fixture-file.schema.json", schemas)
+    return root
+
+
+def run_fixtures(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """``pi-conformance fixtures ARGS`` in process: exit code, stdout, stderr."""
+    code = cli.main(["fixtures", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def line_of(path: Path, fragment: str) -> int:
+    """1-based line of the first line of ``path`` containing ``fragment``."""
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if fragment in line:
+            return number
+    raise AssertionError(f"{fragment!r} not in {path}")
+
+
+def test_scratch_fixtures_load_cleanly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = scratch(tmp_path)
+    assert run_fixtures(capsys, "lint", "--fixtures", str(root))[0] == 0
+
+
+def test_nodes_know_their_lines_and_aliases_their_own_position() -> None:
+    text = "a: &x\n  b: 1\nc: [*x, 'q']\nd: |\n  two\n  lines\n\ne: end\n"
+    document = yamltext.parse(text)
+    assert document.root is not None
+    alias = document.root.get("c")
+    assert alias is not None and alias.in_flow is False and alias.flow is True
+    [used] = document.aliases
+    assert (used.line, text[used.start : used.end], used.target is document.root.get("a")) == (3, "*x", True)
+    block_scalar = document.root.get("d")
+    assert block_scalar is not None and text[block_scalar.start : block_scalar.end] == "|\n  two\n  lines"
+    assert yamltext.line_of(document.root, ["c", 1]) == 3
+
+
+def test_canonical_json_is_strict_and_layout_free() -> None:
+    assert canonical.same({"a": 1, "b": [True]}, {"b": [True], "a": 1})
+    assert not canonical.same(1, True) and not canonical.same(1, 1.0)
+    assert canonical.inputs_key("x", {}, [{"action": "a", "expect": 1}]) == canonical.inputs_key("x", {}, [{"action": "a"}])
+
+
+def test_placeholder_paths_cover_their_descendants_only() -> None:
+    assert placeholders.covers("input.message", "input.message")
+    assert placeholders.covers("input.message", "input.message.content[0]")
+    assert not placeholders.covers("input.message", "input.messages")
+    assert list(placeholders.find({"a": ["x", "TODO: y"]})) == [(["a", 1], "TODO: y")]
