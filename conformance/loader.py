@@ -53,7 +53,7 @@ def load_suite(root: Path | None = None, clauses: Mapping[str, Clause] | None = 
     suite = Suite(root)
     first_seen: dict[str, str] = {}
     for path in fixture_files(root):
-        relative = _display_path(path, root)
+        relative = display_path(path, root)
         for entry in _load_file(path, relative, registry):
             if isinstance(entry, Case) and entry.id in first_seen:
                 entry = BrokenCase(
@@ -73,7 +73,8 @@ def load_suite(root: Path | None = None, clauses: Mapping[str, Clause] | None = 
     return suite
 
 
-def _display_path(path: Path, root: Path) -> str:
+def display_path(path: Path, root: Path) -> str:
+    """A fixture file's name in problems and reports: relative to the fixtures folder's parent."""
     try:
         return str(path.resolve().relative_to(root.resolve().parent))
     except ValueError:

@@ -9,6 +9,7 @@ import yaml
 
 from conformance.authoring import yamltext
 from conformance.jsontypes import JsonObject, JsonValue
+from conformance.loader import display_path
 
 
 @dataclass
@@ -30,14 +31,6 @@ class FixtureText:
         assert isinstance(raw_cases, list)
         nodes = yamltext.case_nodes(self.document)
         return [(node, raw) for node, raw in zip(nodes, raw_cases, strict=False) if isinstance(raw, dict)]
-
-
-def display_path(path: Path, root: Path) -> str:
-    """The file's name in problems: relative to the fixtures folder's parent, as the loader prints it."""
-    try:
-        return str(path.resolve().relative_to(root.resolve().parent))
-    except ValueError:
-        return str(path)
 
 
 def real_path(display: str, root: Path) -> Path:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from conformance.authoring import placeholders, yamltext
 from conformance.authoring.canonical import inputs_key
-from conformance.authoring.files import FixtureText, display_path, read
+from conformance.authoring.files import FixtureText, read
 from conformance.authoring.problems import Problem
 from conformance.cases import LABS, Case
 from conformance.jsontypes import JsonObject
-from conformance.loader import Suite, fixture_files, load_suite
+from conformance.loader import Suite, display_path, fixture_files, load_suite
 from conformance.paths import fixtures_dir
 
 SCHEMA_FILE = "fixture-file.schema.json"
