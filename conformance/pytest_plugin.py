@@ -20,6 +20,7 @@ from conformance.cases import LABS, BrokenCase, Case
 from conformance.clauses import Clause, load_clauses
 from conformance.execution import run_case
 from conformance.feedback import failure_report
+from conformance.grading.baseline import Baseline, BaselineError, Verdict, baseline_document, compare, load_baseline, write_baseline
 from conformance.loader import Suite, load_suite
 from conformance.report import CaseResult, summary_lines, write_json_report
 
@@ -45,6 +46,8 @@ class RunState:
     suite: Suite | None = None
     adapter: Adapter | None = None
     results: list[CaseResult] = field(default_factory=list)
+    baseline: Baseline | None = None
+    write_baseline: Path | None = None
 
     def get_adapter(self) -> Adapter:
         if self.adapter is None:
@@ -73,6 +76,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--cpu-limit", type=int, default=None, help="CPU-time limit in seconds for a process implementation")
     group.addoption("--memory-limit", type=int, default=None, help="address-space limit in MiB for a process implementation")
     group.addoption("--build", action="store_true", default=False, help="build a pi-course project before checking it")
+    group.addoption(
+        "--baseline", default=None, help="known failures (YAML/JSON); a listed case that fails is xfail, one that passes fails (stale)"
+    )
+    group.addoption("--write-baseline", default=None, help="write the cases that did not pass as a baseline file")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -92,6 +99,13 @@ def pytest_configure(config: pytest.Config) -> None:
         build=config.getoption("--build"),
     )
     STATE.clauses = load_clauses()
+    baseline = config.getoption("--baseline")
+    try:
+        STATE.baseline = load_baseline(Path(baseline)) if baseline else None
+    except BaselineError as error:
+        raise pytest.UsageError(str(error)) from error
+    written = config.getoption("--write-baseline")
+    STATE.write_baseline = Path(written) if written else None
     STATE.results = []
     STATE.suite = None
     STATE.adapter = None
@@ -168,8 +182,14 @@ def check_case(entry: Case | BrokenCase, adapter: Adapter) -> None:
     """Run one case and turn its outcome into a pytest result."""
     outcome = run_case(adapter, entry, STATE.timeout_s)
     STATE.results.append(CaseResult(outcome, entry.lab or "?", entry.chapter or "?"))
+    baseline = STATE.baseline
+    known = baseline.cases.get(entry.id) if baseline is not None else None
     if outcome.status == "passed":
+        if baseline is not None and known is not None:
+            pytest.fail(f"[stale baseline] {entry.id} passes now; remove it from {baseline.source}", pytrace=False)
         return
+    if known is not None:
+        pytest.xfail(f"in the baseline: {known}")
     if outcome.status == "skipped":
         pytest.skip(outcome.message)
     message = failure_report(entry, outcome, STATE.clauses) if isinstance(entry, Case) else outcome.message
@@ -186,3 +206,17 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if STATE.report_json is not None:
         write_json_report(STATE.report_json, STATE.results)
         terminalreporter.write_line(f"  report written to {STATE.report_json}")
+    if STATE.baseline is not None:
+        for line in baseline_verdict().lines(STATE.baseline.source):
+            terminalreporter.write_line(line)
+    if STATE.write_baseline is not None:
+        outcomes = [(result.outcome.case_id, result.outcome.status, result.outcome.message) for result in STATE.results]
+        write_baseline(STATE.write_baseline, baseline_document(outcomes, STATE.baseline, name))
+        terminalreporter.write_line(f"  baseline written to {STATE.write_baseline}")
+
+
+def baseline_verdict() -> Verdict:
+    """How this session's results compare with ``--baseline``."""
+    assert STATE.baseline is not None
+    known_ids = [entry.id for entry in _entries(STATE.get_suite())]
+    return compare(STATE.baseline, [(result.outcome.case_id, result.outcome.status) for result in STATE.results], known_ids)

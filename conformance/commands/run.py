@@ -31,6 +31,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     run.add_argument("--timeout", type=float, help="per-operation timeout in seconds (default 1)")
     run.add_argument("--report-json", help="write a JSON report to this file")
     run.add_argument("-v", "--verbose", action="store_true", help="list every case")
+    run.add_argument(
+        "--baseline", metavar="FILE", help="known failures (YAML/JSON, case id -> reason); exit 1 on an unexpected failure or a stale entry"
+    )
+    run.add_argument(
+        "--write-baseline", metavar="FILE", help="write the cases that did not pass as a baseline (reasons kept from --baseline)"
+    )
     process = run.add_argument_group("process implementations (cmd:, pi-course:)")
     process.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="add to the program's minimal environment")
     process.add_argument("--cpu-limit", type=int, metavar="SECONDS", help="CPU-time limit of the program")
@@ -62,18 +68,25 @@ def pytest_arguments(args: argparse.Namespace) -> list[str]:
         argv += ["--memory-limit", str(args.memory_limit)]
     if args.build:
         argv.append("--build")
+    if args.baseline:
+        argv += ["--baseline", args.baseline]
+    if args.write_baseline:
+        argv += ["--write-baseline", args.write_baseline]
     return argv
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Run the suite; 0 exactly when every selected case passed."""
+    """Run the suite; 0 exactly when every selected case passed (with --baseline: when the baseline holds)."""
     code = pytest.main(pytest_arguments(args))
     # Imported after pytest has started, so that pytest-cases is loaded (and rewritten) by pytest.
-    from conformance.pytest_plugin import STATE
+    from conformance.pytest_plugin import STATE, baseline_verdict
 
     if code in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.INTERRUPTED):
         return int(code)
     if not STATE.results:
         print("pi-conformance: no case matches the selection", file=sys.stderr)
         return EXIT_NO_CASES
+    if STATE.baseline is not None:
+        # Known failures are fine; a regression or a case that now passes (stale) is not.
+        return 0 if baseline_verdict().holds else 1
     return 0 if all(result.outcome.status == "passed" for result in STATE.results) else 1
