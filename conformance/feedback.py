@@ -42,8 +42,20 @@ def trace_table(expected: list[str], actual: list[str], marked: int | None) -> l
     return rows
 
 
-def failure_report(case: Case, outcome: Outcome, clauses: Mapping[str, Clause]) -> str:
-    """The full feedback for a failed or errored case."""
+def first_difference(expected: list[str], actual: list[str]) -> int | None:
+    """The first row where two event-type lists differ (an extra or missing event included)."""
+    for index in range(max(len(expected), len(actual))):
+        if index >= len(expected) or index >= len(actual) or expected[index] != actual[index]:
+            return index
+    return None
+
+
+def failure_report(case: Case, outcome: Outcome, clauses: Mapping[str, Clause], clause_limit: int | None = _CLAUSE_TEXT_LIMIT) -> str:
+    """The full feedback for a failed or errored case.
+
+    ``clause_limit`` cuts each clause's text (the pytest output stays short); ``None``
+    quotes it whole, as grading reports do.
+    """
     lines = [outcome.message]
     lines.append(f"  case:    {case.id} (lab {case.lab}): {case.description}")
     lines.append(f"  fixture: {case.location}")
@@ -54,8 +66,8 @@ def failure_report(case: Case, outcome: Outcome, clauses: Mapping[str, Clause]) 
     for clause_id in case.clauses:
         clause = clauses.get(clause_id)
         text = clause.text if clause else "(unknown clause)"
-        if len(text) > _CLAUSE_TEXT_LIMIT:
-            text = text[: _CLAUSE_TEXT_LIMIT - 1] + "…"
+        if clause_limit is not None and len(text) > clause_limit:
+            text = text[: clause_limit - 1] + "…"
         lines.append(f"  clause:  {clause_id}: {text}")
     lines.extend(_trace_lines(case, outcome))
     if case.hint:
@@ -74,5 +86,5 @@ def _trace_lines(case: Case, outcome: Outcome) -> list[str]:
     observed_steps = outcome.observation.get("steps")
     observed = observed_steps[step_index] if isinstance(observed_steps, list) else None
     actual = event_types(observed.get("events") if isinstance(observed, dict) else None)
-    marked = int(match["index"]) if match["index"] is not None else None
+    marked = int(match["index"]) if match["index"] is not None else first_difference(expected, actual)
     return ["  events (expected | actual):", *trace_table(expected, actual, marked)]

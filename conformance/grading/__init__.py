@@ -1,0 +1,13 @@
+"""Grading: rubric scores, feedback students can act on, report formats and batch grading.
+
+One job per module:
+
+- ``rubric``: load and check a rubric (``default_rubric.yaml`` ships with the package).
+- ``scoring``: turn case outcomes into per-case, per-lab and total points.
+- ``grader``: grade one submission without pytest (load, resolve, run, always close).
+- ``status``: say what happened to a submission (ok, build-failed, crashed, timed-out, ...).
+- ``feedback``: the per-case text a student reads.
+- ``formats``: terminal, Markdown, JUnit XML, Gradescope ``results.json`` and JSON writers.
+- ``batch``, ``progress``, ``shard``, ``gradebook``: a class at once, spread over machines.
+- ``baseline``: known failures of a port, for ``pi-conformance run --baseline``.
+"""

@@ -1,0 +1,38 @@
+"""The text a student reads for one case, in every report format.
+
+Built on :func:`conformance.feedback.failure_report` (first divergence with its path, case,
+fixture file:line, step, clauses, event traces side by side, first hint rung), but quoting
+each clause whole: a grading report is read once and carefully, a pytest log is skimmed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from conformance.clauses import Clause
+from conformance.feedback import failure_report
+from conformance.grading.scoring import GradedCase
+
+_ONE_LINE_LIMIT = 160
+
+
+def case_feedback(graded: GradedCase, clauses: Mapping[str, Clause]) -> str:
+    """Everything a student needs to act on a case that did not pass ("" for a passed case)."""
+    case, outcome = graded.case, graded.outcome
+    if outcome.status == "passed":
+        return ""
+    if outcome.status == "skipped":
+        return "\n".join(
+            [
+                f"skipped: {outcome.message}",
+                f"  case:    {case.id} (lab {case.lab}): {case.description}",
+                f"  fixture: {case.location}",
+            ]
+        )
+    return failure_report(case, outcome, clauses, clause_limit=None)
+
+
+def one_line(graded: GradedCase, limit: int = _ONE_LINE_LIMIT) -> str:
+    """The outcome's first line, cut to ``limit`` characters, for lists and gradebooks."""
+    text = graded.outcome.message.strip().splitlines()[0] if graded.outcome.message.strip() else graded.outcome.status
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,70 @@
+"""The JSON report: everything the grader knows, for tools (dashboards, regrade scripts)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from conformance.clauses import Clause
+from conformance.grading.feedback import case_feedback
+from conformance.grading.grader import SubmissionResult
+from conformance.jsontypes import JsonObject, JsonValue
+
+FORMAT_VERSION = 1
+_DIGITS = 4
+
+
+def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObject:
+    """The report as a JSON object."""
+    cases: list[JsonValue] = []
+    for graded in result.score.cases:
+        outcome = graded.outcome
+        divergence: JsonValue = None
+        if outcome.divergence is not None:
+            d = outcome.divergence
+            divergence = {"path": d.path, "expected": d.expected, "actual": d.actual, "note": d.note}
+        cases.append(
+            {
+                "id": graded.case.id,
+                "lab": graded.case.lab,
+                "status": outcome.status,
+                "points": round(graded.points, _DIGITS),
+                "max_points": round(graded.max_points, _DIGITS),
+                "weight": graded.weight,
+                "held_out": graded.held_out,
+                "fixture": graded.case.location,
+                "clauses": list(graded.case.clauses),
+                "message": outcome.message,
+                "divergence": divergence,
+                "step_index": outcome.step_index,
+                "hint": graded.case.hint[0] if graded.case.hint and not graded.passed else None,
+                "feedback": case_feedback(graded, clauses),
+                "duration_s": round(outcome.duration_s, 6),
+            }
+        )
+    return {
+        "format": "pi-conformance-grade",
+        "version": FORMAT_VERSION,
+        "submission": result.name,
+        "impl": result.impl,
+        "implementation": result.implementation,
+        "status": result.status,
+        "detail": result.detail,
+        "rubric": {"name": result.rubric.name, "source": result.rubric.source},
+        "points": round(result.score.points, _DIGITS),
+        "max_points": round(result.score.max_points, _DIGITS),
+        "passed": result.score.passed,
+        "total": result.score.total,
+        "duration_s": round(result.duration_s, 3),
+        "build_report": result.build_report,
+        "labs": [
+            {"lab": lab.lab, "points": round(lab.points, _DIGITS), "max_points": round(lab.max_points, _DIGITS), **lab.counts}
+            for lab in result.score.labs
+        ],
+        "cases": cases,
+    }
+
+
+def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
+    """The report as JSON text."""
+    return json.dumps(document(result, clauses), ensure_ascii=False, indent=2) + "\n"

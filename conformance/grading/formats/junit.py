@@ -1,0 +1,75 @@
+"""JUnit XML, the format CI systems and most dashboards read.
+
+The common structure (the Ant/Jenkins ``JUnit.xsd`` family): ``<testsuites>`` holding one
+``<testsuite>`` per lab, one ``<testcase>`` per case whose ``classname`` is the lab and
+``name`` the case id, with a ``<failure>``, ``<error>`` or ``<skipped>`` child when it did
+not pass. Counts and times are attributes; each suite's points are ``<properties>``.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+
+from conformance.clauses import Clause
+from conformance.grading.feedback import case_feedback, one_line
+from conformance.grading.formats.common import points
+from conformance.grading.grader import SubmissionResult
+
+_CHILD = {"failed": "failure", "errored": "error", "skipped": "skipped"}
+
+
+def _time(seconds: float) -> str:
+    return f"{seconds:.3f}"
+
+
+def _xml_text(text: str) -> str:
+    # XML 1.0 cannot carry most control characters, and student output may contain them.
+    return "".join(char if char in "\t\n\r" or ord(char) >= 0x20 else f"\\x{ord(char):02x}" for char in text)
+
+
+def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
+    """The report as JUnit XML."""
+    graded_cases = result.score.cases
+    root = ET.Element("testsuites", name=f"pi-conformance: {result.name}")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    total_time = 0.0
+    for lab in result.score.labs:
+        cases = [graded for graded in graded_cases if graded.case.lab == lab.lab]
+        lab_time = sum(graded.outcome.duration_s for graded in cases)
+        total_time += lab_time
+        counts = {
+            "tests": len(cases),
+            "failures": lab.counts.get("failed", 0),
+            "errors": lab.counts.get("errored", 0),
+            "skipped": lab.counts.get("skipped", 0),
+        }
+        for key, value in counts.items():
+            totals[key] += value
+        attributes = {"name": f"lab {lab.lab}", **{key: str(value) for key, value in counts.items()}, "time": _time(lab_time)}
+        suite = ET.SubElement(root, "testsuite", attributes)
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", name="points", value=points(lab.points))
+        ET.SubElement(properties, "property", name="max_points", value=points(lab.max_points))
+        for graded in cases:
+            testcase = ET.SubElement(
+                suite,
+                "testcase",
+                classname=f"pi-conformance.lab_{lab.lab.replace('.', '_')}",
+                name=graded.case.id,
+                file=graded.case.file,
+                line=str(graded.case.line),
+                time=_time(graded.outcome.duration_s),
+            )
+            child = _CHILD.get(graded.outcome.status)
+            if child is None:
+                continue
+            element = ET.SubElement(testcase, child, message=_xml_text(one_line(graded)))
+            if child != "skipped":
+                element.set("type", graded.outcome.status)
+                element.text = _xml_text(case_feedback(graded, clauses))
+    for key, value in totals.items():
+        root.set(key, str(value))
+    root.set("time", _time(total_time))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -1,0 +1,61 @@
+"""The Markdown report: a score table, then every case that did not pass with its full feedback."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from conformance.clauses import Clause
+from conformance.grading.feedback import case_feedback
+from conformance.grading.formats.common import not_passed_by_lab, points, skipped_reasons
+from conformance.grading.grader import SubmissionResult
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _fence(text: str) -> str:
+    # A fence longer than any backtick run inside, so student output cannot close it early.
+    longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
+    """The report as Markdown."""
+    lines = [
+        f"# pi-conformance grade: {result.name}",
+        "",
+        f"**Total: {points(result.score.points)} / {points(result.score.max_points)}** "
+        f"({result.score.passed}/{result.score.total} cases passed)",
+        "",
+        f"- status: `{result.status}`" + (f": {_cell(result.detail)}" if result.detail else ""),
+        f"- implementation: `{result.implementation}` (`{result.impl}`)",
+        f"- rubric: {result.rubric.name}",
+        "",
+        "| lab | points | max | passed | failed | errored | skipped |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for lab in result.score.labs:
+        counts = lab.counts
+        lines.append(
+            f"| {lab.lab} | {points(lab.points)} | {points(lab.max_points)} | {lab.passed}/{lab.total} "
+            f"| {counts.get('failed', 0)} | {counts.get('errored', 0)} | {counts.get('skipped', 0)} |"
+        )
+    if result.build_report:
+        lines += ["", "## Build output", "", _fence(result.build_report)]
+    failing = not_passed_by_lab(result)
+    skipped = not_passed_by_lab(result, ("skipped",))
+    for lab in result.score.labs:
+        if lab.lab not in failing and lab.lab not in skipped:
+            continue
+        lines += ["", f"## Lab {lab.lab}: {lab.passed}/{lab.total} passed, {points(lab.points)} / {points(lab.max_points)} points"]
+        if result.status != "build-failed":
+            for graded in failing.get(lab.lab, []):
+                held = " (held out)" if graded.held_out else ""
+                lines += ["", f"### `{graded.case.id}`: {graded.outcome.status}{held}", "", _fence(case_feedback(graded, clauses))]
+        reasons = skipped_reasons(skipped.get(lab.lab, []))
+        if reasons:
+            lines += ["", "Skipped (no points):", ""]
+            lines += [f"- {count} case{'s' if count != 1 else ''}: {_cell(reason)}" for reason, count in reasons]
+    return "\n".join(lines) + "\n"

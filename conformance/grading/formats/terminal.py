@@ -1,0 +1,96 @@
+"""The summary ``pi-conformance grade`` prints: points per lab, failing cases by lab, feedback.
+
+Every failing case is listed with its first divergence; full feedback is printed for a few
+per lab, so one bug that fails forty cases does not bury the summary. The Markdown and JSON
+reports carry all of it.
+
+Which cases get full feedback: first those whose hint is about what diverged (a key of the
+divergence path, such as ``partial`` or ``threw``, is a word of the hint's first rung), then
+the rest in fixture order. A case's hint is written for the bug the case targets; a case that
+fails for another reason would show a hint about the wrong bug.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from conformance.clauses import Clause
+from conformance.grading.feedback import case_feedback, one_line
+from conformance.grading.formats.common import lab_counts, not_passed_by_lab, points, skipped_reasons
+from conformance.grading.grader import SubmissionResult
+from conformance.grading.scoring import GradedCase
+
+DEFAULT_DETAILS_PER_LAB = 2
+_PATH_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Keys on almost every scenario path: they say nothing about which bug it is.
+_GENERIC_KEYS = frozenset({"steps", "events"})
+_BUILD_LINES = 20
+
+
+def render(
+    result: SubmissionResult,
+    clauses: Mapping[str, Clause],
+    details_per_lab: int | None = DEFAULT_DETAILS_PER_LAB,
+    list_cases: bool = True,
+) -> str:
+    """The terminal summary.
+
+    ``details_per_lab=None`` prints feedback for every failing case, ``0`` for none;
+    ``list_cases=False`` leaves out the lists of failing and skipped cases too (just the
+    points table), for summaries that must not name held-out cases.
+    """
+    lines = [f"pi-conformance grade: {result.name}", f"  implementation: {result.implementation}   rubric: {result.rubric.name}", ""]
+    width = len(points(result.score.max_points))
+    count_width = max((len(str(lab.total)) for lab in result.score.labs), default=1)
+    for lab in result.score.labs:
+        ratio = f"{lab.passed:>{count_width}}/{lab.total:<{count_width}}"
+        earned = f"{points(lab.points):>{width}} / {points(lab.max_points):<{width}}"
+        lines.append(f"  lab {lab.lab:<5}{earned}  {ratio} passed  {lab_counts(lab)}".rstrip())
+    total = f"{result.score.passed}/{result.score.total}"
+    lines.append(f"  {'total':<9}{points(result.score.points):>{width}} / {points(result.score.max_points):<{width}}  {total} passed")
+    lines.append(f"  status   {result.status}" + (f": {result.detail}" if result.detail else ""))
+    if result.build_report:
+        build_lines = result.build_report.splitlines()
+        lines += ["", "build output:", *(f"  {line}" for line in build_lines[:_BUILD_LINES])]
+        if len(build_lines) > _BUILD_LINES:
+            lines.append(f"  … {len(build_lines) - _BUILD_LINES} more lines in build.log")
+
+    if not list_cases:
+        return "\n".join(lines) + "\n"
+    failing = not_passed_by_lab(result)
+    if failing and result.status != "build-failed":
+        lines += ["", "failing cases"]
+        for lab_name, cases in failing.items():
+            lines.append(f"  lab {lab_name} ({len(cases)})")
+            lines += [f"    {graded.case.id}{' (held out)' if graded.held_out else ''}: {one_line(graded)}" for graded in cases]
+    skipped = not_passed_by_lab(result, ("skipped",))
+    if skipped:
+        lines += ["", "skipped cases (they earn no points)"]
+        for lab_name, cases in skipped.items():
+            for reason, count in skipped_reasons(cases):
+                lines.append(f"  lab {lab_name}: {count} skipped: {reason}")
+
+    if failing and result.status != "build-failed" and details_per_lab != 0:
+        shown = "every failing case" if details_per_lab is None else f"up to {details_per_lab} per lab, those whose hint fits first"
+        lines += ["", f"feedback ({shown}; the --markdown and --json reports have every case)"]
+        for lab_name, cases in failing.items():
+            chosen = sorted(cases, key=lambda graded: not hint_fits(graded))  # stable: fixture order otherwise
+            for graded in chosen if details_per_lab is None else chosen[:details_per_lab]:
+                lines += [
+                    "",
+                    f"── lab {lab_name}: {graded.case.id} " + "─" * max(0, 60 - len(graded.case.id)),
+                    case_feedback(graded, clauses),
+                ]
+    return "\n".join(lines) + "\n"
+
+
+def hint_fits(graded: GradedCase) -> bool:
+    """True when the case's first hint rung names a key of the path where the case diverged."""
+    divergence = graded.outcome.divergence
+    if not graded.case.hint or divergence is None:
+        return False
+    keys = {key for key in _PATH_KEY.findall(divergence.path) if key not in _GENERIC_KEYS}
+    words = set(_WORD.findall(graded.case.hint[0]))
+    return bool(keys & words)

@@ -1,0 +1,178 @@
+"""Grade one submission: build it (optionally), run the rubric's cases with a fresh adapter, score.
+
+Grading drives :func:`conformance.execution.run_case` directly instead of going through
+pytest: it is faster, gives structured outcomes, and lets a batch run many submissions in
+one process. Nothing a submission does makes :func:`grade_submission` raise; what happened
+is its :class:`SubmissionResult`'s ``status``.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from conformance.adapter import Adapter
+from conformance.adapters.resolve import ImplSpecError, resolve_adapter
+from conformance.adapters.settings import ImplSettings
+from conformance.cases import Case
+from conformance.clauses import Clause, load_clauses
+from conformance.execution import Outcome, run_case
+from conformance.grading.rubric import Rubric, RubricError
+from conformance.grading.scoring import Score, score
+from conformance.grading.status import NOT_RUN, SubmissionStatus, classify
+from conformance.loader import load_suite
+
+
+@dataclass(frozen=True)
+class GradingContext:
+    """What every submission of a run is graded against: the rubric, its cases, the clauses."""
+
+    rubric: Rubric
+    cases: tuple[Case, ...]
+    clauses: Mapping[str, Clause]
+
+
+def prepare(rubric: Rubric, fixtures: Path | None = None) -> GradingContext:
+    """Load the fixtures and check the rubric against them.
+
+    Refuses broken fixtures and rubric typos (:class:`RubricError`): a score computed from
+    a suite that lost cases, or from a tag that matches nothing, would be silently wrong.
+    """
+    clauses = load_clauses()
+    suite = load_suite(fixtures, clauses)
+    if suite.broken:
+        raise RubricError("the fixtures have problems; fix them before grading:\n  " + "\n  ".join(suite.problems))
+    problems = rubric.check_against(suite.cases, clauses)
+    if problems:
+        raise RubricError(f"{rubric.source}: the rubric does not fit the fixtures:\n  " + "\n  ".join(problems))
+    return GradingContext(rubric, tuple(case for case in suite.cases if rubric.selects(case)), clauses)
+
+
+_COMPILER_ERROR = re.compile(r"\berror\b", re.IGNORECASE)
+
+
+def build_summary(report: str) -> str:
+    """One line for a failed build: how it exited and the first compiler error in its output."""
+    lines = [line.strip() for line in report.splitlines() if line.strip()]
+    if not lines:
+        return "the build failed"
+    # npm's own "npm error ..." lines and the echoed "> command" lines only repeat the failure.
+    error = next((line for line in lines[1:] if _COMPILER_ERROR.search(line) and not line.startswith(("npm ", ">"))), None)
+    head = lines[0].rstrip(":")
+    return f"{head}: {error}" if error else head
+
+
+def default_name(impl: str) -> str:
+    """A submission's name when none is given: a ``pi-course:`` folder's name, else ``impl``."""
+    kind, _, target = impl.partition(":")
+    if kind == "pi-course" and target:
+        return Path(target).expanduser().resolve().name or impl
+    return impl
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """How to run a submission."""
+
+    settings: ImplSettings = field(default_factory=ImplSettings)
+    #: Build a ``pi-course:`` project first (``npm run build``, else ``tsc``).
+    build: bool = False
+    #: Per-operation timeout (default: the case's own, else 1 s).
+    case_timeout_s: float | None = None
+    #: Wall-clock budget for running the cases; the cases left when it runs out are not run.
+    budget_s: float | None = None
+
+
+@dataclass(frozen=True)
+class SubmissionResult:
+    """One graded submission."""
+
+    name: str
+    impl: str
+    implementation: str
+    status: SubmissionStatus
+    detail: str
+    score: Score
+    rubric: Rubric
+    duration_s: float
+    build_report: str | None = None
+
+
+def grade_submission(
+    impl: str,
+    context: GradingContext,
+    options: GradeOptions | None = None,
+    name: str | None = None,
+    stop: threading.Event | None = None,
+) -> SubmissionResult:
+    """Grade the implementation ``impl`` (an ``--impl`` value) against ``context``.
+
+    ``stop``, when set by another thread (a batch being interrupted), ends the grading after
+    the case in flight; the cases left are not run.
+    """
+    options = options or GradeOptions()
+    started = time.perf_counter()
+    name = name or default_name(impl)
+
+    def finish(
+        status: SubmissionStatus, detail: str, outcomes: list[Outcome], implementation: str, build_report: str | None = None
+    ) -> SubmissionResult:
+        graded = score(context.rubric, zip(context.cases, outcomes, strict=True))
+        return SubmissionResult(
+            name, impl, implementation, status, detail, graded, context.rubric, time.perf_counter() - started, build_report
+        )
+
+    def not_run(reason: str) -> list[Outcome]:
+        return [Outcome(case.id, "errored", NOT_RUN + reason, 0.0) for case in context.cases]
+
+    settings = options.settings
+    kind, _, target = impl.partition(":")
+    if options.build and kind == "pi-course":
+        # Built here rather than by resolve_adapter, which prints the build log on stderr:
+        # in a batch that log belongs in the submission's row and report, not the terminal.
+        from conformance.adapters.pi_course import build
+
+        project = Path(target).expanduser()
+        if project.is_dir():
+            report = build(project.resolve())
+            if report is not None:
+                summary = build_summary(report)
+                return finish("build-failed", summary, not_run(f"the build failed ({summary})"), name, report)
+        settings = replace(settings, build=False)
+    else:
+        settings = replace(settings, build=options.build)
+
+    try:
+        adapter: Adapter = resolve_adapter(impl, settings)
+    except ImplSpecError as error:
+        message = " ".join(str(error).split())
+        return finish("invalid", message, not_run(message), name)
+    except Exception as error:  # an in-process implementation may fail anyhow while importing
+        message = f"{type(error).__name__}: {' '.join(str(error).split())}"
+        return finish("invalid", message, not_run(message), name)
+
+    outcomes: list[Outcome] = []
+    budget_exhausted = False
+    try:
+        deadline = time.monotonic() + options.budget_s if options.budget_s else None
+        for case in context.cases:
+            # Checked between cases: one case is already bounded by its own timeout.
+            if stop is not None and stop.is_set():
+                outcomes.append(Outcome(case.id, "errored", f"{NOT_RUN}grading was interrupted", 0.0))
+                continue
+            if deadline is not None and time.monotonic() > deadline:
+                budget_exhausted = True
+                outcomes.append(Outcome(case.id, "errored", f"{NOT_RUN}the submission used up its {options.budget_s:g} s budget", 0.0))
+                continue
+            outcomes.append(run_case(adapter, case, options.case_timeout_s))
+    finally:
+        try:
+            adapter.close()
+        except Exception:  # a failing close must not lose the grade
+            pass
+    status, detail = classify(outcomes, budget_exhausted=budget_exhausted)
+    return finish(status, detail, outcomes, adapter.name or name)

@@ -1,0 +1,137 @@
+"""A rubric: each lab's points and how its cases share them (``spec/schemas/rubric.schema.json``).
+
+A submission's score is the sum over the rubric's labs of
+``weight x (weight of the passed cases / weight of all the lab's cases)``. Inside a lab the
+cases share the points equally, or by tag: a tag is a clause id (``SM-ABORT-1``), a clause
+family (``SM-ABORT``), a case id or a case-id prefix (``sm-abort``), and a case weighs the
+largest weight among the tags that match it. Labs the rubric does not list are not run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import yaml
+
+from conformance.cases import LABS, Case
+from conformance.clauses import Clause
+from conformance.schemas import validator
+
+DEFAULT_RUBRIC = Path(__file__).resolve().with_name("default_rubric.yaml")
+
+Scoring = Literal["equal", "by-tag"]
+
+
+class RubricError(ValueError):
+    """A rubric that cannot be used: unreadable, invalid, or at odds with the fixtures."""
+
+
+def tag_matches(tag: str, name: str) -> bool:
+    """True when ``tag`` is ``name`` or a prefix of it that ends where a ``-`` follows."""
+    return name == tag or name.startswith(tag + "-")
+
+
+@dataclass(frozen=True)
+class LabRule:
+    """One lab's points and how its cases share them."""
+
+    lab: str
+    weight: float
+    scoring: Scoring = "equal"
+    tags: Mapping[str, float] = field(default_factory=dict)
+    default_weight: float = 1.0
+
+    def case_weight(self, case: Case) -> float:
+        """The case's share of the lab (relative to the lab's other cases)."""
+        if self.scoring == "equal":
+            return 1.0
+        names = (case.id, *case.clauses)
+        # The largest matching weight, not the sum: a case that checks many clauses of one
+        # family must not count several times.
+        matching = [weight for tag, weight in self.tags.items() if any(tag_matches(tag, name) for name in names)]
+        return max(matching) if matching else self.default_weight
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """A validated rubric."""
+
+    name: str
+    labs: Mapping[str, LabRule]
+    held_out: frozenset[str] = frozenset()
+    source: str = "default"
+
+    @property
+    def max_score(self) -> float:
+        """The points of a submission that passes every case."""
+        return sum(rule.weight for rule in self.labs.values())
+
+    def selects(self, case: Case) -> bool:
+        """True when the case belongs to a graded lab."""
+        return case.lab in self.labs
+
+    def check_against(self, cases: Iterable[Case], clauses: Mapping[str, Clause]) -> list[str]:
+        """Problems between the rubric and the loaded fixtures (typos would grade silently wrong)."""
+        cases = list(cases)
+        problems: list[str] = []
+        ids = {case.id for case in cases}
+        for case_id in sorted(self.held_out - ids):
+            problems.append(f"held_out: no case has the id {case_id!r}")
+        for lab, rule in self.labs.items():
+            lab_cases = [case for case in cases if case.lab == lab]
+            names = {name for case in lab_cases for name in (case.id, *case.clauses)}
+            for tag in rule.tags:
+                if not any(tag_matches(tag, name) for name in names):
+                    known = "a clause of spec/spec.md" if any(tag_matches(tag, c) for c in clauses) else "any clause or case id"
+                    problems.append(f"labs.{lab}.tags.{tag}: matches no case of lab {lab} (it is not a prefix of {known} there)")
+            if sum(rule.case_weight(case) for case in lab_cases) <= 0:
+                problems.append(f"labs.{lab}: the lab has no case with a weight above 0, so its {rule.weight:g} points cannot be earned")
+        return problems
+
+
+def load_rubric(path: Path | None = None) -> Rubric:
+    """Load and validate a rubric file (default: the one shipped with the package)."""
+    path = path or DEFAULT_RUBRIC
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise RubricError(f"cannot read the rubric {path}: {error}") from error
+    except yaml.YAMLError as error:
+        raise RubricError(f"{path}: not valid YAML: {' '.join(str(error).split())}") from error
+    source = "default" if path == DEFAULT_RUBRIC else str(path)
+    return parse_rubric(data, source)
+
+
+def parse_rubric(data: object, source: str = "rubric") -> Rubric:
+    """Validate rubric data (as loaded from YAML or JSON) and build the :class:`Rubric`."""
+    if isinstance(data, dict) and isinstance(data.get("labs"), dict):
+        # Staff naturally write `3.1:` unquoted, which YAML reads as a number.
+        data = {**data, "labs": {_lab_key(key): value for key, value in data["labs"].items()}}
+    errors = sorted(validator("rubric.schema.json").iter_errors(data), key=lambda error: list(map(str, error.absolute_path)))
+    if errors:
+        lines = []
+        for error in errors:
+            where = ".".join(str(part) for part in error.absolute_path) or "(root)"
+            lines.append(f"  {where}: {error.message}")
+        raise RubricError(f"{source}: not a valid rubric (spec/schemas/rubric.schema.json):\n" + "\n".join(lines))
+    assert isinstance(data, dict)
+    labs: dict[str, LabRule] = {}
+    for lab in LABS:  # the course's order, whatever the file's order
+        raw = data["labs"].get(lab)
+        if raw is None:
+            continue
+        labs[lab] = LabRule(
+            lab=lab,
+            weight=float(raw["weight"]),
+            scoring=raw.get("scoring", "equal"),
+            tags={str(tag): float(weight) for tag, weight in (raw.get("tags") or {}).items()},
+            default_weight=float(raw.get("default_weight", 1.0)),
+        )
+    return Rubric(name=str(data.get("name") or source), labs=labs, held_out=frozenset(data.get("held_out") or ()), source=source)
+
+
+def _lab_key(key: object) -> object:
+    return str(key) if isinstance(key, int | float) and not isinstance(key, bool) else key

@@ -1,0 +1,112 @@
+"""Turn case outcomes into points: per case, per lab and in total, as the rubric says.
+
+Only ``passed`` earns points; ``failed``, ``errored`` and ``skipped`` earn 0. A case's
+points are ``lab weight x case weight / sum of the lab's case weights``, so the per-case
+points of a lab add up to the lab's score (what Gradescope's per-test scores need).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from conformance.cases import Case
+from conformance.execution import Outcome
+from conformance.grading.rubric import Rubric
+from conformance.report import STATUSES
+
+
+@dataclass(frozen=True)
+class GradedCase:
+    """One case's outcome with its weight and points."""
+
+    case: Case
+    outcome: Outcome
+    weight: float
+    points: float
+    max_points: float
+    held_out: bool = False
+
+    @property
+    def passed(self) -> bool:
+        """True when the case earned its points."""
+        return self.outcome.status == "passed"
+
+
+@dataclass(frozen=True)
+class LabScore:
+    """One lab's points and case counts."""
+
+    lab: str
+    points: float
+    max_points: float
+    counts: Mapping[str, int]
+
+    @property
+    def passed(self) -> int:
+        """Cases passed."""
+        return self.counts.get("passed", 0)
+
+    @property
+    def total(self) -> int:
+        """Cases run (or not run) in the lab."""
+        return self.counts.get("total", 0)
+
+
+@dataclass(frozen=True)
+class Score:
+    """A whole submission's points."""
+
+    cases: tuple[GradedCase, ...]
+    labs: tuple[LabScore, ...]
+
+    @property
+    def points(self) -> float:
+        """Total points earned."""
+        return sum(lab.points for lab in self.labs)
+
+    @property
+    def max_points(self) -> float:
+        """Total points available."""
+        return sum(lab.max_points for lab in self.labs)
+
+    @property
+    def passed(self) -> int:
+        """Cases passed, over every lab."""
+        return sum(lab.passed for lab in self.labs)
+
+    @property
+    def total(self) -> int:
+        """Cases graded, over every lab."""
+        return sum(lab.total for lab in self.labs)
+
+    def lab(self, lab: str) -> LabScore | None:
+        """The score of one lab, if the rubric grades it."""
+        return next((score for score in self.labs if score.lab == lab), None)
+
+
+def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]]) -> Score:
+    """Score the outcomes of a submission's cases (cases of labs the rubric omits are ignored)."""
+    by_lab: dict[str, list[tuple[Case, Outcome]]] = {lab: [] for lab in rubric.labs}
+    for case, outcome in results:
+        if case.lab in by_lab:
+            by_lab[case.lab].append((case, outcome))
+    graded: list[GradedCase] = []
+    labs: list[LabScore] = []
+    for lab, rule in rubric.labs.items():
+        weights = [rule.case_weight(case) for case, _ in by_lab[lab]]
+        total_weight = sum(weights)
+        passed_weight = 0.0
+        counts: Counter[str] = Counter()
+        for (case, outcome), weight in zip(by_lab[lab], weights, strict=True):
+            max_points = rule.weight * weight / total_weight if total_weight > 0 else 0.0
+            points = max_points if outcome.status == "passed" else 0.0
+            passed_weight += weight if outcome.status == "passed" else 0.0
+            counts[outcome.status] += 1
+            graded.append(GradedCase(case, outcome, weight, points, max_points, case.id in rubric.held_out))
+        counts["total"] = len(by_lab[lab])
+        # From the weights, not the sum of per-case points, so full marks are exactly the weight.
+        earned = rule.weight * passed_weight / total_weight if total_weight > 0 else 0.0
+        labs.append(LabScore(lab, earned, rule.weight, {key: counts.get(key, 0) for key in ("total", *STATUSES)}))
+    return Score(tuple(graded), tuple(labs))

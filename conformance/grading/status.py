@@ -1,0 +1,59 @@
+"""What happened to a submission as a whole: one word for the gradebook, one line of detail.
+
+``ok`` means the submission was graded normally, whatever its score. Anything else asks
+staff to look: it did not build, could not be started, hung, crashed, or had nothing to
+grade. Points are still given for what passed (a submission that crashes in lab 4.2 keeps
+its lab 3.1 points), except when the build failed or the implementation could not start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final, Literal
+
+from conformance.execution import Outcome
+
+SubmissionStatus = Literal["ok", "build-failed", "invalid", "timed-out", "crashed", "no-cases"]
+SUBMISSION_STATUSES: Final = ("ok", "build-failed", "invalid", "timed-out", "crashed", "no-cases")
+
+#: Prefix of the message of a case the grader did not run (budget used up, build failed).
+NOT_RUN: Final = "not run: "
+# execution.run_case words a case that overran its timeout so; process.ProcessAdapter says
+# "no answer within" when a handshake hangs, and "timed out N times in a row" when it gives up.
+_HANG_MARKS: Final = ("timed out", "no answer within")
+_DETAIL_LIMIT = 200
+
+
+def classify(outcomes: Sequence[Outcome], *, budget_exhausted: bool = False) -> tuple[SubmissionStatus, str]:
+    """The status of a submission whose implementation started, from its case outcomes.
+
+    Precedence: a hang (the budget ran out, or a case timed out) before a crash (a case
+    errored: the process died or broke the protocol), before nothing graded (every case
+    skipped), before ``ok``.
+    """
+    hung = [o for o in outcomes if o.status in ("failed", "errored") and any(mark in o.message for mark in _HANG_MARKS)]
+    if budget_exhausted:
+        return "timed-out", _detail(
+            "the submission used up its time budget", hung or [o for o in outcomes if o.message.startswith(NOT_RUN)]
+        )
+    if hung:
+        return "timed-out", _detail(f"{_count(hung)} hung (timed out, or not tried again after timeouts)", hung)
+    crashed = [o for o in outcomes if o.status == "errored"]
+    if crashed:
+        return "crashed", _detail(f"{_count(crashed)} errored", crashed)
+    if not outcomes or all(o.status == "skipped" for o in outcomes):
+        return "no-cases", _detail("nothing to grade: every case was skipped", list(outcomes)) if outcomes else "no case selected"
+    return "ok", ""
+
+
+def _count(outcomes: Sequence[Outcome]) -> str:
+    return f"{len(outcomes)} case{'s' if len(outcomes) != 1 else ''}"
+
+
+def _detail(summary: str, examples: Sequence[Outcome]) -> str:
+    if not examples:
+        return summary
+    first = examples[0]
+    message = " ".join(first.message.split())
+    text = f"{summary}; first: {first.case_id}: {message}"
+    return text if len(text) <= _DETAIL_LIMIT else text[: _DETAIL_LIMIT - 1] + "…"

@@ -1,0 +1,101 @@
+"""Generate a class of submissions from the JavaScript test projects under ``tests/js``.
+
+Used by ``tests/test_grading_batch.py`` and ``bench/batch_grading.py``. Unchanged projects
+are symlinked (cheap); the misbehaving ones (hanging, crashing, empty) are copies of
+``course-correct`` with one textual patch, checked to apply exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+JS = REPO / "tests" / "js"
+CORRECT = JS / "course-correct"
+DIST = Path("packages/pi-course/dist/src")
+
+#: Variant folder -> the labs whose points its bug costs (lab31-only: every lab after 3.1).
+BROKEN = {
+    "textof-tool-names": {"3.1"},
+    "replay-last-timestamp": {"3.1"},
+    "replay-tombstones": {"3.1"},
+    "error-needs-end": {"3.2"},
+    "result-is-a-copy": {"3.2", "4.1", "4.2"},
+    "requests-by-reference": {"4.1", "4.2"},
+    "shared-partial": {"4.1", "4.2"},
+    "exhaustion-throws": {"4.2"},
+    "abort-checked-early": {"4.2"},
+    "production-not-deferred": {"4.2"},
+    "lab31-only": {"3.2", "4.1", "4.2"},
+    "lab41-only": {"4.2"},
+}
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What grading one generated submission must give."""
+
+    status: str
+    #: Labs below full marks (None: not checked, e.g. a crash that costs whatever it costs).
+    labs_lost: frozenset[str] | None
+
+
+def _patched_copy(target: Path, file: str, find: str, replace: str) -> None:
+    shutil.copytree(CORRECT, target, symlinks=True)
+    path = target / DIST / file
+    text = path.read_text(encoding="utf-8")
+    if text.count(find) != 1:
+        raise RuntimeError(f"{file}: expected exactly one {find!r} in course-correct")
+    path.write_text(text.replace(find, replace), encoding="utf-8")
+
+
+def make_batch(root: Path, correct_copies: int = 5) -> dict[str, Expected]:
+    """Fill ``root`` with submissions; what each must grade to, by folder name."""
+    root.mkdir(parents=True, exist_ok=True)
+    expected: dict[str, Expected] = {}
+    for index in range(1, correct_copies + 1):
+        (root / f"correct-{index:02d}").symlink_to(CORRECT, target_is_directory=True)
+        expected[f"correct-{index:02d}"] = Expected("ok", frozenset())
+    for name, labs in BROKEN.items():
+        (root / name).symlink_to(JS / "variants" / name, target_is_directory=True)
+        expected[name] = Expected("ok", frozenset(labs))
+    (root / "build-fails").symlink_to(JS / "variants" / "build-fails", target_is_directory=True)
+    expected["build-fails"] = Expected("build-failed", frozenset({"3.1", "3.2", "4.1", "4.2"}))
+    # textOf never returns: its cases time out, the process is killed and restarted, and
+    # after three timeouts in a row the transport stops trying text_of.
+    _patched_copy(
+        root / "hangs-in-textof", "types.js", "export function textOf(message) {\n", "export function textOf(message) {\n  for (;;) {}\n"
+    )
+    expected["hangs-in-textof"] = Expected("timed-out", frozenset({"3.1"}))
+    # scripted-model.js never finishes importing: every ScriptedModel case hangs.
+    _patched_copy(
+        root / "import-never-resolves",
+        "scripted-model.js",
+        "export const EXHAUSTED_MESSAGE",
+        "await new Promise(() => {});\nexport const EXHAUSTED_MESSAGE",
+    )
+    expected["import-never-resolves"] = Expected("timed-out", frozenset({"4.1", "4.2"}))
+    # Importing scripted-model.js kills the process: every ScriptedModel case errors.
+    _patched_copy(
+        root / "crashes-on-import",
+        "scripted-model.js",
+        "export const EXHAUSTED_MESSAGE",
+        "process.exit(3);\nexport const EXHAUSTED_MESSAGE",
+    )
+    expected["crashes-on-import"] = Expected("crashed", frozenset({"4.1", "4.2"}))
+    # A repository that builds but holds no compiled module at all.
+    empty = root / "empty-repo"
+    shutil.copytree(CORRECT, empty, symlinks=True)
+    shutil.rmtree(empty / "packages" / "pi-course" / "dist")
+    expected["empty-repo"] = Expected("no-cases", frozenset({"3.1", "3.2", "4.1", "4.2"}))
+    (root / ".hidden-not-a-submission").mkdir()
+    return expected
+
+
+def write_expectations(root: Path, expected: dict[str, Expected]) -> None:
+    """Save the expectations next to a generated batch (for looking at it by hand)."""
+    data = {name: {"status": value.status, "labs_lost": sorted(value.labs_lost or [])} for name, value in expected.items()}
+    (root.parent / f"{root.name}.expected.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
