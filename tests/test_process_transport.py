@@ -191,3 +191,14 @@ def test_memory_limit_stops_a_hungry_program(suite: Suite, closing: list[Adapter
     assert outcomes[hungry].status == "errored"
     assert "MemoryError" in outcomes[hungry].message
     assert outcomes[other].status == "passed"
+
+
+def test_an_operation_that_keeps_crashing_is_not_tried_again(suite: Suite, closing: list[Adapter]) -> None:
+    closing.append(adapter := fake("crash-on:text_of"))
+    ids = pick(suite, "text_of", 5) + pick(suite, "make_text", 1)
+    outcomes = run_all(adapter, suite, ids)
+    messages = [outcomes[case_id].message for case_id in ids]
+    assert all("exited with status 3 during text_of" in message for message in messages[:3])
+    assert all("exited while answering text_of 3 times in a row, so it is not tried again" in m for m in messages[3:5])
+    assert all(outcomes[case_id].status == "errored" for case_id in ids[:5])
+    assert outcomes[ids[5]].status == "passed"

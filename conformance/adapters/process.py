@@ -19,7 +19,6 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Literal, NoReturn
@@ -34,6 +33,7 @@ PROTOCOL_VERSION = 1
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
 MAX_HANDSHAKE_FAILURES = 3
 MAX_CONSECUTIVE_TIMEOUTS = 3
+MAX_CONSECUTIVE_EXITS = 3
 _STDERR_TAIL_BYTES = 4096
 _QUOTE_LIMIT = 300
 # A safety net only: the runner's per-case timeout cancels a hung request long before this.
@@ -100,14 +100,13 @@ class _Session:
         self._stderr_size = 0
         self._stderr_lock = threading.Lock()
         self.process = subprocess.Popen(
-            options.argv,
+            limited_argv(options),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=options.cwd,
             env=minimal_environment(options.env),
             start_new_session=True,  # its own process group, so kill() reaches its children too
-            preexec_fn=_limits(options) if (options.cpu_limit_s or options.memory_limit_mb) else None,
         )
         assert self.process.stdout is not None and self.process.stderr is not None
         threading.Thread(target=self._read_stdout, args=(self.process.stdout,), daemon=True).start()
@@ -191,18 +190,31 @@ class _Session:
                 pass
 
 
-def _limits(options: ProcessOptions) -> Callable[[], None]:
-    def apply() -> None:
-        import resource
+# Sets the limits, then becomes the program (exec keeps the pid, so kill() still reaches it).
+# A launcher rather than preexec_fn, which is unsafe while other threads run (grade-batch --jobs).
+_LIMITS_LAUNCHER = (
+    "import os, resource, sys\n"
+    "cpu, memory = int(sys.argv[1]), int(sys.argv[2])\n"
+    "if cpu: resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))\n"
+    "if memory: resource.setrlimit(resource.RLIMIT_AS, (memory, memory))\n"
+    "os.execv(sys.argv[3], sys.argv[3:])\n"
+)
 
-        if options.cpu_limit_s:
-            # Hard limit one second later, so the soft limit's SIGXCPU (a clear reason) comes first.
-            resource.setrlimit(resource.RLIMIT_CPU, (options.cpu_limit_s, options.cpu_limit_s + 1))
-        if options.memory_limit_mb:
-            size = options.memory_limit_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (size, size))
 
-    return apply
+def limited_argv(options: ProcessOptions) -> list[str]:
+    """The command line, behind the limits launcher when limits are asked for.
+
+    The CPU hard limit is one second above the soft one, so the soft limit's SIGXCPU (a
+    clear reason in the report) comes before SIGKILL.
+    """
+    if not (options.cpu_limit_s or options.memory_limit_mb):
+        return options.argv
+    memory = (options.memory_limit_mb or 0) * 1024 * 1024
+    return [sys.executable, "-c", _LIMITS_LAUNCHER, str(options.cpu_limit_s or 0), str(memory), *options.argv]
+
+
+class _ProgramExited(HarnessError):
+    """The program exited (or was killed) instead of answering."""
 
 
 class ProcessAdapter(Adapter):
@@ -218,7 +230,11 @@ class ProcessAdapter(Adapter):
         self._handshake_failures = 0
         self._last_handshake_error = ""
         self._timeouts: collections.Counter[str] = collections.Counter()
+        # Per operation: how often in a row the program exited while answering, and the last report.
+        self._exits: collections.Counter[str] = collections.Counter()
+        self._last_exit: dict[str, str] = {}
         self._in_flight: str | None = None
+        self._cancelled = False
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -234,12 +250,18 @@ class ProcessAdapter(Adapter):
             raise OperationNotSupported(f"{self.name} does not support lab {lab} (its handshake lists {', '.join(map(str, labs))})")
         if self._timeouts[operation] >= MAX_CONSECUTIVE_TIMEOUTS:
             raise GaveUp(f"not run: {operation} timed out {self._timeouts[operation]} times in a row, so it is not tried again")
+        if self._exits[operation] >= MAX_CONSECUTIVE_EXITS:
+            raise HarnessError(
+                f"not run: the implementation exited while answering {operation} {self._exits[operation]} times in a row, "
+                f"so it is not tried again; the last time: {self._last_exit[operation]}"
+            )
 
     def cancel(self) -> None:
         """The runner's timeout expired: kill the program; the next case restarts it."""
         session = self._session
         if self._in_flight is not None:
             self._timeouts[self._in_flight] += 1
+            self._cancelled = True
         if session is not None:
             session.kill()
 
@@ -311,10 +333,10 @@ class ProcessAdapter(Adapter):
         try:
             session.send(message)
         except (OSError, ValueError):
-            raise HarnessError(f"{self.name} {session.exit_description()} before reading {what}{self._stderr_note(session)}") from None
+            raise _ProgramExited(f"{self.name} {session.exit_description()} before reading {what}{self._stderr_note(session)}") from None
         kind, data = session.receive(timeout_s)
         if kind == "eof":
-            raise HarnessError(f"{self.name} {session.exit_description()} during {what}{self._stderr_note(session)}")
+            raise _ProgramExited(f"{self.name} {session.exit_description()} during {what}{self._stderr_note(session)}")
         if kind == "oversize":
             raise HarnessError(f"{what}: a response line is longer than {self.options.max_line_bytes} bytes; it starts {quote(data)}")
         if not data:
@@ -348,19 +370,23 @@ class ProcessAdapter(Adapter):
             if steps is not None:
                 # The program never sees the expected values.
                 message["steps"] = [{key: value for key, value in step.items() if key != "expect"} for step in steps]
-            self._in_flight = operation
+            self._in_flight, self._cancelled = operation, False
             try:
                 response = self._exchange(session, message, _RESPONSE_SAFETY_S, "ObservationResponse", operation)
-            except HarnessError:
+            except HarnessError as error:
                 session.kill()  # the stream may be out of step: start afresh for the next case
+                if isinstance(error, _ProgramExited) and not self._cancelled:
+                    self._exits[operation] += 1
+                    self._last_exit[operation] = str(error).splitlines()[0]
                 raise
             finally:
                 self._in_flight = None
         self._timeouts[operation] = 0
+        self._exits[operation] = 0
         if response.get("ok") is False:
-            error = response["error"]
-            assert isinstance(error, dict)
-            kind, text = error.get("kind"), str(error.get("message"))
+            reported = response["error"]
+            assert isinstance(reported, dict)
+            kind, text = reported.get("kind"), str(reported.get("message"))
             if kind == "not_implemented":
                 raise OperationNotSupported(text)
             if kind == "threw":
