@@ -126,14 +126,17 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iter
     for where, message in non_json:
         _attribute(where, message, file_problems, case_problems)
     validated_before = not non_json and validation_cache.known_valid(text)
-    if not non_json and not validated_before:
+    if not validated_before:
         # if/then branches report one mistake several times: keep the best error per path.
         by_path: dict[tuple[str | int, ...], list[ValidationError]] = {}
         for schema_error in validator("fixture-file.schema.json").iter_errors(data):
             by_path.setdefault(tuple(schema_error.absolute_path), []).append(schema_error)
+        # A non-JSON value is already reported in plainer words; the schema's complaints on the
+        # same branch of the same case (the value, or a parent that no longer matches) follow from it.
+        non_json_paths = [tuple(where) for where, _ in non_json]
         for error_path, errors in by_path.items():
             chosen = best_match(errors)
-            if chosen is not None:
+            if chosen is not None and not any(_same_branch(error_path, path) for path in non_json_paths):
                 _attribute(list(error_path), _schema_message(chosen), file_problems, case_problems)
     if file_problems or not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         yield BrokenCase(stem_id, relative, 1, tuple(file_problems) or ("the file has no list of cases",))
@@ -186,6 +189,12 @@ def _attribute(where: list[str | int], message: str, file_problems: list[str], c
     else:
         inner = _format_path(where)
         file_problems.append(f"{inner}: {message}" if inner else message)
+
+
+def _same_branch(first: tuple[str | int, ...], second: tuple[str | int, ...]) -> bool:
+    """Both paths lie inside one case and one of them contains the other."""
+    shorter = min(len(first), len(second))
+    return shorter >= 2 and first[0] == "cases" and first[:shorter] == second[:shorter]
 
 
 def _format_path(parts: Iterable[str | int]) -> str:

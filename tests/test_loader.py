@@ -149,3 +149,13 @@ def test_broken_files_are_not_cached(tmp_path: Path) -> None:
     write(tmp_path, "a.yaml", body)
     assert len(load_suite(tmp_path).problems) == 1
     assert len(load_suite(tmp_path).problems) == 1
+
+
+def test_a_non_json_value_does_not_hide_other_cases_problems(tmp_path: Path) -> None:
+    dated = GOOD_CASE.replace("timestamp: 1}", "timestamp: 2026-11-30}")
+    other = GOOD_CASE.replace("scratch-good", "scratch-bad-lab").replace('lab: "3.1"', 'lab: "9.9"')
+    write(tmp_path, "a.yaml", HEADER + dated + other)
+    problems = load_suite(tmp_path).problems
+    assert len(problems) == 2
+    assert "scratch-good: input.message.timestamp" in problems[0] and "not a JSON value" in problems[0]
+    assert "scratch-bad-lab: lab: '9.9'" in problems[1]
