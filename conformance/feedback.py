@@ -11,7 +11,21 @@ from conformance.execution import Outcome
 from conformance.jsontypes import JsonValue
 
 _CLAUSE_TEXT_LIMIT = 200
+_QUOTED_CLAUSES = 2
 _EVENTS_PATH = re.compile(r"^steps\[(?P<step>\d+)\]\.events(?:\[(?P<index>\d+)\])?")
+_PATH_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Observation keys whose clauses say it in other words.
+_KEY_WORDS: Mapping[str, tuple[str, ...]] = {
+    "input_unchanged": ("modify",),
+    "turns_unchanged": ("modify",),
+    "threw": ("throw", "throwing"),
+    "finished": ("finishes", "ends", "end"),
+    "same_object_as": ("same object", "identity"),
+    "section_order": ("order", "position"),
+    "state": ("resolves", "settles", "reject"),
+}
+# Path keys too common to tell clauses apart.
+_PLAIN_KEYS = frozenset({"steps", "events", "value", "type"})
 
 
 def describe_step(step: Mapping[str, JsonValue]) -> str:
@@ -63,16 +77,53 @@ def failure_report(case: Case, outcome: Outcome, clauses: Mapping[str, Clause], 
         step = case.steps[outcome.step_index]
         step_line = case.step_lines[outcome.step_index] if outcome.step_index < len(case.step_lines) else case.line
         lines.append(f"  step:    steps[{outcome.step_index}] {describe_step(step)} ({case.file}:{step_line})")
-    for clause_id in case.clauses:
+    ranked = rank_clauses(case, outcome, clauses)
+    for clause_id in ranked[:_QUOTED_CLAUSES]:
         clause = clauses.get(clause_id)
         text = clause.text if clause else "(unknown clause)"
         if clause_limit is not None and len(text) > clause_limit:
             text = text[: clause_limit - 1] + "…"
         lines.append(f"  clause:  {clause_id}: {text}")
+    if ranked[_QUOTED_CLAUSES:]:
+        lines.append(f"  also:    {', '.join(ranked[_QUOTED_CLAUSES:])}")
     lines.extend(_trace_lines(case, outcome))
     if case.hint:
         lines.append(f"  hint:    {case.hint[0]}")
     return "\n".join(lines)
+
+
+def divergence_words(case: Case, outcome: Outcome) -> set[str]:
+    """Words that say what diverged: the path's keys and the event type at the diverged event."""
+    divergence = outcome.divergence
+    if divergence is None:
+        return set()
+    words: set[str] = set()
+    for key in _PATH_KEY.findall(divergence.path):
+        if key not in _PLAIN_KEYS:
+            words.add(key.lower())
+            words.update(_KEY_WORDS.get(key, ()))
+    match = _EVENTS_PATH.match(divergence.path)
+    if match and match["index"] is not None and outcome.observation is not None:
+        observed = outcome.observation.get("steps")
+        step = observed[int(match["step"])] if isinstance(observed, list) else None
+        events = step.get("events") if isinstance(step, dict) else None
+        types = event_types(events)
+        index = int(match["index"])
+        if index < len(types):
+            words.add(types[index].lower())
+    return words
+
+
+def rank_clauses(case: Case, outcome: Outcome, clauses: Mapping[str, Clause]) -> list[str]:
+    """The case's clause ids, those whose text names more of what diverged first (ties keep case order)."""
+    words = divergence_words(case, outcome)
+
+    def score(clause_id: str) -> int:
+        clause = clauses.get(clause_id)
+        text = clause.text.lower().replace("`", "") if clause else ""
+        return sum(1 for word in words if re.search(rf"\b{re.escape(word)}\b", text))
+
+    return sorted(case.clauses, key=lambda clause_id: -score(clause_id))
 
 
 def _trace_lines(case: Case, outcome: Outcome) -> list[str]:
