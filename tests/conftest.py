@@ -9,8 +9,15 @@ import pytest
 
 from conformance.cases import Case
 from conformance.loader import Suite, load_suite
+from tests.js_variants import ensure_generated
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True, scope="session")
+def generated_js_variants() -> None:
+    """The broken JS course projects are generated from course-correct, once per session."""
+    ensure_generated()
 
 
 @pytest.fixture(autouse=True, scope="session")

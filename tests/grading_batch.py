@@ -12,6 +12,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.js_variants import ensure_generated
+
 REPO = Path(__file__).resolve().parent.parent
 JS = REPO / "tests" / "js"
 CORRECT = JS / "course-correct"
@@ -54,6 +56,7 @@ def _patched_copy(target: Path, file: str, find: str, replace: str) -> None:
 
 def make_batch(root: Path, correct_copies: int = 5) -> dict[str, Expected]:
     """Fill ``root`` with submissions; what each must grade to, by folder name."""
+    ensure_generated()  # the broken variants are linked from tests/js/variants
     root.mkdir(parents=True, exist_ok=True)
     expected: dict[str, Expected] = {}
     for index in range(1, correct_copies + 1):

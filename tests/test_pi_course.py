@@ -85,10 +85,21 @@ def test_a_successful_build_then_passes(suite: Suite) -> None:
     assert {outcome.status for outcome in results.values()} == {"passed"}
 
 
-def test_generated_variants_are_up_to_date() -> None:
+def test_every_variant_is_generated_and_differs_from_the_correct_project() -> None:
     assert NODE is not None
     result = subprocess.run([NODE, str(JS / "make_variants.mjs"), "--check"], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
+    correct = JS / "course-correct" / "packages" / "pi-course"
+    for name in (folder.removeprefix("variants/") for folder in EXPECTATIONS if folder.startswith("variants/")):
+        variant = JS / "variants" / name / "packages" / "pi-course"
+        differing = [
+            path.relative_to(variant)
+            for path in variant.rglob("*.js*")
+            if not (correct / path.relative_to(variant)).is_file()
+            or (correct / path.relative_to(variant)).read_bytes() != path.read_bytes()
+        ]
+        missing = [path for path in correct.rglob("*.js") if not (variant / path.relative_to(correct)).exists()]
+        assert differing or missing, f"{name} is identical to course-correct"
 
 
 def test_unknown_path_is_a_clear_error() -> None:
