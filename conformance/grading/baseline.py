@@ -20,6 +20,7 @@ from pathlib import Path
 
 import yaml
 
+from conformance.grading.yamlfile import read_yaml
 from conformance.jsontypes import JsonObject
 from conformance.schemas import validator
 
@@ -41,13 +42,7 @@ class Baseline:
 
 def load_baseline(path: Path) -> Baseline:
     """Read and validate a baseline file (YAML or JSON)."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise BaselineError(f"cannot read the baseline {path}: {error}") from error
-    except yaml.YAMLError as error:
-        raise BaselineError(f"{path}: neither YAML nor JSON: {' '.join(str(error).split())}") from error
-    return parse_baseline(data, str(path))
+    return parse_baseline(read_yaml(path, "baseline", BaselineError), str(path))
 
 
 def parse_baseline(data: object, source: str = "baseline") -> Baseline:

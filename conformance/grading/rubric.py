@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import yaml
-
 from conformance.cases import LABS, Case
 from conformance.clauses import Clause
+from conformance.grading.yamlfile import read_yaml
 from conformance.schemas import validator
 
 DEFAULT_RUBRIC = Path(__file__).resolve().with_name("default_rubric.yaml")
@@ -95,12 +94,7 @@ class Rubric:
 def load_rubric(path: Path | None = None) -> Rubric:
     """Load and validate a rubric file (default: the one shipped with the package)."""
     path = path or DEFAULT_RUBRIC
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise RubricError(f"cannot read the rubric {path}: {error}") from error
-    except yaml.YAMLError as error:
-        raise RubricError(f"{path}: not valid YAML: {' '.join(str(error).split())}") from error
+    data = read_yaml(path, "rubric", RubricError)
     source = "default" if path == DEFAULT_RUBRIC else str(path)
     return parse_rubric(data, source)
 
