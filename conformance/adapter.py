@@ -27,8 +27,12 @@ class HarnessError(AdapterFailure):
     """No observation could be obtained (crash, protocol error, broken adapter): the case errors."""
 
 
+class HarnessTimeout(HarnessError):
+    """The implementation did not answer in time outside a case's own timeout (its handshake, say)."""
+
+
 class GaveUp(AdapterFailure):
-    """The adapter did not try the case because the implementation kept failing it: the case fails."""
+    """The adapter did not try the case because the implementation kept timing out on it: the case fails."""
 
 
 class Adapter:

@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from conformance.adapter import Adapter, GaveUp, HarnessError, ImplementationThrew, OperationNotSupported, run_operation
+from conformance.adapter import Adapter, GaveUp, HarnessError, HarnessTimeout, ImplementationThrew, OperationNotSupported, run_operation
 from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
 from conformance.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
 from conformance.jsontypes import JsonObject, JsonValue
@@ -28,6 +28,8 @@ class Outcome:
     divergence: Divergence | None = None
     step_index: int | None = None
     observation: JsonObject | None = None
+    #: The implementation hung: the case or its handshake timed out, or was given up after timeouts.
+    timed_out: bool = False
 
 
 class _Timeout(Exception):
@@ -110,13 +112,15 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
         adapter.prepare(case.operation, case.lab)
         observation = observe(adapter, case, limit)
     except _Timeout:
-        return done("failed", f"timed out: the operation did not finish within {limit:g} s")
+        return done("failed", f"timed out: the operation did not finish within {limit:g} s", timed_out=True)
     except OperationNotSupported as error:
         return done("skipped", f"not implemented: {error}")
     except ImplementationThrew as error:
         return done("failed", f"the implementation threw: {error}")
     except GaveUp as error:
-        return done("failed", str(error))
+        return done("failed", str(error), timed_out=True)
+    except HarnessTimeout as error:
+        return done("errored", f"could not observe the implementation: {error}", timed_out=True)
     except HarnessError as error:
         return done("errored", f"could not observe the implementation: {error}")
     except Exception as error:  # a broken adapter fails only its own case

@@ -40,8 +40,8 @@ def case(case_id: str, lab: str = "3.1", clauses: tuple[str, ...] = ("IR-TEXT-1"
     return Case(case_id, "scratch.yaml", 1, "03", lab, clauses, "scratch", "text_of", {})
 
 
-def outcome(case_id: str, status: str, message: str = "") -> Outcome:
-    return Outcome(case_id, status, message, 0.01)  # type: ignore[arg-type]
+def outcome(case_id: str, status: str, message: str = "", timed_out: bool = False) -> Outcome:
+    return Outcome(case_id, status, message, 0.01, timed_out=timed_out)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="module")
@@ -147,8 +147,10 @@ def test_the_reference_gets_full_marks_with_the_default_rubric(suite: Suite) -> 
 
 def test_status_says_what_happened() -> None:
     assert classify([outcome("a", "passed"), outcome("b", "failed", "value: x")]) == ("ok", "")
-    status, detail = classify([outcome("a", "failed", "timed out: the operation did not finish within 1 s")])
+    status, detail = classify([outcome("a", "failed", "timed out: the operation did not finish within 1 s", timed_out=True)])
     assert status == "timed-out" and "a: timed out" in detail
+    # A message that merely mentions a timeout is not a hang.
+    assert classify([outcome("a", "failed", 'value: expected "timed out" but got ""')])[0] == "ok"
     status, detail = classify([outcome("a", "errored", "could not observe the implementation: x exited with status 3")])
     assert status == "crashed" and "exited with status 3" in detail
     assert classify([outcome("a", "skipped", "not implemented")])[0] == "no-cases"

@@ -202,3 +202,11 @@ def test_an_operation_that_keeps_crashing_is_not_tried_again(suite: Suite, closi
     assert all("exited while answering text_of 3 times in a row, so it is not tried again" in m for m in messages[3:5])
     assert all(outcomes[case_id].status == "errored" for case_id in ids[:5])
     assert outcomes[ids[5]].status == "passed"
+
+
+def test_hangs_are_marked_as_such_on_the_outcome(suite: Suite, closing: list[Adapter]) -> None:
+    closing.append(hanging_handshake := fake("hang-on-hello", handshake_timeout_s=0.3))
+    closing.append(crashing := fake("crash-on:text_of"))
+    ids = pick(suite, "text_of", 4)
+    assert all(outcome.timed_out for outcome in run_all(hanging_handshake, suite, ids).values())
+    assert not any(outcome.timed_out for outcome in run_all(crashing, suite, ids).values())

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Literal, NoReturn
 
-from conformance.adapter import Adapter, GaveUp, HarnessError, ImplementationThrew, OperationNotSupported
+from conformance.adapter import Adapter, GaveUp, HarnessError, HarnessTimeout, ImplementationThrew, OperationNotSupported
 from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
 from conformance.adapters.settings import ImplSettings
 from conformance.jsontypes import JsonObject
@@ -229,6 +229,7 @@ class ProcessAdapter(Adapter):
         self._hello: JsonObject = {}
         self._handshake_failures = 0
         self._last_handshake_error = ""
+        self._last_handshake_timed_out = False
         self._timeouts: collections.Counter[str] = collections.Counter()
         # Per operation: how often in a row the program exited while answering, and the last report.
         self._exits: collections.Counter[str] = collections.Counter()
@@ -290,7 +291,8 @@ class ProcessAdapter(Adapter):
             self._session.kill()
             self._session = None
         if self._handshake_failures >= MAX_HANDSHAKE_FAILURES:
-            raise HarnessError(
+            given_up = HarnessTimeout if self._last_handshake_timed_out else HarnessError
+            raise given_up(
                 f"{self.name} failed its handshake {self._handshake_failures} times in a row and is not started again; "
                 f"last failure: {self._last_handshake_error}"
             )
@@ -308,7 +310,7 @@ class ProcessAdapter(Adapter):
             response = self._exchange(session, hello, self.options.handshake_timeout_s, "HelloResponse", "the handshake")
         except HarnessError as error:
             session.kill()
-            self._handshake_failed(str(error))
+            self._handshake_failed(str(error), timed_out=isinstance(error, HarnessTimeout))
         if response.get("protocol") != PROTOCOL_VERSION:
             session.kill()
             self._handshake_failures = MAX_HANDSHAKE_FAILURES
@@ -321,10 +323,11 @@ class ProcessAdapter(Adapter):
         self._handshake_failures = 0
         self._session = session
 
-    def _handshake_failed(self, reason: str) -> NoReturn:
+    def _handshake_failed(self, reason: str, timed_out: bool = False) -> NoReturn:
         self._handshake_failures += 1
         self._last_handshake_error = reason
-        raise HarnessError(f"the handshake failed: {reason}")
+        self._last_handshake_timed_out = timed_out
+        raise (HarnessTimeout if timed_out else HarnessError)(f"the handshake failed: {reason}")
 
     # -- requests ----------------------------------------------------------------------------
 
@@ -340,7 +343,7 @@ class ProcessAdapter(Adapter):
         if kind == "oversize":
             raise HarnessError(f"{what}: a response line is longer than {self.options.max_line_bytes} bytes; it starts {quote(data)}")
         if not data:
-            raise HarnessError(f"{what}: no answer within {timeout_s:g} s")
+            raise HarnessTimeout(f"{what}: no answer within {timeout_s:g} s")
         try:
             response = json.loads(data)
         except ValueError:

@@ -18,9 +18,6 @@ SUBMISSION_STATUSES: Final = ("ok", "build-failed", "invalid", "timed-out", "cra
 
 #: Prefix of the message of a case the grader did not run (budget used up, build failed).
 NOT_RUN: Final = "not run: "
-# execution.run_case words a case that overran its timeout so; process.ProcessAdapter says
-# "no answer within" when a handshake hangs, and "timed out N times in a row" when it gives up.
-_HANG_MARKS: Final = ("timed out", "no answer within")
 _DETAIL_LIMIT = 200
 
 
@@ -31,7 +28,7 @@ def classify(outcomes: Sequence[Outcome], *, budget_exhausted: bool = False) -> 
     errored: the process died or broke the protocol), before nothing graded (every case
     skipped), before ``ok``.
     """
-    hung = [o for o in outcomes if o.status in ("failed", "errored") and any(mark in o.message for mark in _HANG_MARKS)]
+    hung = [o for o in outcomes if o.timed_out]
     if budget_exhausted:
         return "timed-out", _detail(
             "the submission used up its time budget", hung or [o for o in outcomes if o.message.startswith(NOT_RUN)]
