@@ -14,7 +14,6 @@ from typing import Final
 from conformance.jsontypes import JsonValue
 
 MATCHER_KEYS: Final = frozenset({"$type", "$oneOf", "$any"})
-JSON_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _RENDER_LIMIT = 240
 

@@ -14,7 +14,6 @@ from typing import Final, Literal
 from conformance.execution import Outcome
 
 SubmissionStatus = Literal["ok", "build-failed", "invalid", "timed-out", "crashed", "no-cases"]
-SUBMISSION_STATUSES: Final = ("ok", "build-failed", "invalid", "timed-out", "crashed", "no-cases")
 
 #: Prefix of the message of a case the grader did not run (budget used up, build failed).
 NOT_RUN: Final = "not run: "
