@@ -14,6 +14,7 @@ _CLAUSE_TEXT_LIMIT = 200
 _QUOTED_CLAUSES = 2
 _EVENTS_PATH = re.compile(r"^steps\[(?P<step>\d+)\]\.events(?:\[(?P<index>\d+)\])?")
 _PATH_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SYMPTOM = re.compile(r"^steps\[\d+\]\.(?P<step_key>[A-Za-z_]\w*)(?:\[\d+\]\.(?P<item_key>[A-Za-z_]\w*))?")
 # Observation keys whose clauses say it in other words.
 _KEY_WORDS: Mapping[str, tuple[str, ...]] = {
     "input_unchanged": ("modify",),
@@ -87,9 +88,65 @@ def failure_report(case: Case, outcome: Outcome, clauses: Mapping[str, Clause], 
     if ranked[_QUOTED_CLAUSES:]:
         lines.append(f"  also:    {', '.join(ranked[_QUOTED_CLAUSES:])}")
     lines.extend(_trace_lines(case, outcome))
-    if case.hint:
-        lines.append(f"  hint:    {case.hint[0]}")
+    silence = silent_stream_line(case, outcome)
+    if silence:
+        lines.append(f"  note:    {silence}")
+    hint = fitting_hint(case, outcome)
+    if hint:
+        lines.append(f"  hint:    {hint}")
     return "\n".join(lines)
+
+
+def symptom_keys(path: str) -> set[str]:
+    """The keys a divergence is about: ``steps[1].requests[0].messages`` -> ``{requests, messages}``.
+
+    For a scenario: the step's observation key (unless it is the too common ``events``)
+    and, inside an event or request list, the item's key. For a pure operation: the keys
+    of the path below ``value``, or ``value`` itself.
+    """
+    match = _SYMPTOM.match(path)
+    if match is not None:
+        return {key for key in (match["step_key"], match["item_key"]) if key and key != "events"}
+    keys = {key for key in _PATH_KEY.findall(path) if key != "value"}
+    return keys or {"value"}
+
+
+def fitting_hint(case: Case, outcome: Outcome) -> str | None:
+    """The case's first hint rung, when it is about what diverged; else None.
+
+    A case's hints are written for the bug the case targets, and they name what that bug
+    changes (``If value shows a tool name ...``, ``If an early event's partial ...``). A case
+    that fails for another reason (a timeout, a crash, another key) gets no hint rather than
+    advice about a bug it does not have. For a pure operation (one value), any divergence of
+    that value fits.
+    """
+    divergence = outcome.divergence
+    if not case.hint or divergence is None:
+        return None
+    keys = symptom_keys(divergence.path)
+    if not case.is_scenario and keys == {"value"}:
+        return case.hint[0]
+    words = {word.lower() for word in _PATH_KEY.findall(case.hint[0])}
+    names = {name.lower() for key in keys for name in (key, *_KEY_WORDS.get(key, ()))}
+    return case.hint[0] if names & words else None
+
+
+def silent_stream_line(case: Case, outcome: Outcome) -> str | None:
+    """A plain sentence when a consume step saw no event at all where events were expected."""
+    if outcome.observation is None or outcome.step_index is None or not case.is_scenario:
+        return None
+    step = case.steps[outcome.step_index]
+    expected = step.get("expect")
+    if step.get("action") != "consume" or not isinstance(expected, dict) or not expected.get("events"):
+        return None
+    observed_steps = outcome.observation.get("steps")
+    observed = observed_steps[outcome.step_index] if isinstance(observed_steps, list) else None
+    if not isinstance(observed, dict) or observed.get("events") != [] or observed.get("finished") is not False:
+        return None
+    return (
+        "0 events: no event arrived within the settle deadline and the stream did not end; "
+        "stream() never pushed anything (is the producer ever started?)"
+    )
 
 
 def divergence_words(case: Case, outcome: Outcome) -> set[str]:

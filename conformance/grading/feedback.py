@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from conformance.clauses import Clause
-from conformance.feedback import failure_report
+from conformance.feedback import failure_report, rank_clauses
 from conformance.grading.scoring import GradedCase
 
 _ONE_LINE_LIMIT = 160
@@ -29,10 +29,24 @@ def case_feedback(graded: GradedCase, clauses: Mapping[str, Clause]) -> str:
                 f"  fixture: {case.location}",
             ]
         )
-    return failure_report(case, outcome, clauses, clause_limit=None)
+    report = failure_report(case, outcome, clauses, clause_limit=None)
+    if graded.inherited is not None:
+        report = f"{inherited_line(graded, clauses)}\n{report}"
+    return report
+
+
+def inherited_line(graded: GradedCase, clauses: Mapping[str, Clause]) -> str:
+    """``fails because of lab 3.2 (AMS-2: result: same_object_as); fix that first ...`` ("" if not inherited)."""
+    inherited = graded.inherited
+    if inherited is None:
+        return ""
+    ranked = rank_clauses(inherited.evidence, inherited.evidence_outcome, clauses)
+    return inherited.explanation(ranked[0] if ranked else None)
 
 
 def one_line(graded: GradedCase, limit: int = _ONE_LINE_LIMIT) -> str:
     """The outcome's first line, cut to ``limit`` characters, for lists and gradebooks."""
     text = graded.outcome.message.strip().splitlines()[0] if graded.outcome.message.strip() else graded.outcome.status
+    if graded.inherited is not None:
+        text = f"(because of lab {graded.inherited.lab}) {text}"
     return text if len(text) <= limit else text[: limit - 1] + "…"

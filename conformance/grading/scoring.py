@@ -1,6 +1,8 @@
 """Turn case outcomes into points: per case, per lab and in total, as the rubric says.
 
-Only ``passed`` earns points; ``failed``, ``errored`` and ``skipped`` earn 0. A case's
+Only ``passed`` earns points; ``failed``, ``errored`` and ``skipped`` earn 0, except a
+failed case that an earlier lab's bug explains (:mod:`conformance.grading.attribution`):
+that bug is charged in its own lab, so the case earns its points here. A case's
 points are ``lab weight x case weight / sum of the lab's case weights``, so the per-case
 points of a lab add up to the lab's score (what Gradescope's per-test scores need).
 """
@@ -9,10 +11,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from conformance.cases import Case
+from conformance.cases import LABS, Case
 from conformance.execution import Outcome
+from conformance.grading.attribution import Inherited, attribute
 from conformance.grading.rubric import Rubric
 from conformance.report import STATUSES
 
@@ -27,11 +30,18 @@ class GradedCase:
     points: float
     max_points: float
     held_out: bool = False
+    #: Set when the case failed only because of an earlier lab's bug (charged there).
+    inherited: Inherited | None = None
 
     @property
     def passed(self) -> bool:
-        """True when the case earned its points."""
+        """True when the case passed."""
         return self.outcome.status == "passed"
+
+    @property
+    def earns_points(self) -> bool:
+        """True when the case earns its points: it passed, or an earlier lab's bug explains its failure."""
+        return self.passed or self.inherited is not None
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,11 @@ class LabScore:
     def total(self) -> int:
         """Cases run (or not run) in the lab."""
         return self.counts.get("total", 0)
+
+    @property
+    def inherited(self) -> int:
+        """Failed cases that an earlier lab's bug explains (they cost nothing here)."""
+        return self.counts.get("inherited", 0)
 
 
 @dataclass(frozen=True)
@@ -92,6 +107,8 @@ def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]]) -> Score:
     for case, outcome in results:
         if case.lab in by_lab:
             by_lab[case.lab].append((case, outcome))
+    lab_order = sorted(rubric.labs, key=lambda lab: LABS.index(lab) if lab in LABS else len(LABS))
+    inherited = attribute((pair for lab in lab_order for pair in by_lab[lab]), lab_order)
     graded: list[GradedCase] = []
     labs: list[LabScore] = []
     for lab, rule in rubric.labs.items():
@@ -101,12 +118,15 @@ def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]]) -> Score:
         counts: Counter[str] = Counter()
         for (case, outcome), weight in zip(by_lab[lab], weights, strict=True):
             max_points = rule.weight * weight / total_weight if total_weight > 0 else 0.0
-            points = max_points if outcome.status == "passed" else 0.0
-            passed_weight += weight if outcome.status == "passed" else 0.0
+            graded_case = GradedCase(case, outcome, weight, 0.0, max_points, case.id in rubric.held_out, inherited.get(case.id))
+            if graded_case.earns_points:
+                graded_case = replace(graded_case, points=max_points)
+                passed_weight += weight
             counts[outcome.status] += 1
-            graded.append(GradedCase(case, outcome, weight, points, max_points, case.id in rubric.held_out))
+            counts["inherited"] += graded_case.inherited is not None
+            graded.append(graded_case)
         counts["total"] = len(by_lab[lab])
         # From the weights, not the sum of per-case points, so full marks are exactly the weight.
         earned = rule.weight * passed_weight / total_weight if total_weight > 0 else 0.0
-        labs.append(LabScore(lab, earned, rule.weight, {key: counts.get(key, 0) for key in ("total", *STATUSES)}))
+        labs.append(LabScore(lab, earned, rule.weight, {key: counts.get(key, 0) for key in ("total", *STATUSES, "inherited")}))
     return Score(tuple(graded), tuple(labs))

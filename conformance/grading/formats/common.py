@@ -14,10 +14,13 @@ def points(value: float) -> str:
 
 
 def not_passed_by_lab(result: SubmissionResult, statuses: tuple[str, ...] = ("failed", "errored")) -> dict[str, list[GradedCase]]:
-    """Cases with one of ``statuses``, grouped by lab in the rubric's order (labs without any left out)."""
+    """Cases with one of ``statuses``, grouped by lab in the rubric's order (labs without any left out).
+
+    Cases an earlier lab's bug explains are left out: see :func:`inherited_groups`.
+    """
     groups: dict[str, list[GradedCase]] = {}
     for graded in result.score.cases:
-        if graded.outcome.status in statuses:
+        if graded.outcome.status in statuses and graded.inherited is None:
             groups.setdefault(graded.case.lab, []).append(graded)
     return {lab.lab: groups[lab.lab] for lab in result.score.labs if lab.lab in groups}
 
@@ -29,6 +32,24 @@ def skipped_reasons(cases: list[GradedCase]) -> list[tuple[str, int]]:
 
 
 def lab_counts(lab: LabScore) -> str:
-    """``(3 failed, 1 skipped)`` for a lab, or ``""`` when everything passed."""
-    extra = ", ".join(f"{lab.counts.get(status, 0)} {status}" for status in ("failed", "errored", "skipped") if lab.counts.get(status, 0))
-    return f"({extra})" if extra else ""
+    """``(3 failed, 1 skipped)`` for a lab, or ``""`` when everything passed.
+
+    Failed cases that an earlier lab's bug explains are counted apart: they cost nothing here.
+    """
+    parts = []
+    for status in ("failed", "errored", "skipped"):
+        count = lab.counts.get(status, 0) - (lab.inherited if status == "failed" else 0)
+        if count:
+            parts.append(f"{count} {status}")
+    if lab.inherited:
+        parts.append(f"{lab.inherited} failed because of an earlier lab, no points lost")
+    return f"({', '.join(parts)})" if parts else ""
+
+
+def inherited_groups(result: SubmissionResult) -> dict[tuple[str, tuple[str, ...]], list[GradedCase]]:
+    """Cases an earlier lab's bug explains, grouped by that lab and their symptoms (first seen first)."""
+    groups: dict[tuple[str, tuple[str, ...]], list[GradedCase]] = {}
+    for graded in result.score.cases:
+        if graded.inherited is not None:
+            groups.setdefault((graded.inherited.lab, graded.inherited.symptoms), []).append(graded)
+    return groups

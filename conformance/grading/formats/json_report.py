@@ -6,8 +6,10 @@ import json
 from collections.abc import Mapping
 
 from conformance.clauses import Clause
-from conformance.grading.feedback import case_feedback
+from conformance.feedback import fitting_hint
+from conformance.grading.feedback import case_feedback, inherited_line
 from conformance.grading.grader import SubmissionResult
+from conformance.grading.scoring import GradedCase
 from conformance.jsontypes import JsonObject, JsonValue
 
 FORMAT_VERSION = 1
@@ -37,7 +39,8 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
                 "message": outcome.message,
                 "divergence": divergence,
                 "step_index": outcome.step_index,
-                "hint": graded.case.hint[0] if graded.case.hint and not graded.passed else None,
+                "hint": None if graded.passed else fitting_hint(graded.case, outcome),
+                "inherited": _inherited(graded, clauses),
                 "feedback": case_feedback(graded, clauses),
                 "duration_s": round(outcome.duration_s, 6),
             }
@@ -62,6 +65,19 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
             for lab in result.score.labs
         ],
         "cases": cases,
+    }
+
+
+def _inherited(graded: GradedCase, clauses: Mapping[str, Clause]) -> JsonValue:
+    """Which earlier lab's bug explains the case's failure (None when it does not)."""
+    inherited = graded.inherited
+    if inherited is None:
+        return None
+    return {
+        "lab": inherited.lab,
+        "symptoms": list(inherited.symptoms),
+        "evidence": inherited.evidence.id,
+        "explanation": inherited_line(graded, clauses),
     }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from conformance.clauses import Clause
-from conformance.grading.feedback import case_feedback
+from conformance.grading.feedback import case_feedback, inherited_line
 from conformance.grading.formats.common import not_passed_by_lab, points, skipped_reasons
 from conformance.grading.grader import SubmissionResult
 
@@ -33,27 +33,31 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
         f"- implementation: `{result.implementation}` (`{result.impl}`)",
         f"- rubric: {result.rubric.name}",
         "",
-        "| lab | points | max | passed | failed | errored | skipped |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| lab | points | max | passed | failed | of which because of an earlier lab | errored | skipped |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for lab in result.score.labs:
         counts = lab.counts
         lines.append(
             f"| {lab.lab} | {points(lab.points)} | {points(lab.max_points)} | {lab.passed}/{lab.total} "
-            f"| {counts.get('failed', 0)} | {counts.get('errored', 0)} | {counts.get('skipped', 0)} |"
+            f"| {counts.get('failed', 0)} | {lab.inherited} | {counts.get('errored', 0)} | {counts.get('skipped', 0)} |"
         )
     if result.build_report:
         lines += ["", "## Build output", "", _fence(result.build_report)]
     failing = not_passed_by_lab(result)
     skipped = not_passed_by_lab(result, ("skipped",))
     for lab in result.score.labs:
-        if lab.lab not in failing and lab.lab not in skipped:
+        if lab.lab not in failing and lab.lab not in skipped and not lab.inherited:
             continue
         lines += ["", f"## Lab {lab.lab}: {lab.passed}/{lab.total} passed, {points(lab.points)} / {points(lab.max_points)} points"]
         if result.status != "build-failed":
             for graded in failing.get(lab.lab, []):
                 held = " (held out)" if graded.held_out else ""
                 lines += ["", f"### `{graded.case.id}`: {graded.outcome.status}{held}", "", _fence(case_feedback(graded, clauses))]
+        inherited = [graded for graded in result.score.cases if graded.case.lab == lab.lab and graded.inherited is not None]
+        if inherited:
+            lines += ["", f"{len(inherited)} failed only because of an earlier lab's bug (no points lost here):", ""]
+            lines += [f"- `{graded.case.id}`: {_cell(inherited_line(graded, clauses))}" for graded in inherited]
         reasons = skipped_reasons(skipped.get(lab.lab, []))
         if reasons:
             lines += ["", "Skipped (no points):", ""]

@@ -12,20 +12,16 @@ fails for another reason would show a hint about the wrong bug.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from conformance.clauses import Clause
-from conformance.grading.feedback import case_feedback, one_line
-from conformance.grading.formats.common import lab_counts, not_passed_by_lab, points, skipped_reasons
+from conformance.feedback import fitting_hint
+from conformance.grading.feedback import case_feedback, inherited_line, one_line
+from conformance.grading.formats.common import inherited_groups, lab_counts, not_passed_by_lab, points, skipped_reasons
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 
 DEFAULT_DETAILS_PER_LAB = 2
-_PATH_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# Keys on almost every scenario path: they say nothing about which bug it is.
-_GENERIC_KEYS = frozenset({"steps", "events"})
 _BUILD_LINES = 20
 
 
@@ -65,6 +61,13 @@ def render(
         for lab_name, cases in failing.items():
             lines.append(f"  lab {lab_name} ({len(cases)})")
             lines += [f"    {graded.case.id}{' (held out)' if graded.held_out else ''}: {one_line(graded)}" for graded in cases]
+    inherited = inherited_groups(result)
+    if inherited:
+        lines += ["", "failing because of an earlier lab's bug (charged once, in that lab; these cost no points)"]
+        for group in inherited.values():
+            labs = sorted({graded.case.lab for graded in group})
+            where = ", ".join(f"lab {lab}" for lab in labs)
+            lines.append(f"  {len(group)} case{'s' if len(group) != 1 else ''} of {where}: {inherited_line(group[0], clauses)}")
     skipped = not_passed_by_lab(result, ("skipped",))
     if skipped:
         lines += ["", "skipped cases (they earn no points)"]
@@ -87,10 +90,5 @@ def render(
 
 
 def hint_fits(graded: GradedCase) -> bool:
-    """True when the case's first hint rung names a key of the path where the case diverged."""
-    divergence = graded.outcome.divergence
-    if not graded.case.hint or divergence is None:
-        return False
-    keys = {key for key in _PATH_KEY.findall(divergence.path) if key not in _GENERIC_KEYS}
-    words = set(_WORD.findall(graded.case.hint[0]))
-    return bool(keys & words)
+    """True when the case has a hint rung about what diverged (see :func:`conformance.feedback.fitting_hint`)."""
+    return fitting_hint(graded.case, graded.outcome) is not None
