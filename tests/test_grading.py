@@ -223,12 +223,29 @@ def test_gradescope_results_have_the_documented_fields(suite: Suite) -> None:
     for test in data["tests"]:
         assert set(test) >= {"name", "score", "max_score", "status", "output", "visibility"}
         assert test["status"] in {"passed", "failed"}
-        assert test["visibility"] == ("hidden" if test["name"] == held else "visible")
+        assert test["visibility"] == ("after_published" if test["name"] == held else "visible")
         assert 0 <= test["score"] <= test["max_score"]
     assert sum(test["score"] for test in data["tests"]) == pytest.approx(data["score"], abs=1e-2)
     by_name = {test["name"]: test for test in data["tests"]}
     assert by_name[held]["status"] == "failed" and "clause:  IR-TEXT-1" in by_name[held]["output"]
     assert "held out" in terminal.render(result, context.clauses)
+
+
+def test_what_students_see_reveals_nothing_of_held_out_cases() -> None:
+    """With every failing case held out, a broken submission looks exactly like a correct one."""
+    context = prepare(parse_rubric(rubric_data(**{"3.1": {"weight": 40}})))
+    failing = [graded.case.id for graded in grade_submission(TEXTOF_BUG, context).score.cases if not graded.passed]
+    assert failing
+    held = prepare(parse_rubric(rubric_data(**{"3.1": {"weight": 40}}) | {"held_out": failing}))
+    seen = []
+    for impl in (TEXTOF_BUG, "reference"):
+        data = json.loads(gradescope.render(grade_submission(impl, held, name="student"), held.clauses))
+        visible = [
+            (test["name"], test["status"], test["output"], test["score"]) for test in data["tests"] if test["visibility"] == "visible"
+        ]
+        seen.append((data["output"], visible))
+        assert not any(case_id in data["output"] for case_id in failing)
+    assert seen[0] == seen[1]
 
 
 def test_markdown_and_json_reports_carry_every_failing_case(textof_result: SubmissionResult) -> None:

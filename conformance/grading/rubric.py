@@ -22,6 +22,7 @@ from conformance.schemas import validator
 DEFAULT_RUBRIC = Path(__file__).resolve().with_name("default_rubric.yaml")
 
 Scoring = Literal["equal", "by-tag"]
+HeldOutVisibility = Literal["after_published", "after_due_date", "hidden"]
 
 
 class RubricError(ValueError):
@@ -62,6 +63,8 @@ class Rubric:
     labs: Mapping[str, LabRule]
     held_out: frozenset[str] = frozenset()
     source: str = "default"
+    #: Gradescope visibility of held-out tests: they stay out of sight until grades are published.
+    held_out_visibility: HeldOutVisibility = "after_published"
 
     @property
     def max_score(self) -> float:
@@ -124,7 +127,13 @@ def parse_rubric(data: object, source: str = "rubric") -> Rubric:
             tags={str(tag): float(weight) for tag, weight in (raw.get("tags") or {}).items()},
             default_weight=float(raw.get("default_weight", 1.0)),
         )
-    return Rubric(name=str(data.get("name") or source), labs=labs, held_out=frozenset(data.get("held_out") or ()), source=source)
+    return Rubric(
+        name=str(data.get("name") or source),
+        labs=labs,
+        held_out=frozenset(data.get("held_out") or ()),
+        source=source,
+        held_out_visibility=data.get("held_out_visibility", "after_published"),
+    )
 
 
 def _lab_key(key: object) -> object:

@@ -4,9 +4,15 @@ Fields as Gradescope documents them (gradescope-autograders.readthedocs.io, "Aut
 Specifications"): a top-level ``score``, ``execution_time``, ``output`` and ``tests``; each
 test has ``name`` (the case id), ``score``, ``max_score``, ``status`` (``passed`` or
 ``failed``: skipped and errored cases earn nothing, so they are ``failed`` with the reason
-in ``output``), ``output`` (the feedback), ``tags`` and ``visibility`` (``hidden`` for the
-cases the rubric holds out, else ``visible``). The total available points are in
-``extra_data.max_score``: Gradescope takes an assignment's maximum from its own settings.
+in ``output``), ``output`` (the feedback), ``tags`` and ``visibility`` (the rubric's
+``held_out_visibility``, ``after_published`` by default, for the cases it holds out, else
+``visible``). The total available points are in ``extra_data.max_score``: Gradescope takes
+an assignment's maximum from its own settings.
+
+Held out means held out: the top-level ``output`` every student sees counts only visible
+cases, shows no points (lab points would reveal how the held-out cases did) and names no
+held-out case; the submission's status detail is left to ``extra_data``, which students
+do not see.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
                 "status": "passed" if graded.passed else "failed",
                 "output": feedback or "passed",
                 "tags": [f"lab {graded.case.lab}", *graded.case.clauses],
-                "visibility": "hidden" if graded.held_out else "visible",
+                "visibility": result.rubric.held_out_visibility if graded.held_out else "visible",
             }
         )
     labs: list[JsonValue] = [
@@ -49,9 +55,7 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
         }
         for lab in result.score.labs
     ]
-    # Just the points table: the cases are in `tests`, and a held-out case must not be named
-    # in a summary every student sees.
-    summary = terminal.render(result, clauses, details_per_lab=0, list_cases=False)
+    summary = student_summary(result) if result.rubric.held_out else terminal.render(result, clauses, details_per_lab=0, list_cases=False)
     return {
         "score": round(result.score.points, _DIGITS),
         "execution_time": round(result.duration_s, 3),
@@ -65,6 +69,16 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
         },
         "tests": tests,
     }
+
+
+def student_summary(result: SubmissionResult) -> str:
+    """Per lab, how many *visible* cases passed: nothing a student could learn held-out results from."""
+    lines = [f"pi-conformance: {result.name}", "  visible cases (held-out cases are graded too; they are shown when grades are published)"]
+    for lab in result.score.labs:
+        visible = [graded for graded in result.score.cases if graded.case.lab == lab.lab and not graded.held_out]
+        passed = sum(graded.passed for graded in visible)
+        lines.append(f"  lab {lab.lab:<5}{passed:>4}/{len(visible):<4} passed")
+    return "\n".join(lines) + "\n"
 
 
 def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
