@@ -101,3 +101,25 @@ def test_broken_case_errors_with_its_problems() -> None:
     outcome = run_case(Scripted(OperationNotSupported()), broken)
     assert outcome.status == "errored"
     assert "f.yaml:3: lab: '9' is not one of ..." in outcome.message
+
+
+def test_a_wait_ends_when_the_loop_is_idle_and_still_sees_late_timers() -> None:
+    """Idle settling: nothing pending ends the wait long before the deadline; a live timer is waited for."""
+    import asyncio
+    import time
+
+    from conformance.adapters.binding import wait_settled
+
+    async def scenario() -> tuple[bool, float, bool]:
+        loop = asyncio.get_running_loop()
+        never: asyncio.Future[None] = loop.create_future()
+        started = time.perf_counter()
+        idle_result = await wait_settled(never, 30.0)
+        idle_elapsed = time.perf_counter() - started
+        late: asyncio.Future[None] = loop.create_future()
+        loop.call_later(0.05, late.set_result, None)
+        return idle_result, idle_elapsed, await wait_settled(late, 30.0)
+
+    idle_result, idle_elapsed, late_result = asyncio.run(scenario())
+    assert idle_result is False and idle_elapsed < 10.0  # far from the 30 s deadline: the loop was idle
+    assert late_result is True
