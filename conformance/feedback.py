@@ -133,20 +133,25 @@ def fitting_hint(case: Case, outcome: Outcome) -> str | None:
 
 def silent_stream_line(case: Case, outcome: Outcome) -> str | None:
     """A plain sentence when a consume step saw no event at all where events were expected."""
-    if outcome.observation is None or outcome.step_index is None or not case.is_scenario:
-        return None
-    step = case.steps[outcome.step_index]
-    expected = step.get("expect")
-    if step.get("action") != "consume" or not isinstance(expected, dict) or not expected.get("events"):
-        return None
-    observed_steps = outcome.observation.get("steps")
-    observed = observed_steps[outcome.step_index] if isinstance(observed_steps, list) else None
-    if not isinstance(observed, dict) or observed.get("events") != [] or observed.get("finished") is not False:
+    if not is_silent_stream(case, outcome):
         return None
     return (
         "0 events: no event arrived within the settle deadline and the stream did not end; "
         "stream() never pushed anything (is the producer ever started?)"
     )
+
+
+def is_silent_stream(case: Case, outcome: Outcome) -> bool:
+    """True when the case's first divergence is a consume step that saw no event, and the stream did not end."""
+    if outcome.observation is None or outcome.step_index is None or not case.is_scenario:
+        return False
+    step = case.steps[outcome.step_index]
+    expected = step.get("expect")
+    if step.get("action") != "consume" or not isinstance(expected, dict) or not expected.get("events"):
+        return False
+    observed_steps = outcome.observation.get("steps")
+    observed = observed_steps[outcome.step_index] if isinstance(observed_steps, list) else None
+    return isinstance(observed, dict) and observed.get("events") == [] and observed.get("finished") is False
 
 
 def divergence_words(case: Case, outcome: Outcome) -> set[str]:

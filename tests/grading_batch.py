@@ -91,6 +91,19 @@ def make_batch(root: Path, correct_copies: int = 5) -> dict[str, Expected]:
         "process.exit(3);\nexport const EXHAUSTED_MESSAGE",
     )
     expected["crashes-on-import"] = Expected("crashed", frozenset({"4.1", "4.2"}))
+    # push() delivers nothing: every stream stays silent. Each waiting step ends as soon as
+    # the event loop is idle, so this costs seconds, not minutes; it is a hang, never "ok".
+    _patched_copy(root / "never-emits", "event-stream.js", "    if (this.#closed) return;\n    this.#buffer.push(event);", "    return;")
+    expected["never-emits"] = Expected("hung", frozenset({"3.2"}))
+    # Junk written straight to the protocol's stdout (around the adapter's console redirect)
+    # when the ScriptedModel module loads: its cases error, the other labs are unaffected.
+    _patched_copy(
+        root / "stdout-junk",
+        "scripted-model.js",
+        "export const EXHAUSTED_MESSAGE",
+        'import { writeSync } from "node:fs";\nwriteSync(1, "junk that is not JSON\\n");\nexport const EXHAUSTED_MESSAGE',
+    )
+    expected["stdout-junk"] = Expected("crashed", frozenset({"4.1", "4.2"}))
     # A repository that builds but holds no compiled module at all.
     empty = root / "empty-repo"
     shutil.copytree(CORRECT, empty, symlinks=True)

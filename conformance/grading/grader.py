@@ -21,6 +21,7 @@ from conformance.adapters.settings import ImplSettings
 from conformance.cases import Case
 from conformance.clauses import Clause, load_clauses
 from conformance.execution import Outcome, run_case
+from conformance.feedback import is_silent_stream
 from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import Score, score
 from conformance.grading.status import NOT_RUN, SubmissionStatus, classify
@@ -174,5 +175,6 @@ def grade_submission(
             adapter.close()
         except Exception:  # a failing close must not lose the grade
             pass
-    status, detail = classify(outcomes, budget_exhausted=budget_exhausted)
+    silent = [outcome for case, outcome in zip(context.cases, outcomes, strict=True) if is_silent_stream(case, outcome)]
+    status, detail = classify(outcomes, budget_exhausted=budget_exhausted, silent=silent)
     return finish(status, detail, outcomes, adapter.name or name)

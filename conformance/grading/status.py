@@ -13,19 +13,23 @@ from typing import Final, Literal
 
 from conformance.execution import Outcome
 
-SubmissionStatus = Literal["ok", "build-failed", "invalid", "timed-out", "crashed", "no-cases"]
+SubmissionStatus = Literal["ok", "build-failed", "not-a-project", "invalid", "timed-out", "hung", "crashed", "no-cases"]
 
 #: Prefix of the message of a case the grader did not run (budget used up, build failed).
 NOT_RUN: Final = "not run: "
 _DETAIL_LIMIT = 200
 
 
-def classify(outcomes: Sequence[Outcome], *, budget_exhausted: bool = False) -> tuple[SubmissionStatus, str]:
+def classify(
+    outcomes: Sequence[Outcome], *, budget_exhausted: bool = False, silent: Sequence[Outcome] = ()
+) -> tuple[SubmissionStatus, str]:
     """The status of a submission whose implementation started, from its case outcomes.
 
-    Precedence: a hang (the budget ran out, or a case timed out) before a crash (a case
-    errored: the process died or broke the protocol), before nothing graded (every case
-    skipped), before ``ok``.
+    ``silent`` are the outcomes of cases where a stream never emitted anything (a consumer
+    would wait forever): the submission is ``hung`` even though each such case ended at its
+    settle deadline. Precedence: a timeout (the budget ran out, or a case timed out) before
+    a hang, before a crash (a case errored: the process died or broke the protocol), before
+    nothing graded (every case skipped), before ``ok``.
     """
     hung = [o for o in outcomes if o.timed_out]
     if budget_exhausted:
@@ -34,6 +38,8 @@ def classify(outcomes: Sequence[Outcome], *, budget_exhausted: bool = False) -> 
         )
     if hung:
         return "timed-out", _detail(f"{_count(hung)} hung (timed out, or not tried again after timeouts)", hung)
+    if silent:
+        return "hung", _detail(f"{_count(silent)} waited for events that never came (a stream never emitted)", silent)
     crashed = [o for o in outcomes if o.status == "errored"]
     if crashed:
         return "crashed", _detail(f"{_count(crashed)} errored", crashed)
