@@ -35,6 +35,10 @@ class GaveUp(AdapterFailure):
     """The adapter did not try the case because the implementation kept timing out on it: the case fails."""
 
 
+class NotTried(HarnessError):
+    """The adapter did not try the case because the implementation kept exiting on its operation: the case errors."""
+
+
 class Adapter:
     """Base class of every adapter; each operation defaults to "not supported"."""
 

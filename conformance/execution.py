@@ -7,7 +7,16 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from conformance.adapter import Adapter, GaveUp, HarnessError, HarnessTimeout, ImplementationThrew, OperationNotSupported, run_operation
+from conformance.adapter import (
+    Adapter,
+    GaveUp,
+    HarnessError,
+    HarnessTimeout,
+    ImplementationThrew,
+    NotTried,
+    OperationNotSupported,
+    run_operation,
+)
 from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
 from conformance.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
 from conformance.jsontypes import JsonObject, JsonValue
@@ -30,6 +39,8 @@ class Outcome:
     observation: JsonObject | None = None
     #: The implementation hung: the case or its handshake timed out, or was given up after timeouts.
     timed_out: bool = False
+    #: The case was not tried: the adapter gave up on its operation after repeated timeouts or exits.
+    given_up: bool = False
 
 
 class _Timeout(Exception):
@@ -118,7 +129,9 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
     except ImplementationThrew as error:
         return done("failed", f"the implementation threw: {error}")
     except GaveUp as error:
-        return done("failed", str(error), timed_out=True)
+        return done("failed", str(error), timed_out=True, given_up=True)
+    except NotTried as error:
+        return done("errored", str(error), given_up=True)
     except HarnessTimeout as error:
         return done("errored", f"could not observe the implementation: {error}", timed_out=True)
     except HarnessError as error:

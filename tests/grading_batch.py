@@ -69,10 +69,15 @@ def make_batch(root: Path, correct_copies: int = 5) -> dict[str, Expected]:
         expected[name] = Expected("ok", frozenset(labs))
     (root / "build-fails").symlink_to(JS / "variants" / "build-fails", target_is_directory=True)
     expected["build-fails"] = Expected("build-failed", frozenset({"3.1", "3.2", "4.1", "4.2"}))
-    # textOf never returns: its cases time out, the process is killed and restarted, and
-    # after three timeouts in a row the transport stops trying text_of.
+    # textOf loops forever on every message but a system one: those cases time out, the
+    # process is killed and restarted, the transport gives up on text_of after three timeouts
+    # in a row, and the grader retries each given-up case on its own, so every case that
+    # passes alone still earns its points.
     _patched_copy(
-        root / "hangs-in-textof", "types.js", "export function textOf(message) {\n", "export function textOf(message) {\n  for (;;) {}\n"
+        root / "hangs-in-textof",
+        "types.js",
+        "export function textOf(message) {\n",
+        'export function textOf(message) {\n  if (message.role !== "system") for (;;) {}\n',
     )
     expected["hangs-in-textof"] = Expected("timed-out", frozenset({"3.1"}))
     # scripted-model.js never finishes importing: every ScriptedModel case hangs.

@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from conformance.clauses import load_clauses
+from conformance.loader import load_suite
 from tests.conftest import REPO
 from tests.grading_batch import JS, Expected, make_batch
 
@@ -112,6 +114,20 @@ def test_a_failed_build_gets_a_row_with_the_compiler_error_and_a_build_log(batch
     assert row["total"] == "0.00"
     assert "error TS2307: Cannot find module ./types.js" in row["detail"]
     assert "error TS2307" in (batch.root / "out" / "reports" / "build-fails" / "build.log").read_text(encoding="utf-8")
+
+
+def test_a_hang_costs_only_the_cases_that_hang_when_tried_alone(batch: Batch) -> None:
+    """No case is scored on a give-up: each failed case hung on its own run, and only those textOf calls hang."""
+    cases = [case for case in batch.report("hangs-in-textof")["cases"] if case["lab"] == "3.1"]
+    failed = [case for case in cases if case["status"] != "passed"]
+    assert failed and all(case["message"].startswith("timed out") for case in failed)
+    clauses = load_clauses()
+    hanging = {
+        case.id
+        for case in load_suite(None, clauses).cases
+        if case.operation == "text_of" and isinstance(case.input.get("message"), dict) and case.input["message"].get("role") != "system"
+    }
+    assert {case["id"] for case in failed} == hanging
 
 
 def test_hanging_and_crashing_submissions_say_so_and_keep_their_other_points(batch: Batch) -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Literal, NoReturn
 
-from conformance.adapter import Adapter, GaveUp, HarnessError, HarnessTimeout, ImplementationThrew, OperationNotSupported
+from conformance.adapter import Adapter, GaveUp, HarnessError, HarnessTimeout, ImplementationThrew, NotTried, OperationNotSupported
 from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
 from conformance.adapters.settings import ImplSettings
 from conformance.jsontypes import JsonObject
@@ -252,7 +252,7 @@ class ProcessAdapter(Adapter):
         if self._timeouts[operation] >= MAX_CONSECUTIVE_TIMEOUTS:
             raise GaveUp(f"not run: {operation} timed out {self._timeouts[operation]} times in a row, so it is not tried again")
         if self._exits[operation] >= MAX_CONSECUTIVE_EXITS:
-            raise HarnessError(
+            raise NotTried(
                 f"not run: the implementation exited while answering {operation} {self._exits[operation]} times in a row, "
                 f"so it is not tried again; the last time: {self._last_exit[operation]}"
             )

@@ -8,6 +8,7 @@ is its :class:`SubmissionResult`'s ``status``.
 
 from __future__ import annotations
 
+import queue
 import re
 import threading
 import time
@@ -73,6 +74,76 @@ def default_name(impl: str) -> str:
     if kind == "pi-course" and target:
         return Path(target).expanduser().resolve().name or impl
     return impl
+
+
+#: Timeout of a case retried on its own after its operation was given up: hung cases cost
+#: this much each, the others (which answer in milliseconds) nothing noticeable.
+RETRY_TIMEOUT_S = 0.3
+#: Given-up cases are retried this many at a time, each worker with its own fresh process:
+#: a hang that burns no CPU (a promise that never resolves) then costs a fraction of the time.
+RETRY_WORKERS = 4
+
+
+def _retry_given_up(
+    impl: str,
+    settings: ImplSettings,
+    cases: tuple[Case, ...],
+    outcomes: list[Outcome],
+    deadline: float | None,
+    stop: threading.Event | None,
+) -> bool:
+    """Run each case the adapter gave up on again, in a fresh process with a short timeout.
+
+    An adapter stops trying an operation after a few timeouts (or exits) in a row, so that a
+    hopeless implementation ends in bounded time; but cases it then did not try may well pass
+    on their own (a ``textOf`` that loops only on some messages). No case is scored failed
+    unless it failed when it was tried. Returns True when the budget ran out meanwhile.
+    """
+    pending: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for index, outcome in enumerate(outcomes):
+        if outcome.given_up:
+            pending.put(index)
+    out_of_time = threading.Event()
+
+    def work() -> None:
+        adapter: Adapter | None = None
+        try:
+            while not (stop is not None and stop.is_set()):
+                try:
+                    index = pending.get_nowait()
+                except queue.Empty:
+                    return
+                if deadline is not None and time.monotonic() > deadline:
+                    out_of_time.set()
+                    return
+                for _ in range(2):  # a fresh adapter never gives up on its first case
+                    if adapter is None:
+                        adapter = resolve_adapter(impl, settings)
+                    retried = run_case(adapter, cases[index], RETRY_TIMEOUT_S)
+                    if not retried.given_up:
+                        break
+                    _close(adapter)
+                    adapter = None
+                outcomes[index] = retried
+        except Exception:  # the adapter could not be made again: the first run's outcomes stand
+            pass
+        finally:
+            if adapter is not None:
+                _close(adapter)
+
+    workers = [threading.Thread(target=work, name=f"retry {n}", daemon=True) for n in range(min(RETRY_WORKERS, pending.qsize()))]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return out_of_time.is_set()
+
+
+def _close(adapter: Adapter) -> None:
+    try:
+        adapter.close()
+    except Exception:  # a failing close must not lose the grade
+        pass
 
 
 @dataclass(frozen=True)
@@ -158,8 +229,8 @@ def grade_submission(
 
     outcomes: list[Outcome] = []
     budget_exhausted = False
+    deadline = time.monotonic() + options.budget_s if options.budget_s else None
     try:
-        deadline = time.monotonic() + options.budget_s if options.budget_s else None
         for case in context.cases:
             # Checked between cases: one case is already bounded by its own timeout.
             if stop is not None and stop.is_set():
@@ -171,10 +242,9 @@ def grade_submission(
                 continue
             outcomes.append(run_case(adapter, case, options.case_timeout_s))
     finally:
-        try:
-            adapter.close()
-        except Exception:  # a failing close must not lose the grade
-            pass
+        _close(adapter)
+    if any(outcome.given_up for outcome in outcomes) and not budget_exhausted:
+        budget_exhausted = _retry_given_up(impl, settings, context.cases, outcomes, deadline, stop)
     silent = [outcome for case, outcome in zip(context.cases, outcomes, strict=True) if is_silent_stream(case, outcome)]
     status, detail = classify(outcomes, budget_exhausted=budget_exhausted, silent=silent)
     return finish(status, detail, outcomes, adapter.name or name)
