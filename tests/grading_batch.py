@@ -56,6 +56,27 @@ def _patched_copy(target: Path, file: str, find: str, replace: str) -> None:
     path.write_text(text.replace(find, replace), encoding="utf-8")
 
 
+_TYPES_EXPORTS = ("text", "userMessage", "assistantMessage", "textOf", "systemMessageText", "currentSystemMessage")
+_SKELETON = {
+    "types.js": "".join(
+        f'export function {name}() {{\n  throw new Error("not implemented in lab 3.1");\n}}\n'
+        for name in (*_TYPES_EXPORTS, "currentSystemPrompt")
+    ),
+    "event-stream.js": (
+        "export class EventStream {\n"
+        '  constructor() {\n    throw new Error("not implemented in lab 3.1");\n  }\n}\n'
+        "export class AssistantMessageEventStream extends EventStream {}\n"
+    ),
+    "scripted-model.js": ('export class ScriptedModel {\n  constructor() {\n    throw new Error("not implemented in lab 4.1");\n  }\n}\n'),
+}
+
+
+def _write_skeleton(target: Path) -> None:
+    shutil.copytree(CORRECT, target, symlinks=True)
+    for name, text in _SKELETON.items():
+        (target / DIST / name).write_text(text, encoding="utf-8")
+
+
 def make_batch(root: Path, correct_copies: int = 5) -> dict[str, Expected]:
     """Fill ``root`` with submissions; what each must grade to, by folder name."""
     ensure_generated()  # the broken variants are linked from tests/js/variants
@@ -109,6 +130,10 @@ def make_batch(root: Path, correct_copies: int = 5) -> dict[str, Expected]:
         'import { writeSync } from "node:fs";\nwriteSync(1, "junk that is not JSON\\n");\nexport const EXHAUSTED_MESSAGE',
     )
     expected["stdout-junk"] = Expected("crashed", frozenset({"4.1", "4.2"}))
+    # The course's starting point: every function and class is a placeholder that throws
+    # "not implemented": nothing to grade, no points, and nothing mistaken for a bug.
+    _write_skeleton(root / "skeleton")
+    expected["skeleton"] = Expected("no-cases", frozenset({"3.1", "3.2", "4.1", "4.2"}))
     # A repository that builds but holds no compiled module at all.
     empty = root / "empty-repo"
     shutil.copytree(CORRECT, empty, symlinks=True)

@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -53,7 +54,8 @@ def cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
 
 
 class Batch:
-    def __init__(self, root: Path, expected: dict[str, Expected], result: subprocess.CompletedProcess[str]) -> None:
+    def __init__(self, root: Path, expected: dict[str, Expected], result: subprocess.CompletedProcess[str], wall_s: float) -> None:
+        self.wall_s = wall_s
         self.root = root
         self.expected = expected
         self.result = result
@@ -69,8 +71,9 @@ class Batch:
 def batch(tmp_path_factory: pytest.TempPathFactory) -> Batch:
     root = tmp_path_factory.mktemp("class")
     expected = make_batch(root / "submissions")
+    started = time.monotonic()
     result = cli("grade-batch", str(root / "submissions"), "--jobs", "2", "--build", "--timeout", "0.5", "--out", str(root / "out"))
-    return Batch(root, expected, result)
+    return Batch(root, expected, result, time.monotonic() - started)
 
 
 def test_the_whole_class_grades_in_one_command(batch: Batch) -> None:
@@ -114,6 +117,12 @@ def test_a_failed_build_gets_a_row_with_the_compiler_error_and_a_build_log(batch
     assert row["total"] == "0.00"
     assert "error TS2307: Cannot find module ./types.js" in row["detail"]
     assert "error TS2307" in (batch.root / "out" / "reports" / "build-fails" / "build.log").read_text(encoding="utf-8")
+
+
+def test_hangs_end_in_bounded_time(batch: Batch) -> None:
+    """Bounds on hangs, not speed goals: a silent stream ends at once per wait, and the class stays well inside a lab session."""
+    assert float(batch.rows["never-emits"]["duration_s"]) <= 15
+    assert batch.wall_s < 45, f"the class took {batch.wall_s:.0f} s at --jobs 2"
 
 
 def test_a_hang_costs_only_the_cases_that_hang_when_tried_alone(batch: Batch) -> None:
