@@ -164,6 +164,9 @@ def divergence_words(case: Case, outcome: Outcome) -> set[str]:
         if key not in _PLAIN_KEYS:
             words.add(key.lower())
             words.update(_KEY_WORDS.get(key, ()))
+    if is_silent_stream(case, outcome):
+        # Nothing was produced at all: the clauses about deferred production come first.
+        words.update(("produce", "production", "deferred", "plays", "played"))
     match = _EVENTS_PATH.match(divergence.path)
     if match and match["index"] is not None and outcome.observation is not None:
         observed = outcome.observation.get("steps")
