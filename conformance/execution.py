@@ -20,7 +20,7 @@ from conformance.adapter import (
 from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
 from conformance.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
 from conformance.jsontypes import JsonObject, JsonValue
-from conformance.matcher import MISSING, Divergence, first_divergence
+from conformance.matcher import MISSING, Divergence, first_divergence, iter_divergences
 from conformance.schemas import validator
 
 Status = Literal["passed", "failed", "errored", "skipped"]
@@ -94,6 +94,27 @@ def compare(case: Case, observation: JsonObject) -> tuple[Divergence | None, int
             if divergence is not None:
                 return divergence, index
     return None, None
+
+
+def all_divergences(case: Case, observation: JsonObject) -> list[Divergence]:
+    """Every divergence between the case's expectations and the observation, in document order."""
+    found: list[Divergence] = []
+    if not case.is_scenario:
+        for key, expected in (case.expect or {}).items():
+            found.extend(iter_divergences(expected, observation.get(key, MISSING), key))
+        return found
+    observed_steps = observation.get("steps")
+    if not isinstance(observed_steps, list) or len(observed_steps) != len(case.steps):
+        first, _ = compare(case, observation)
+        return [first] if first else []
+    for index, (step, observed) in enumerate(zip(case.steps, observed_steps, strict=True)):
+        expected_step = step.get("expect")
+        if not isinstance(expected_step, dict):
+            continue
+        observed_object: dict[str, JsonValue] = observed if isinstance(observed, dict) else {}
+        for key, expected in expected_step.items():
+            found.extend(iter_divergences(expected, observed_object.get(key, MISSING), f"steps[{index}].{key}"))
+    return found
 
 
 WAITING_ACTIONS = frozenset({"consume", "result"})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -92,21 +93,35 @@ def _has_type(value: JsonValue, type_name: str) -> bool:
 
 def first_divergence(expected: JsonValue, actual: JsonValue | _Missing, path: str = "") -> Divergence | None:
     """Return the first divergence between ``expected`` and ``actual``, or None if they match."""
+    return next(iter_divergences(expected, actual, path), None)
+
+
+def iter_divergences(expected: JsonValue, actual: JsonValue | _Missing, path: str = "") -> Iterator[Divergence]:
+    """Every divergence between ``expected`` and ``actual``, depth-first in document order.
+
+    The first one is :func:`first_divergence`'s; the rest are what ``--all-divergences``
+    lists. Below a divergence that replaces a whole value (a type or length mismatch, a
+    failed matcher) nothing more is reported.
+    """
     if isinstance(expected, dict) and is_matcher(expected):
-        return _match_matcher(expected, actual, path)
+        divergence = _match_matcher(expected, actual, path)
+        if divergence is not None:
+            yield divergence
+        return
     if isinstance(actual, _Missing):
-        return Divergence(path, render(expected), render(actual))
-    if isinstance(expected, dict):
-        if not isinstance(actual, dict):
-            return Divergence(path, render(expected), render(actual))
-        return _match_object(expected, actual, path)
-    if isinstance(expected, list):
-        if not isinstance(actual, list):
-            return Divergence(path, render(expected), render(actual))
-        return _match_array(expected, actual, path)
-    if _scalar_equal(expected, actual):
-        return None
-    return Divergence(path, render(expected), render(actual))
+        yield Divergence(path, render(expected), render(actual))
+    elif isinstance(expected, dict):
+        if isinstance(actual, dict):
+            yield from _match_object(expected, actual, path)
+        else:
+            yield Divergence(path, render(expected), render(actual))
+    elif isinstance(expected, list):
+        if isinstance(actual, list):
+            yield from _match_array(expected, actual, path)
+        else:
+            yield Divergence(path, render(expected), render(actual))
+    elif not _scalar_equal(expected, actual):
+        yield Divergence(path, render(expected), render(actual))
 
 
 def _scalar_equal(expected: JsonValue, actual: JsonValue) -> bool:
@@ -118,31 +133,36 @@ def _scalar_equal(expected: JsonValue, actual: JsonValue) -> bool:
     return type(expected) is type(actual) and expected == actual
 
 
-def _match_object(expected: dict[str, JsonValue], actual: dict[str, JsonValue], path: str) -> Divergence | None:
+def _match_object(expected: dict[str, JsonValue], actual: dict[str, JsonValue], path: str) -> Iterator[Divergence]:
     for key, expected_value in expected.items():
-        divergence = first_divergence(expected_value, actual.get(key, MISSING), join_key(path, key))
-        if divergence is not None:
-            return divergence
+        yield from iter_divergences(expected_value, actual.get(key, MISSING), join_key(path, key))
     for key in actual:
         if key not in expected:
             # Shown at the parent, whole, so that "expected {} but got {...}" reads at a glance.
-            return Divergence(path, render(expected), render(actual), f"unexpected key {json.dumps(key, ensure_ascii=False)}")
-    return None
+            yield Divergence(path, render(expected), render(actual), f"unexpected key {json.dumps(key, ensure_ascii=False)}")
+            return
 
 
-def _match_array(expected: list[JsonValue], actual: list[JsonValue], path: str) -> Divergence | None:
+def _match_array(expected: list[JsonValue], actual: list[JsonValue], path: str) -> Iterator[Divergence]:
+    # Shared items first, so the first divergence names the first differing item when there
+    # is one; then the length, at the array.
+    yield from _pairwise(expected, actual, path)
+    if len(actual) != len(expected):
+        yield _length_divergence(expected, actual, path)
+
+
+def _pairwise(expected: list[JsonValue], actual: list[JsonValue], path: str) -> Iterator[Divergence]:
     for index, (expected_item, actual_item) in enumerate(zip(expected, actual, strict=False)):
-        divergence = first_divergence(expected_item, actual_item, join_index(path, index))
-        if divergence is not None:
-            return divergence
-    # Every shared item matched: the lengths differ. Name the first item one side lacks.
+        yield from iter_divergences(expected_item, actual_item, join_index(path, index))
+
+
+def _length_divergence(expected: list[JsonValue], actual: list[JsonValue], path: str) -> Divergence:
+    # Every shared item matched (or was reported): name the first item one side lacks.
     if len(actual) < len(expected):
         index = len(actual)
         return Divergence(path, _items(len(expected)), _items(len(actual)), f"first missing item, [{index}]: {render(expected[index])}")
-    if len(actual) > len(expected):
-        index = len(expected)
-        return Divergence(path, _items(len(expected)), _items(len(actual)), f"first extra item, [{index}]: {render(actual[index])}")
-    return None
+    index = len(expected)
+    return Divergence(path, _items(len(expected)), _items(len(actual)), f"first extra item, [{index}]: {render(actual[index])}")
 
 
 def _items(count: int) -> str:
