@@ -182,13 +182,13 @@ def divergence_words(case: Case, outcome: Outcome) -> set[str]:
 def rank_clauses(case: Case, outcome: Outcome, clauses: Mapping[str, Clause]) -> list[str]:
     """The case's clause ids, those whose text names more of what diverged first (ties keep case order)."""
     words = divergence_words(case, outcome)
+    return sorted(case.clauses, key=lambda clause_id: -clause_hits(clauses.get(clause_id), words))
 
-    def score(clause_id: str) -> int:
-        clause = clauses.get(clause_id)
-        text = clause.text.lower().replace("`", "") if clause else ""
-        return sum(1 for word in words if re.search(rf"\b{re.escape(word)}\b", text))
 
-    return sorted(case.clauses, key=lambda clause_id: -score(clause_id))
+def clause_hits(clause: Clause | None, words: set[str]) -> int:
+    """How many of ``words`` (what diverged) the clause's text names."""
+    text = clause.text.lower().replace("`", "") if clause else ""
+    return sum(1 for word in words if re.search(rf"\b{re.escape(word)}\b", text))
 
 
 def _trace_lines(case: Case, outcome: Outcome) -> list[str]:

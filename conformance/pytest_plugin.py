@@ -18,11 +18,11 @@ from conformance.adapters.resolve import ImplSpecError, resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.cases import LABS, BrokenCase, Case
 from conformance.clauses import Clause, load_clauses
-from conformance.execution import run_case
+from conformance.execution import Outcome, all_divergences, run_case
 from conformance.feedback import failure_report
 from conformance.grading.baseline import Baseline, BaselineError, Verdict, baseline_document, compare, load_baseline, write_baseline
 from conformance.loader import Suite, load_suite
-from conformance.report import CaseResult, summary_lines, write_json_report
+from conformance.report import CaseResult, group_lines, groups_of, skip_lines, summary_lines, write_json_report
 
 
 def marker_name(kind: str, value: str) -> str:
@@ -48,6 +48,7 @@ class RunState:
     results: list[CaseResult] = field(default_factory=list)
     baseline: Baseline | None = None
     write_baseline: Path | None = None
+    all_divergences: bool = False
 
     def get_adapter(self) -> Adapter:
         if self.adapter is None:
@@ -80,6 +81,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--baseline", default=None, help="known failures (YAML/JSON); a listed case that fails is xfail, one that passes fails (stale)"
     )
     group.addoption("--write-baseline", default=None, help="write the cases that did not pass as a baseline file")
+    group.addoption(
+        "--all-divergences", action="store_true", default=False, help="list every divergence of a failing case, not only the first"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -106,6 +110,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from error
     written = config.getoption("--write-baseline")
     STATE.write_baseline = Path(written) if written else None
+    STATE.all_divergences = config.getoption("--all-divergences")
     STATE.results = []
     STATE.suite = None
     STATE.adapter = None
@@ -181,7 +186,7 @@ def conformance_adapter() -> Iterator[Adapter]:
 def check_case(entry: Case | BrokenCase, adapter: Adapter) -> None:
     """Run one case and turn its outcome into a pytest result."""
     outcome = run_case(adapter, entry, STATE.timeout_s)
-    STATE.results.append(CaseResult(outcome, entry.lab or "?", entry.chapter or "?"))
+    STATE.results.append(CaseResult(outcome, entry.lab or "?", entry.chapter or "?", entry))
     baseline = STATE.baseline
     known = baseline.cases.get(entry.id) if baseline is not None else None
     if outcome.status == "passed":
@@ -192,8 +197,18 @@ def check_case(entry: Case | BrokenCase, adapter: Adapter) -> None:
         pytest.xfail(f"in the baseline: {known}")
     if outcome.status == "skipped":
         pytest.skip(outcome.message)
-    message = failure_report(entry, outcome, STATE.clauses) if isinstance(entry, Case) else outcome.message
-    pytest.fail(f"[{outcome.status}] {message}", pytrace=False)
+    pytest.fail(f"[{outcome.status}] {_example(entry, outcome)}", pytrace=False)
+
+
+def _example(entry: Case | BrokenCase, outcome: Outcome) -> str:
+    """The full feedback for a failing case (with every divergence under ``--all-divergences``)."""
+    if not isinstance(entry, Case):
+        return outcome.message
+    message = failure_report(entry, outcome, STATE.clauses)
+    if STATE.all_divergences and outcome.observation is not None and outcome.divergence is not None:
+        every = all_divergences(entry, outcome.observation)
+        message += f"\n  all {len(every)} divergences:" + "".join(f"\n    {divergence}" for divergence in every)
+    return message
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
@@ -201,10 +216,13 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         return
     terminalreporter.write_line("")
     name = STATE.adapter.name if STATE.adapter else STATE.impl
-    for line in summary_lines(STATE.results, name):
+    lines = summary_lines(STATE.results, name)
+    lines += group_lines(groups_of(STATE.results, STATE.clauses), _example)
+    lines += skip_lines(STATE.results)
+    for line in lines:
         terminalreporter.write_line(line)
     if STATE.report_json is not None:
-        write_json_report(STATE.report_json, STATE.results)
+        write_json_report(STATE.report_json, STATE.results, STATE.clauses, STATE.all_divergences)
         terminalreporter.write_line(f"  report written to {STATE.report_json}")
     if STATE.baseline is not None:
         for line in baseline_verdict().lines(STATE.baseline.source):

@@ -1,14 +1,18 @@
-"""Summaries and the JSON report of a run."""
+"""Summaries and the JSON report of a run: per lab, per cause (failure groups), per case."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.execution import Outcome
+from conformance.cases import BrokenCase, Case
+from conformance.clauses import Clause
+from conformance.execution import Outcome, all_divergences
+from conformance.failure_groups import FailureGroup, group_failures, skip_reasons
+from conformance.matcher import Divergence
 
 STATUSES = ("passed", "failed", "errored", "skipped")
 
@@ -20,6 +24,7 @@ class CaseResult:
     outcome: Outcome
     lab: str
     chapter: str
+    case: Case | BrokenCase | None = None
 
 
 def summary(results: Iterable[CaseResult]) -> dict[str, int]:
@@ -40,22 +45,78 @@ def summary_lines(results: list[CaseResult], impl_name: str) -> list[str]:
     return lines
 
 
-def json_report(results: list[CaseResult]) -> dict[str, object]:
-    """The ``--report-json`` document."""
+def group_lines(groups: list[FailureGroup], example: Callable[[Case | BrokenCase, Outcome], str], ids_shown: int = 8) -> list[str]:
+    """Each failure group once: its count and cause, the case ids, and one full example."""
+    if not groups:
+        return []
+    count = sum(len(group.members) for group in groups)
+    lines = ["", f"failures by cause: {count} case{'s' if count != 1 else ''} in {len(groups)} group{'s' if len(groups) != 1 else ''}"]
+    for number, group in enumerate(groups, start=1):
+        ids = [case.id for case, _ in group.members]
+        more = f", and {len(ids) - ids_shown} more" if len(ids) > ids_shown else ""
+        lines += ["", f"[{number}] {len(ids)} case{'s' if len(ids) != 1 else ''}: {group.title}", f"    {', '.join(ids[:ids_shown])}{more}"]
+        case, outcome = group.members[0]
+        lines += ["    for example:", *(f"    {line}" for line in example(case, outcome).splitlines())]
+    return lines
+
+
+def skip_lines(results: list[CaseResult]) -> list[str]:
+    """Why cases were skipped, each reason once with its count."""
+    reasons = skip_reasons([result.outcome for result in results])
+    if not reasons:
+        return []
+    return ["", "skipped", *(f"  {count:>4} x {reason}" for reason, count in reasons)]
+
+
+def groups_of(results: list[CaseResult], clauses: Mapping[str, Clause]) -> list[FailureGroup]:
+    """The failure groups of a run."""
+    return group_failures(((result.case, result.outcome) for result in results if result.case is not None), clauses)
+
+
+def _divergence_json(divergence: Divergence | None) -> object:
+    if divergence is None:
+        return None
+    return {"path": divergence.path, "expected": divergence.expected, "actual": divergence.actual, "note": divergence.note}
+
+
+def _case_json(result: CaseResult, every_divergence: bool) -> dict[str, object]:
+    outcome, case = result.outcome, result.case
+    entry: dict[str, object] = {
+        "id": outcome.case_id,
+        "status": outcome.status,
+        "lab": result.lab,
+        "chapter": result.chapter,
+        "fixture": case.location if case is not None else None,
+        "clauses": list(case.clauses) if isinstance(case, Case) else [],
+        "features": list(getattr(case, "features", ())) if isinstance(case, Case) else [],
+        "message": outcome.message,
+        "divergence": _divergence_json(outcome.divergence),
+        "duration_s": round(outcome.duration_s, 6),
+    }
+    if every_divergence and isinstance(case, Case) and outcome.observation is not None and outcome.divergence is not None:
+        entry["divergences"] = [_divergence_json(divergence) for divergence in all_divergences(case, outcome.observation)]
+    return entry
+
+
+def json_report(
+    results: list[CaseResult], clauses: Mapping[str, Clause] | None = None, every_divergence: bool = False
+) -> dict[str, object]:
+    """The ``--report-json`` document: summary, failure groups, and every case."""
+    groups = groups_of(results, clauses or {})
     return {
         "summary": summary(results),
-        "cases": [
-            {
-                "id": result.outcome.case_id,
-                "status": result.outcome.status,
-                "message": result.outcome.message,
-                "duration_s": round(result.outcome.duration_s, 6),
-            }
-            for result in results
+        "groups": [
+            {"clause": group.clause, "pattern": group.pattern, "count": len(group.members), "cases": [case.id for case, _ in group.members]}
+            for group in groups
         ],
+        "skipped": [{"reason": reason, "count": count} for reason, count in skip_reasons([result.outcome for result in results])],
+        "cases": [_case_json(result, every_divergence) for result in results],
     }
 
 
-def write_json_report(path: Path, results: list[CaseResult]) -> None:
+def write_json_report(
+    path: Path, results: list[CaseResult], clauses: Mapping[str, Clause] | None = None, every_divergence: bool = False
+) -> None:
     """Write the JSON report to ``path``."""
-    path.write_text(json.dumps(json_report(results), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    document = json_report(results, clauses, every_divergence)
+    path.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -27,20 +28,22 @@ def test_reference_passes_a_lab_and_prints_the_summary(tmp_path: Path) -> None:
     assert "pi-conformance: reference" in result.stdout
     assert "lab 3.1" in result.stdout and "lab 4.1" not in result.stdout
     data = json.loads(report.read_text(encoding="utf-8"))
-    assert set(data) == {"summary", "cases"}
+    assert set(data) == {"summary", "groups", "skipped", "cases"}
     assert data["summary"]["total"] == data["summary"]["passed"] > 0
     assert set(data["summary"]) == {"total", "passed", "failed", "errored", "skipped"}
     first = data["cases"][0]
-    assert set(first) == {"id", "status", "message", "duration_s"} and first["status"] == "passed"
+    fields = {"id", "status", "lab", "chapter", "fixture", "clauses", "features", "message", "divergence", "duration_s"}
+    assert set(first) == fields and first["status"] == "passed" and first["divergence"] is None
 
 
 def test_a_broken_implementation_exits_1_with_the_divergence(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     result = run_cli("--impl", "python:tests.variants:textof_mixes_in_tool_names", "-k", "text_of or text-of", "--report-json", str(report))
     assert result.returncode == 1
-    assert '"先读取\\nread\\n再回答"' in result.stdout
-    assert "clause:  IR-TEXT-1" in result.stdout
+    assert "clause:  IR-TEXT-1" in result.stdout  # the group's full example
+    assert re.search(r"^\[1\] \d+ cases: IR-TEXT-1  value", result.stdout, flags=re.MULTILINE)
     data = json.loads(report.read_text(encoding="utf-8"))
+    assert any('"先读取\\nread\\n再回答"' in case["message"] for case in data["cases"])
     assert data["summary"]["failed"] >= 1
     assert all(case["message"] == "" for case in data["cases"] if case["status"] == "passed")
 

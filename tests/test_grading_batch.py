@@ -120,9 +120,14 @@ def test_a_failed_build_gets_a_row_with_the_compiler_error_and_a_build_log(batch
 
 
 def test_hangs_end_in_bounded_time(batch: Batch) -> None:
-    """Bounds on hangs, not speed goals: a silent stream ends at once per wait, and the class stays well inside a lab session."""
+    """Bounds on hangs, not speed goals (those are in bench/batch_grading.py: the class takes ~40 s at --jobs 2).
+
+    A silent stream ends each wait as soon as the event loop is idle (about a second in all;
+    before idle settling it waited out every deadline); the whole class, hangs included,
+    ends far inside a bound that only a stuck grader would cross, even on a loaded machine.
+    """
     assert float(batch.rows["never-emits"]["duration_s"]) <= 15
-    assert batch.wall_s < 45, f"the class took {batch.wall_s:.0f} s at --jobs 2"
+    assert batch.wall_s < 180, f"the class took {batch.wall_s:.0f} s at --jobs 2"
 
 
 def test_a_hang_costs_only_the_cases_that_hang_when_tried_alone(batch: Batch) -> None:

@@ -30,7 +30,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     run.add_argument("--fixtures", help="fixtures folder (default: the bundled fixtures)")
     run.add_argument("--timeout", type=float, help="per-operation timeout in seconds (default 1)")
     run.add_argument("--report-json", help="write a JSON report to this file")
-    run.add_argument("-v", "--verbose", action="store_true", help="list every case")
+    run.add_argument("-v", "--verbose", action="store_true", help="list every case, with the full feedback of every failing one")
+    run.add_argument("--all-divergences", action="store_true", help="list every divergence of a failing case, not only the first")
     run.add_argument(
         "--baseline", metavar="FILE", help="known failures (YAML/JSON, case id -> reason); exit 1 on an unexpected failure or a stale entry"
     )
@@ -48,7 +49,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def pytest_arguments(args: argparse.Namespace) -> list[str]:
     """The pytest command line that runs the suite as ``args`` asks."""
     argv = [str(SUITE_DIR), "-p", "no:cacheprovider", "--impl", args.impl, "-rN"]
-    argv.append("-v" if args.verbose else "-q")
+    # Without -v, failures are printed once per cause (the summary's failure groups), not once per case.
+    argv += ["-v"] if args.verbose else ["-q", "--tb=no"]
+    if args.all_divergences:
+        argv.append("--all-divergences")
     if args.keyword:
         argv += ["-k", args.keyword]
     for option, values in (("--lab", args.lab), ("--chapter", args.chapter), ("--clause", args.clause)):
@@ -77,6 +81,15 @@ def pytest_arguments(args: argparse.Namespace) -> list[str]:
 
 def run_command(args: argparse.Namespace) -> int:
     """Run the suite; 0 exactly when every selected case passed (with --baseline: when the baseline holds)."""
+    if args.impl.startswith("python:"):
+        # Checked before pytest starts, so a broken port reads as one line, not pytest's Exit noise.
+        from conformance.adapters.resolve import ImplSpecError, resolve_adapter
+
+        try:
+            resolve_adapter(args.impl).close()
+        except ImplSpecError as error:
+            print(f"pi-conformance run: {error}", file=sys.stderr)
+            return 2
     code = pytest.main(pytest_arguments(args))
     # Imported after pytest has started, so that pytest-cases is loaded (and rewritten) by pytest.
     from conformance.pytest_plugin import STATE, baseline_verdict

@@ -1,0 +1,89 @@
+"""Failing cases grouped by cause in `run` and `--report-json`; clean errors for broken `python:` targets."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from conformance.clauses import load_clauses
+from conformance.loader import load_suite
+from tests.conftest import REPO
+
+SHARED_PARTIAL = "python:tests.variants:partials_shared_between_events"
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_many_cases_with_one_cause_print_as_one_group_with_one_example(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    result = run_cli("run", "--impl", SHARED_PARTIAL, "--lab", "4.1", "--report-json", str(report))
+    assert result.returncode == 1
+    out = result.stdout
+    groups = re.findall(r"^\[(\d+)\] (\d+) cases?: (.*)$", out, flags=re.MULTILINE)
+    failed = int(re.search(r"(\d+) failed", out.splitlines()[-1])[1])  # type: ignore[index]
+    assert len(groups) == 1 and int(groups[0][1]) == failed > 10
+    assert "steps[*].events[*].partial" in groups[0][2]
+    assert out.count("  case:    ") == 1, "one full example per group, not one block per case"
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert [group["count"] for group in data["groups"]] == [failed]
+    assert data["groups"][0]["pattern"] == "steps[*].events[*].partial" and data["groups"][0]["clause"].startswith("SM-PLAY")
+    failing = [case for case in data["cases"] if case["status"] == "failed"]
+    assert {case["id"] for case in failing} == set(data["groups"][0]["cases"])
+    example = failing[0]
+    assert example["lab"] == "4.1" and re.match(r"fixtures/ch04/.+\.yaml:\d+$", example["fixture"])
+    assert example["clauses"] and "features" in example
+    assert set(example["divergence"]) == {"path", "expected", "actual", "note"}
+    assert example["divergence"]["path"].startswith("steps[")
+
+
+def test_all_divergences_lists_every_one_of_a_case(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    case_id = "sm-text-three-blocks-partials-not-shared"
+    result = run_cli("run", "--impl", SHARED_PARTIAL, "-k", case_id, "--all-divergences", "--report-json", str(report))
+    assert result.returncode == 1
+    case = next(case for case in json.loads(report.read_text(encoding="utf-8"))["cases"] if case["id"] == case_id)
+    paths = [divergence["path"] for divergence in case["divergences"]]
+    assert paths[0] == case["divergence"]["path"] and len(paths) >= 3
+    assert len({re.sub(r"events\[\d+\]", "events[]", path) for path in paths}) < len(paths), "the same key diverges at several events"
+    assert f"all {len(paths)} divergences:" in result.stdout
+
+
+def test_skip_reasons_are_summarised_once_each(tmp_path: Path) -> None:
+    (tmp_path / "only_text_of.py").write_text("from reference_impl import text_of\n", encoding="utf-8")
+    result = run_cli("run", "--impl", "python:only_text_of", "--lab", "3.1", env={"PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO}"})
+    summary = result.stdout.split("\nskipped\n")[1]
+    reasons = re.findall(r"^\s+(\d+) x (.+)$", summary, flags=re.MULTILINE)
+    assert len(reasons) == len({reason for _, reason in reasons}) >= 5
+    replay_cases = sum(case.operation == "current_system_message" and case.lab == "3.1" for case in load_suite(None, load_clauses()).cases)
+    assert (str(replay_cases), "not implemented: only_text_of has no current_system_message") in reasons
+    assert sum(int(count) for count, _ in reasons) == int(re.search(r"(\d+) skipped", result.stdout)[1])  # type: ignore[index]
+
+
+def test_a_python_target_that_cannot_be_imported_is_one_clear_line(tmp_path: Path) -> None:
+    (tmp_path / "needs_missing_dep.py").write_text("import surely_not_installed_dep\n", encoding="utf-8")
+    (tmp_path / "raises_on_import.py").write_text("VALUE = 1 / 0\n", encoding="utf-8")
+    env = {"PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO}"}
+    cases = {
+        "python:no_such_module_anywhere": "check the name",
+        "python:needs_missing_dep": "imports 'surely_not_installed_dep', which is not installed here",
+        "python:raises_on_import": "importing it raised ZeroDivisionError",
+        "python:json:no_such_attribute": "has no attribute 'no_such_attribute'; it has: ",
+    }
+    for impl, fix in cases.items():
+        result = run_cli("run", "--impl", impl, env=env)
+        assert result.returncode == 2, impl
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and fix in lines[0] and "Traceback" not in result.stderr and "Exit" not in result.stderr, result.stderr
