@@ -57,5 +57,7 @@ def json_report(results: list[CaseResult]) -> dict[str, object]:
 
 
 def write_json_report(path: Path, results: list[CaseResult]) -> None:
-    """Write the JSON report to ``path``."""
-    path.write_text(json.dumps(json_report(results), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    """Write the JSON report to ``path`` (atomically: a previous report stays until this one is whole)."""
+    from conformance.atomicfile import write_text_atomic
+
+    write_text_atomic(path, json.dumps(json_report(results), ensure_ascii=False, indent=2) + "\n")

@@ -336,7 +336,8 @@ def test_run_with_a_baseline_fails_on_unexpected_and_stale_cases(tmp_path: Path)
 
     broken = tmp_path / "broken.yaml"
     broken.write_text("version: 2\ncases: {}\n", encoding="utf-8")
-    assert run_cli("run", "--baseline", str(broken), *selection).returncode == 4  # pytest's usage error
+    refused = run_cli("run", "--baseline", str(broken), *selection)
+    assert refused.returncode == 2 and "not a valid baseline" in refused.stderr  # checked before any case runs
 
 
 # -- shards, gradebooks, progress ----------------------------------------------------------
