@@ -1,0 +1,86 @@
+"""A :class:`SubmissionResult` as JSON, so a grading worker process can hand it to the batch.
+
+Only what cannot be recomputed travels: the submission's own fields and each case's
+:class:`Outcome`. The parent, which holds the same :class:`GradingContext`, rebuilds the
+score with :func:`score`, so the points are computed by the process that never ran student
+code, and the file a worker writes cannot claim points its outcomes do not earn.
+
+Keep this in step with :class:`SubmissionResult` and :class:`Outcome`: a new field there
+needs a line here, or it is lost on the way from the worker to the gradebook.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, get_args
+
+from conformance.execution import Outcome
+from conformance.grading.grader import GradingContext, SubmissionResult
+from conformance.grading.scoring import score
+from conformance.grading.status import SubmissionStatus
+from conformance.matcher import Divergence
+
+FORMAT = 1
+_OUTCOME_STATUSES = ("passed", "failed", "errored", "skipped")
+
+
+class ResultFormatError(ValueError):
+    """A worker's result file that is not a result of this grading run."""
+
+
+def result_to_json(result: SubmissionResult) -> dict[str, Any]:
+    """The JSON form of ``result`` (the rubric and cases are left to the reader's context)."""
+    return {
+        "format": FORMAT,
+        "name": result.name,
+        "impl": result.impl,
+        "implementation": result.implementation,
+        "status": result.status,
+        "detail": result.detail,
+        "duration_s": result.duration_s,
+        "build_report": result.build_report,
+        "outcomes": [_outcome_to_json(graded.outcome) for graded in result.score.cases],
+    }
+
+
+def result_from_json(data: object, context: GradingContext) -> SubmissionResult:
+    """Rebuild a result from :func:`result_to_json`'s output; :class:`ResultFormatError` if it does not fit."""
+    try:
+        assert isinstance(data, dict) and data.get("format") == FORMAT
+        status = data["status"]
+        assert status in get_args(SubmissionStatus)
+        outcomes = [_outcome_from_json(item) for item in data["outcomes"]]
+        by_id = {outcome.case_id: outcome for outcome in outcomes}
+        # Every case of the context exactly once, in the context's order.
+        assert len(by_id) == len(outcomes) == len(context.cases) and all(case.id in by_id for case in context.cases)
+        ordered = [by_id[case.id] for case in context.cases]
+        graded = score(context.rubric, zip(context.cases, ordered, strict=True))
+        build_report = data.get("build_report")
+        return SubmissionResult(
+            name=str(data["name"]),
+            impl=str(data["impl"]),
+            implementation=str(data["implementation"]),
+            status=status,
+            detail=str(data["detail"]),
+            score=graded,
+            rubric=context.rubric,
+            duration_s=float(data["duration_s"]),
+            build_report=str(build_report) if build_report is not None else None,
+        )
+    except (AssertionError, KeyError, TypeError, ValueError) as error:
+        raise ResultFormatError(f"not a grading result of this run ({type(error).__name__}: {error})") from error
+
+
+def _outcome_to_json(outcome: Outcome) -> dict[str, Any]:
+    data = dataclasses.asdict(outcome)
+    data["divergence"] = dataclasses.asdict(outcome.divergence) if outcome.divergence is not None else None
+    return data
+
+
+def _outcome_from_json(data: object) -> Outcome:
+    assert isinstance(data, dict) and data.get("status") in _OUTCOME_STATUSES
+    known = {item.name for item in dataclasses.fields(Outcome)}
+    values = {key: value for key, value in data.items() if key in known}
+    divergence = values.get("divergence")
+    values["divergence"] = Divergence(**divergence) if isinstance(divergence, dict) else None
+    return Outcome(**values)
