@@ -23,7 +23,7 @@ SCRIPT = """#!/bin/sh
 behaviour=$(cat "$1/behaviour" 2>/dev/null || echo ok)
 case "$behaviour" in
   kill-parent) kill -9 $PPID; sleep 30;;
-  slow) sleep 2;;
+  slow) sleep 1;;
 esac
 exec "$PYEXE" -m conformance.server --impl reference
 """

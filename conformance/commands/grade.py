@@ -14,6 +14,7 @@ from types import FrameType
 
 from conformance.adapters.resolve import IMPL_FORMS
 from conformance.adapters.settings import ImplSettings
+from conformance.atomicfile import write_text_atomic
 from conformance.commands.checks import (
     non_negative_integer,
     output_file_problem,
@@ -152,8 +153,6 @@ def grade_command(args: argparse.Namespace) -> int:
     # Every report is rendered before any is written, and each is written atomically: a
     # failure leaves the files that were there before intact.
     rendered = [(name, Path(target), WRITERS[name][0](result, context.clauses)) for name in WRITERS if (target := getattr(args, name))]
-    from conformance.atomicfile import write_text_atomic
-
     for format_name, target_path, text in rendered:
         try:
             write_text_atomic(target_path, text)

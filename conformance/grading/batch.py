@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from conformance.atomicfile import write_text_atomic
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult
 from conformance.grading.progress import Progress
 from conformance.grading.reaper import Reaper
@@ -76,8 +78,6 @@ def grade_batch(
     On KeyboardInterrupt the running workers are killed, the submissions they held get no
     result (a resumed batch grades them again), and the interrupt propagates.
     """
-    import tempfile
-
     progress = Progress(len(submissions), stream, tty)
     stop = threading.Event()
     lock = threading.Lock()
@@ -125,8 +125,6 @@ def _write_reports(folder: Path, supervised: Supervised, context: GradingContext
     try:
         write_all(folder, supervised.result, context.clauses)
         if supervised.log:  # the worker's own output, for staff when it died or overran
-            from conformance.atomicfile import write_text_atomic
-
             write_text_atomic(folder / "worker.log", supervised.log)
-    except OSError as error:
-        print(f"pi-conformance: cannot write the reports of {supervised.result.name}: {error}", file=stream)
+    except Exception as error:  # a full disk or a renderer bug costs this submission's reports, not the batch
+        print(f"pi-conformance: cannot write the reports of {supervised.result.name}: {type(error).__name__}: {error}", file=stream)

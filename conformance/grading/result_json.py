@@ -46,13 +46,15 @@ def result_to_json(result: SubmissionResult) -> dict[str, Any]:
 def result_from_json(data: object, context: GradingContext) -> SubmissionResult:
     """Rebuild a result from :func:`result_to_json`'s output; :class:`ResultFormatError` if it does not fit."""
     try:
-        assert isinstance(data, dict) and data.get("format") == FORMAT
+        _require(isinstance(data, dict) and data.get("format") == FORMAT, "not a result of this format")
+        assert isinstance(data, dict)
         status = data["status"]
-        assert status in get_args(SubmissionStatus)
+        _require(status in get_args(SubmissionStatus), f"unknown status {status!r}")
         outcomes = [_outcome_from_json(item) for item in data["outcomes"]]
         by_id = {outcome.case_id: outcome for outcome in outcomes}
-        # Every case of the context exactly once, in the context's order.
-        assert len(by_id) == len(outcomes) == len(context.cases) and all(case.id in by_id for case in context.cases)
+        # Every case of the context exactly once, scored in the context's order.
+        whole = len(by_id) == len(outcomes) == len(context.cases) and all(case.id in by_id for case in context.cases)
+        _require(whole, "its cases are not this run's cases")
         ordered = [by_id[case.id] for case in context.cases]
         graded = score(context.rubric, zip(context.cases, ordered, strict=True))
         build_report = data.get("build_report")
@@ -67,8 +69,16 @@ def result_from_json(data: object, context: GradingContext) -> SubmissionResult:
             duration_s=float(data["duration_s"]),
             build_report=str(build_report) if build_report is not None else None,
         )
-    except (AssertionError, KeyError, TypeError, ValueError) as error:
+    except ResultFormatError:
+        raise
+    except (KeyError, TypeError, ValueError) as error:
         raise ResultFormatError(f"not a grading result of this run ({type(error).__name__}: {error})") from error
+
+
+def _require(condition: bool, problem: str) -> None:
+    # Not assert: the check must survive python -O.
+    if not condition:
+        raise ResultFormatError(f"not a grading result of this run: {problem}")
 
 
 def _outcome_to_json(outcome: Outcome) -> dict[str, Any]:
@@ -78,9 +88,19 @@ def _outcome_to_json(outcome: Outcome) -> dict[str, Any]:
 
 
 def _outcome_from_json(data: object) -> Outcome:
-    assert isinstance(data, dict) and data.get("status") in _OUTCOME_STATUSES
+    _require(isinstance(data, dict) and data.get("status") in _OUTCOME_STATUSES, "an outcome without a known status")
+    assert isinstance(data, dict)  # for the type checker; _require checked it
     known = {item.name for item in dataclasses.fields(Outcome)}
     values = {key: value for key, value in data.items() if key in known}
+    # The types the reports rely on: a malformed file costs its own row, never the batch.
+    _require(isinstance(values.get("case_id"), str) and isinstance(values.get("message"), str), "an outcome without id or message")
+    _require(isinstance(values.get("duration_s"), int | float), "an outcome without a duration")
+    _require(values.get("observation") is None or isinstance(values["observation"], dict), "an observation that is not an object")
+    _require(values.get("step_index") is None or type(values["step_index"]) is int, "a step index that is not a number")
     divergence = values.get("divergence")
+    _require(
+        divergence is None or (isinstance(divergence, dict) and all(isinstance(v, str) for v in divergence.values())), "a bad divergence"
+    )
     values["divergence"] = Divergence(**divergence) if isinstance(divergence, dict) else None
+    values["timed_out"] = bool(values.get("timed_out", False))
     return Outcome(**values)

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance.adapters.pi_course import BUILD_TIMEOUT_S
 from conformance.execution import Outcome
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult
 from conformance.grading.reaper import Reaper
@@ -47,8 +48,6 @@ class Supervised:
 
 def hard_limit_s(options: GradeOptions) -> float:
     """How long a worker may run before it is killed: budget, build time and a margin."""
-    from conformance.adapters.pi_course import BUILD_TIMEOUT_S
-
     build = BUILD_TIMEOUT_S if options.build else 0.0
     per_case = 2 * (options.case_timeout_s or 1.0)
     return (options.budget_s or DEFAULT_BUDGET_S) + build + per_case + MARGIN_S
