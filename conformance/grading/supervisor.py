@@ -71,6 +71,7 @@ def grade_supervised(
     """
     reaper = reaper or Reaper()
     limit_s = limit_s if limit_s is not None else hard_limit_s(options)
+    work_dir = work_dir.absolute()  # the worker may not share our idea of "here"
     work_dir.mkdir(parents=True, exist_ok=True)
     token = f"{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
     result_path = work_dir / f"{token}.json"
@@ -89,12 +90,9 @@ def grade_supervised(
         )
         reaper.workers.add(worker.pid)
     try:
-        assert worker.stdin is not None
-        try:
-            worker.stdin.write(pickle.dumps(job))
-            worker.stdin.close()
-        except BrokenPipeError:
-            pass  # it died at once; its exit status tells
+        # Fed from a thread, so a worker that never reads its job still meets its deadline.
+        feeder = threading.Thread(target=_feed, args=(worker, pickle.dumps(job)), name="grade-job", daemon=True)
+        feeder.start()
         code = _wait(worker, limit_s, stop)
     finally:
         _kill_group(worker)
@@ -128,6 +126,15 @@ def failed_result(
     outcomes = [Outcome(case.id, "errored", f"{NOT_RUN}{detail}", 0.0, timed_out=timed_out) for case in context.cases]
     graded = score(context.rubric, zip(context.cases, outcomes, strict=True))
     return SubmissionResult(name, impl, name, status, detail, graded, context.rubric, duration_s)
+
+
+def _feed(worker: subprocess.Popen[bytes], job: bytes) -> None:
+    assert worker.stdin is not None
+    try:
+        worker.stdin.write(job)
+        worker.stdin.close()
+    except (BrokenPipeError, OSError):
+        pass  # it died (or was killed) before reading it all; its exit status tells
 
 
 def _wait(worker: subprocess.Popen[bytes], limit_s: float, stop: threading.Event | None) -> int | None:
