@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 from jsonschema.exceptions import ValidationError, best_match
 
-from conformance import validation_cache
+from conformance import validation_cache, yamlsafe
 from conformance.cases import LABS, OPERATIONS, SCENARIO_OPERATIONS, BrokenCase, Case
 from conformance.clauses import Clause, load_clauses
 from conformance.jsontypes import JsonObject
@@ -23,8 +23,6 @@ from conformance.paths import fixtures_dir
 from conformance.schemas import validator
 
 FIXTURE_SUFFIXES = (".yaml", ".yml")
-# libyaml's parser when PyYAML was built with it: several times faster on the bundled fixtures.
-_YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass
@@ -107,12 +105,19 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iter
     stem_id = f"{path.stem}::file"
     try:
         text = path.read_text(encoding="utf-8")
-        node = yaml.compose(text, Loader=_YAML_LOADER)
+        # Bounded: a billion-laughs or 1000-level file is one problem, not a hang or a RecursionError.
+        node = yamlsafe.compose(text)
         lines = _Lines(node)
         # Built from the composed node, so the text is parsed once for both data and lines.
         data = yaml.constructor.SafeConstructor().construct_document(node) if node is not None else None
-    except (OSError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError as error:
+        yield BrokenCase(stem_id, relative, 1, (f"cannot read the file: it is not UTF-8 text ({error.reason} at byte {error.start})",))
+        return
+    except OSError as error:
         yield BrokenCase(stem_id, relative, 1, (f"cannot read the file: {error}",))
+        return
+    except yamlsafe.YamlLimitError as error:
+        yield BrokenCase(stem_id, relative, 1, (f"refused: the YAML is {error}",))
         return
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)

@@ -117,6 +117,8 @@ def json_report(
 def write_json_report(
     path: Path, results: list[CaseResult], clauses: Mapping[str, Clause] | None = None, every_divergence: bool = False
 ) -> None:
-    """Write the JSON report to ``path``."""
+    """Write the JSON report to ``path`` (atomically: a previous report stays until this one is whole)."""
+    from conformance.atomicfile import write_text_atomic
+
     document = json_report(results, clauses, every_divergence)
-    path.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    write_text_atomic(path, json.dumps(document, ensure_ascii=False, indent=2) + "\n")

@@ -19,7 +19,7 @@ from conformance.clauses import load_clauses
 from conformance.execution import Outcome
 from conformance.grading.baseline import BaselineError, Verdict, baseline_document, compare, load_baseline, parse_baseline, write_baseline
 from conformance.grading.formats import gradescope, json_report, junit, markdown, terminal
-from conformance.grading.gradebook import GradebookError, merge_gradebooks, read_gradebook, write_gradebook
+from conformance.grading.gradebook import GradebookError, GradebookMeta, columns, merge_gradebooks, read_gradebook, write_gradebook
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, build_summary, grade_submission, prepare
 from conformance.grading.progress import Progress
 from conformance.grading.rubric import RubricError, load_rubric, parse_rubric, tag_matches
@@ -352,7 +352,8 @@ def test_run_with_a_baseline_fails_on_unexpected_and_stale_cases(tmp_path: Path)
 
     broken = tmp_path / "broken.yaml"
     broken.write_text("version: 2\ncases: {}\n", encoding="utf-8")
-    assert run_cli("run", "--baseline", str(broken), *selection).returncode == 4  # pytest's usage error
+    refused = run_cli("run", "--baseline", str(broken), *selection)
+    assert refused.returncode == 2 and "not a valid baseline" in refused.stderr  # checked before any case runs
 
 
 # -- shards, gradebooks, progress ----------------------------------------------------------
@@ -370,17 +371,18 @@ def test_shards_partition_the_class_the_same_way_everywhere() -> None:
     assert select_shard(names, 3, 4) == shards[2]
 
 
-def _gradebook(path: Path, names: list[str], result: SubmissionResult) -> None:
+def _gradebook(path: Path, names: list[str], result: SubmissionResult, shard: tuple[int, int] = (1, 1)) -> None:
     results = [
         SubmissionResult(name, *[getattr(result, f) for f in ("impl", "implementation", "status", "detail", "score", "rubric")], 1.0)
         for name in names
     ]
     write_gradebook(path, results, result.rubric)
+    GradebookMeta(*shard, columns(result.rubric), names, complete=True).write(path)
 
 
 def test_gradebooks_merge_and_refuse_overlaps(tmp_path: Path, textof_result: SubmissionResult) -> None:
-    _gradebook(tmp_path / "a.csv", ["bob", "alice"], textof_result)
-    _gradebook(tmp_path / "b.csv", ["carol"], textof_result)
+    _gradebook(tmp_path / "a.csv", ["bob", "alice"], textof_result, (1, 2))
+    _gradebook(tmp_path / "b.csv", ["carol"], textof_result, (2, 2))
     header, rows = read_gradebook(tmp_path / "a.csv")
     assert header == ["submission", "status", "total", "max_total", "lab_3.1", "cases_passed", "cases_total", "duration_s", "detail"]
     assert [row["submission"] for row in rows] == ["alice", "bob"]
@@ -388,10 +390,17 @@ def test_gradebooks_merge_and_refuse_overlaps(tmp_path: Path, textof_result: Sub
     assert merge_gradebooks([tmp_path / "a.csv", tmp_path / "b.csv"], tmp_path / "all.csv") == 3
     merged = list(csv.DictReader(io.StringIO((tmp_path / "all.csv").read_text(encoding="utf-8"))))
     assert [row["submission"] for row in merged] == ["alice", "bob", "carol"]
-    _gradebook(tmp_path / "c.csv", ["carol", "dave"], textof_result)
+    _gradebook(tmp_path / "c.csv", ["carol", "dave"], textof_result, (2, 2))
+    with pytest.raises(GradebookError, match="shard 2/2 is given twice"):
+        merge_gradebooks([tmp_path / "a.csv", tmp_path / "c.csv", tmp_path / "b.csv"], tmp_path / "bad.csv")
+    # Three whole shards whose submissions overlap (a folder renamed between runs, say).
+    for path, shard in (("a.csv", (1, 3)), ("b.csv", (2, 3)), ("c.csv", (3, 3))):
+        _gradebook(tmp_path / path, [row["submission"] for row in read_gradebook(tmp_path / path)[1]], textof_result, shard)
     with pytest.raises(GradebookError, match="carol"):
         merge_gradebooks([tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "c.csv"], tmp_path / "bad.csv")
+    _gradebook(tmp_path / "a.csv", ["alice", "bob"], textof_result, (1, 2))
     (tmp_path / "d.csv").write_text("submission,total\nerin,1\n", encoding="utf-8")
+    GradebookMeta(2, 2, ["submission", "total"], ["erin"], complete=True).write(tmp_path / "d.csv")
     with pytest.raises(GradebookError, match="columns differ"):
         merge_gradebooks([tmp_path / "a.csv", tmp_path / "d.csv"], tmp_path / "bad.csv")
 

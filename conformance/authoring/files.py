@@ -7,6 +7,7 @@ from pathlib import Path
 
 import yaml
 
+from conformance import yamlsafe
 from conformance.authoring import yamltext
 from conformance.jsontypes import JsonObject, JsonValue
 from conformance.loader import display_path
@@ -39,11 +40,19 @@ def real_path(display: str, root: Path) -> Path:
 
 
 def read(path: Path, root: Path) -> FixtureText:
-    """Read a fixture file; ``document`` and ``data`` are None when it is not valid YAML."""
-    text = path.read_text(encoding="utf-8")
+    """Read a fixture file; ``document`` and ``data`` are None when it is not valid YAML.
+
+    Not UTF-8, nesting too deep or aliases that expand without bound also give None (the
+    loader reports those problems): the toolkit's checks walk the data.
+    """
     try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return FixtureText(path, display_path(path, root), "", None, None)
+    try:
+        yamlsafe.compose(text, yamltext.LOADER)  # refuses billion laughs before anything walks them
         document = yamltext.parse(text)
         data: JsonValue = yaml.load(text, Loader=yamltext.LOADER)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return FixtureText(path, display_path(path, root), text, None, None)
     return FixtureText(path, display_path(path, root), text, document, data)

@@ -3,23 +3,42 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
 from conformance.adapters.resolve import IMPL_FORMS
 from conformance.adapters.settings import ImplSettings
+from conformance.atomicfile import write_text_atomic
+from conformance.commands.checks import (
+    non_negative_integer,
+    output_file_problem,
+    output_folder_problem,
+    positive_integer,
+    positive_number,
+    same_file_problem,
+)
 from conformance.grading import baseline as baselines
 from conformance.grading.batch import BatchOptions, discover_submissions, grade_batch
 from conformance.grading.formats import terminal
-from conformance.grading.gradebook import GradebookError, merge_gradebooks, write_gradebook
+from conformance.grading.gradebook import GradebookError, columns, merge_gradebooks, meta_path
 from conformance.grading.grader import GradeOptions, GradingContext, grade_submission, prepare
-from conformance.grading.reports import WRITERS, write_report
+from conformance.grading.journal import GRADEBOOK, Journal, JournalError
+from conformance.grading.reports import WRITERS
 from conformance.grading.rubric import RubricError, load_rubric
-from conformance.grading.shard import ShardError, parse_shard, select_shard
+from conformance.grading.shard import ShardError, resolve_shard, select_shard
+from conformance.loader import load_suite
 
 EXIT_OK = 0
 EXIT_NOT_OK = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+WORK_DIR = ".work"
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,7 +59,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     reports.add_argument("--json", metavar="FILE", help="JSON report (everything)")
     grade.add_argument(
         "--details",
-        type=int,
+        type=non_negative_integer,
         default=terminal.DEFAULT_DETAILS_PER_LAB,
         metavar="N",
         help="full feedback for up to N failing cases per lab (default 2)",
@@ -59,9 +78,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     batch.add_argument("directory", metavar="DIR", help="folder of submissions, one subfolder each")
     _grading_options(batch)
-    batch.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="grade up to N submissions at once (default 1)")
-    batch.add_argument("--shard", metavar="K/N", help="grade only shard K of N (1-based; round robin over the sorted names)")
-    batch.add_argument("--out", default="grades", metavar="DIR", help="output folder (default: ./grades)")
+    batch.add_argument("--jobs", "-j", type=positive_integer, default=1, metavar="N", help="grade up to N submissions at once (default 1)")
+    batch.add_argument(
+        "--shard",
+        metavar="K/N|auto",
+        help="grade only shard K of N (1-based; round robin over the sorted names); auto: from PI_SHARD=K/N, "
+        "a Kubernetes Indexed Job (JOB_COMPLETION_INDEX + PI_SHARD_COUNT) or a Slurm array (SLURM_ARRAY_TASK_*)",
+    )
+    batch.add_argument("--out", default="grades", metavar="DIR", help="output folder (default: ./grades); a batch run again on it resumes")
+    batch.add_argument("--fresh", action="store_true", help="grade every submission again, replacing OUT's gradebook (default: resume it)")
     batch.add_argument(
         "--impl-template",
         default="pi-course:{path}",
@@ -80,18 +105,18 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rubric", metavar="FILE", help="rubric YAML (default: the shipped 4 x 25 points, cases equal)")
     parser.add_argument("--build", action="store_true", help="pi-course: run the project's build first (npm run build, else tsc)")
     parser.add_argument("--fixtures", metavar="DIR", help="fixtures folder (default: the bundled fixtures)")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="per-operation timeout (default 1)")
+    parser.add_argument("--timeout", type=positive_number, metavar="SECONDS", help="per-operation timeout (default 1)")
     parser.add_argument(
         "--budget",
-        type=float,
+        type=positive_number,
         default=600.0,
         metavar="SECONDS",
         help="wall-clock budget for one submission's cases; the rest are not run (default 600)",
     )
     process = parser.add_argument_group("process implementations (cmd:, pi-course:)")
     process.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="add to the program's minimal environment")
-    process.add_argument("--cpu-limit", type=int, metavar="SECONDS", help="CPU-time limit of the program")
-    process.add_argument("--memory-limit", type=int, metavar="MIB", help="address-space limit of the program")
+    process.add_argument("--cpu-limit", type=positive_integer, metavar="SECONDS", help="CPU-time limit of the program")
+    process.add_argument("--memory-limit", type=positive_integer, metavar="MIB", help="address-space limit of the program")
 
 
 def _context(args: argparse.Namespace) -> GradingContext:
@@ -105,11 +130,17 @@ def _options(args: argparse.Namespace) -> GradeOptions:
         cpu_limit_s=args.cpu_limit,
         memory_limit_mb=args.memory_limit,
     )
-    return GradeOptions(settings=settings, build=args.build, case_timeout_s=args.timeout, budget_s=args.budget or None)
+    return GradeOptions(settings=settings, build=args.build, case_timeout_s=args.timeout, budget_s=args.budget)
 
 
 def grade_command(args: argparse.Namespace) -> int:
     """Grade one submission and write the reports asked for."""
+    targets = [(f"--{name}", getattr(args, name)) for name in WRITERS]
+    problems = [output_file_problem(option, Path(target)) for option, target in targets if target]
+    problem = next((problem for problem in problems if problem), None) or same_file_problem(targets)
+    if problem:
+        print(f"pi-conformance grade: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         context = _context(args)
         known = baselines.load_baseline(Path(args.baseline)) if args.baseline else None
@@ -119,16 +150,24 @@ def grade_command(args: argparse.Namespace) -> int:
     result = grade_submission(args.impl, context, _options(args))
     details = None if args.verbose else args.details
     sys.stdout.write(terminal.render(result, context.clauses, details_per_lab=details))
-    for format_name in WRITERS:
-        target = getattr(args, format_name)
-        if target:
-            write_report(format_name, Path(target), result, context.clauses)
-            print(f"  {format_name} report written to {target}")
+    # Every report is rendered before any is written, and each is written atomically: a
+    # failure leaves the files that were there before intact.
+    rendered = [(name, Path(target), WRITERS[name][0](result, context.clauses)) for name in WRITERS if (target := getattr(args, name))]
+    for format_name, target_path, text in rendered:
+        try:
+            write_text_atomic(target_path, text)
+        except OSError as error:
+            print(f"pi-conformance grade: cannot write the {format_name} report {target_path}: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"  {format_name} report written to {target_path}")
     if result.status == "invalid":
         return EXIT_USAGE
     code = EXIT_OK if result.status == "ok" else EXIT_NOT_OK
     if known is not None:
-        verdict = baselines.compare(known, [(graded.case.id, graded.outcome.status) for graded in result.score.cases])
+        # Every case id of the fixtures, as `run` does: a baselined id that names no case is stale.
+        suite = load_suite(Path(args.fixtures) if args.fixtures else None, context.clauses)
+        known_ids = [case.id for case in suite.cases] + [broken.id for broken in suite.broken]
+        verdict = baselines.compare(known, [(graded.case.id, graded.outcome.status) for graded in result.score.cases], known_ids)
         print("\n".join(verdict.lines(args.baseline)))
         if not verdict.holds:
             code = EXIT_NOT_OK
@@ -136,40 +175,94 @@ def grade_command(args: argparse.Namespace) -> int:
 
 
 def grade_batch_command(args: argparse.Namespace) -> int:
-    """Grade a folder of submissions into a gradebook and per-submission reports."""
+    """Grade a folder of submissions into a gradebook and per-submission reports, resuming OUT."""
     directory = Path(args.directory)
-    if not directory.is_dir():
-        print(f"pi-conformance grade-batch: {directory} is not a folder", file=sys.stderr)
-        return EXIT_USAGE
-    if args.jobs < 1:
-        print("pi-conformance grade-batch: --jobs must be at least 1", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        context = _context(args)
-        submissions = discover_submissions(directory)
-        if args.shard:
-            submissions = select_shard(submissions, *parse_shard(args.shard))
-    except (RubricError, ShardError) as error:
-        print(f"pi-conformance grade-batch: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    if "{path}" not in args.impl_template and "{name}" not in args.impl_template:
-        print("pi-conformance grade-batch: --impl-template needs {path} or {name}", file=sys.stderr)
-        return EXIT_USAGE
     out = Path(args.out)
-    options = BatchOptions(grade=_options(args), jobs=args.jobs, impl_template=args.impl_template, reports_dir=out / "reports")
-    results = grade_batch(submissions, context, options, stream=sys.stderr)
-    gradebook = out / "gradebook.csv"
-    write_gradebook(gradebook, results, context.rubric)
-    ok = sum(result.status == "ok" for result in results)
-    print(f"pi-conformance grade-batch: {len(results)} submissions, {ok} ok, {len(results) - ok} not ok; gradebook: {gradebook}")
-    return EXIT_OK if ok == len(results) else EXIT_NOT_OK
+
+    def usage(message: str) -> int:
+        print(f"pi-conformance grade-batch: {message}", file=sys.stderr)
+        return EXIT_USAGE
+
+    if not directory.is_dir():
+        return usage(f"{directory} is not a folder")
+    if "{path}" not in args.impl_template and "{name}" not in args.impl_template:
+        return usage("--impl-template needs {path} or {name}")
+    gradebook = out / GRADEBOOK
+    problem = output_folder_problem("--out", out, files=(GRADEBOOK, meta_path(gradebook).name), folders=("reports", WORK_DIR))
+    if problem:
+        return usage(problem)
+    try:
+        shard = resolve_shard(args.shard, os.environ)
+        context = _context(args)
+        submissions = select_shard(discover_submissions(directory), *shard)
+        journal = Journal.open(out, columns(context.rubric), shard, [path.name for path in submissions], fresh=args.fresh)
+    except (RubricError, ShardError, JournalError) as error:
+        return usage(str(error))
+    except OSError as error:
+        return usage(f"cannot use {out}: {error}")
+    pending = journal.pending(submissions)
+    if len(pending) < len(submissions):
+        print(
+            f"pi-conformance grade-batch: resuming {gradebook}: {len(submissions) - len(pending)} of {len(submissions)} "
+            "submissions already graded (--fresh grades them again)",
+            file=sys.stderr,
+        )
+    work_dir = out / WORK_DIR
+    options = BatchOptions(
+        grade=_options(args),
+        jobs=args.jobs,
+        impl_template=args.impl_template,
+        reports_dir=out / "reports",
+        work_dir=work_dir,
+        reap_orphans=True,
+    )
+    try:
+        with _sigterm_as_interrupt():
+            grade_batch(pending, context, options, stream=sys.stderr, on_result=journal.record)
+    except KeyboardInterrupt:
+        journal.finish()
+        print(
+            f"pi-conformance grade-batch: interrupted; {len(journal.rows)} of {len(submissions)} rows kept in {gradebook}. "
+            "Run the same command again to grade the rest.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    finally:
+        shutil.rmtree(work_dir, ignore_errors=True)
+    journal.finish()
+    statuses = [entry["status"] for entry in journal.rows.values()]
+    ok = statuses.count("ok")
+    print(f"pi-conformance grade-batch: {len(statuses)} submissions, {ok} ok, {len(statuses) - ok} not ok; gradebook: {gradebook}")
+    return EXIT_OK if ok == len(statuses) else EXIT_NOT_OK
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a scheduler stopping the job) ends the batch like Ctrl-C: workers killed, rows kept."""
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave SIGTERM alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def gradebook_merge_command(args: argparse.Namespace) -> int:
-    """Join shard gradebooks, refusing overlaps."""
+    """Join shard gradebooks, refusing overlaps and missing or unfinished shards."""
+    problem = output_file_problem("--output", Path(args.output))
+    if problem:
+        print(f"pi-conformance gradebook-merge: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         count = merge_gradebooks([Path(path) for path in args.gradebooks], Path(args.output))
-    except GradebookError as error:
+    except (GradebookError, OSError) as error:
         print(f"pi-conformance gradebook-merge: {error}", file=sys.stderr)
         return EXIT_USAGE
     print(f"pi-conformance gradebook-merge: {count} submissions from {len(args.gradebooks)} gradebooks written to {args.output}")

@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters.resolve import IMPL_FORMS
+from conformance.commands.checks import output_file_problem, positive_integer, positive_number, same_file_problem
 
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suite"
 EXIT_NO_CASES = 5
+EXIT_USAGE = 2
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,7 +30,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     run.add_argument("--chapter", action="append", default=[], help="run only this chapter (03, 04); repeatable")
     run.add_argument("--clause", action="append", default=[], help="run only cases checking this clause; repeatable")
     run.add_argument("--fixtures", help="fixtures folder (default: the bundled fixtures)")
-    run.add_argument("--timeout", type=float, help="per-operation timeout in seconds (default 1)")
+    run.add_argument("--timeout", type=positive_number, help="per-operation timeout in seconds (default 1)")
     run.add_argument("--report-json", help="write a JSON report to this file")
     run.add_argument("-v", "--verbose", action="store_true", help="list every case, with the full feedback of every failing one")
     run.add_argument("--all-divergences", action="store_true", help="list every divergence of a failing case, not only the first")
@@ -40,8 +42,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     process = run.add_argument_group("process implementations (cmd:, pi-course:)")
     process.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="add to the program's minimal environment")
-    process.add_argument("--cpu-limit", type=int, metavar="SECONDS", help="CPU-time limit of the program")
-    process.add_argument("--memory-limit", type=int, metavar="MIB", help="address-space limit of the program")
+    process.add_argument("--cpu-limit", type=positive_integer, metavar="SECONDS", help="CPU-time limit of the program")
+    process.add_argument("--memory-limit", type=positive_integer, metavar="MIB", help="address-space limit of the program")
     process.add_argument("--build", action="store_true", help="pi-course: run the project's build first (npm run build, else tsc)")
     run.set_defaults(handler=run_command)
 
@@ -81,6 +83,10 @@ def pytest_arguments(args: argparse.Namespace) -> list[str]:
 
 def run_command(args: argparse.Namespace) -> int:
     """Run the suite; 0 exactly when every selected case passed (with --baseline: when the baseline holds)."""
+    problem = _usage_problem(args)
+    if problem:
+        print(f"pi-conformance run: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     if args.impl.startswith("python:"):
         # Checked before pytest starts, so a broken port reads as one line, not pytest's Exit noise.
         from conformance.adapters.resolve import ImplSpecError, resolve_adapter
@@ -89,7 +95,7 @@ def run_command(args: argparse.Namespace) -> int:
             resolve_adapter(args.impl).close()
         except ImplSpecError as error:
             print(f"pi-conformance run: {error}", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
     code = pytest.main(pytest_arguments(args))
     # Imported after pytest has started, so that pytest-cases is loaded (and rewritten) by pytest.
     from conformance.pytest_plugin import STATE, baseline_verdict
@@ -103,3 +109,23 @@ def run_command(args: argparse.Namespace) -> int:
         # Known failures are fine; a regression or a case that now passes (stale) is not.
         return 0 if baseline_verdict().holds else 1
     return 0 if all(result.outcome.status == "passed" for result in STATE.results) else 1
+
+
+def _usage_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the output files or the baseline, found before any case runs."""
+    targets = [("--report-json", args.report_json), ("--write-baseline", args.write_baseline)]
+    for option, target in targets:
+        problem = output_file_problem(option, Path(target)) if target else None
+        if problem:
+            return problem
+    problem = same_file_problem(targets)
+    if problem:
+        return problem
+    if args.baseline:
+        from conformance.grading.baseline import BaselineError, load_baseline
+
+        try:
+            load_baseline(Path(args.baseline))
+        except BaselineError as error:
+            return str(error)
+    return None

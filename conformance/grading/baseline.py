@@ -141,5 +141,6 @@ def write_baseline(path: Path, document: JsonObject) -> None:
         header = "# yaml-language-server: $schema=https://pi-conformance.dev/schemas/baseline.schema.json\n"
         header += "# Known failures: case id -> reason (pi-conformance run --baseline). Replace the reasons with why.\n"
         text = header + yaml.safe_dump(document, allow_unicode=True, sort_keys=False, width=1000)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    from conformance.atomicfile import write_text_atomic
+
+    write_text_atomic(path, text)

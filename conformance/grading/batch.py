@@ -1,26 +1,32 @@
-"""Grade a folder of submissions in parallel, one fresh adapter process each.
+"""Grade a folder of submissions, up to ``jobs`` at once, each in a supervised worker process.
 
-Threads, not processes: each submission's implementation already runs in its own process
-(Node.js for ``pi-course:``), and the grader's share of the work (matching, validating
-observations) is a small part of the time, most of it spent waiting on those processes.
-A submission that fails to build, hangs or crashes only gets its own row saying so.
+The batch process never runs student code: each submission is graded by a worker process
+of its own (:mod:`conformance.grading.supervisor`), which a submission may hang, crash or
+kill without taking the batch down; it then gets a ``crashed`` or ``timed-out`` row. The
+batch's threads only wait on those workers. As each submission finishes, its reports are
+written and ``on_result`` is called (the gradebook journal appends its row), so an
+interrupted batch keeps everything it finished.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
+import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, grade_submission
+from conformance.atomicfile import write_text_atomic
+from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult
 from conformance.grading.progress import Progress
+from conformance.grading.reaper import Reaper
 from conformance.grading.reports import write_all
-from conformance.grading.scoring import score
 from conformance.grading.shard import sort_key
+from conformance.grading.supervisor import Supervised, grade_supervised
 
 
 @dataclass(frozen=True)
@@ -33,6 +39,11 @@ class BatchOptions:
     impl_template: str = "pi-course:{path}"
     #: Where each submission's report folder goes (none when None).
     reports_dir: Path | None = None
+    #: The workers' scratch folder (result files, logs); a temporary one when None.
+    work_dir: Path | None = None
+    #: Adopt and kill what dead workers leave running (Linux; the CLI sets it). Off by
+    #: default: it kills every child of the calling process that is not a worker.
+    reap_orphans: bool = False
 
 
 def discover_submissions(directory: Path) -> list[Path]:
@@ -41,12 +52,17 @@ def discover_submissions(directory: Path) -> list[Path]:
 
 
 def impl_for(template: str, submission: Path) -> str:
-    """The ``--impl`` value for one submission."""
-    path = str(submission.resolve())
-    # cmd: lines are split like a shell would: quote the path so spaces stay inside it.
+    """The ``--impl`` value for one submission.
+
+    For ``cmd:`` templates, which are split like a shell command line, ``{path}`` and
+    ``{name}`` are shell-quoted, so ``o'brien`` or ``a b`` stay one argument.
+    """
+    path, name = str(submission.resolve()), submission.name
     if template.startswith("cmd:"):
-        path = shlex.quote(path)
-    return template.replace("{path}", path).replace("{name}", submission.name)
+        path, name = shlex.quote(path), shlex.quote(name)
+    values = {"path": path, "name": name}
+    # One pass, so a name that itself contains "{path}" is not substituted again.
+    return re.sub(r"\{(path|name)\}", lambda match: values[match[1]], template)
 
 
 def grade_batch(
@@ -55,43 +71,60 @@ def grade_batch(
     options: BatchOptions,
     stream: TextIO | None = None,
     tty: bool | None = None,
+    on_result: Callable[[SubmissionResult], None] | None = None,
 ) -> list[SubmissionResult]:
-    """Grade every submission (and write its reports); the results sorted by name."""
+    """Grade every submission (writing its reports as it finishes); the results sorted by name.
+
+    On KeyboardInterrupt the running workers are killed, the submissions they held get no
+    result (a resumed batch grades them again), and the interrupt propagates.
+    """
     progress = Progress(len(submissions), stream, tty)
     stop = threading.Event()
+    lock = threading.Lock()
+    scratch = tempfile.TemporaryDirectory(prefix="pi-grade-") if options.work_dir is None else None
+    work_dir = options.work_dir or Path(scratch.name if scratch else ".")
+    reaper = Reaper()
+    if options.reap_orphans:
+        reaper.enable()
 
-    def grade_one(submission: Path) -> SubmissionResult:
+    def grade_one(submission: Path) -> SubmissionResult | None:
+        if stop.is_set():
+            return None
         progress.started(submission.name)
         impl = impl_for(options.impl_template, submission)
-        try:
-            result = grade_submission(impl, context, options.grade, name=submission.name, stop=stop)
-        except Exception as error:  # a grader bug must cost one row, not the batch
-            result = _grader_failure(submission.name, impl, context, f"{type(error).__name__}: {error}")
+        supervised = grade_supervised(impl, submission.name, context, options.grade, work_dir, stop, reaper=reaper)
+        if supervised is None:
+            return None
+        result = supervised.result
         if options.reports_dir is not None:
-            try:
-                write_all(options.reports_dir / submission.name, result, context.clauses)
-            except OSError as error:
-                print(f"pi-conformance: cannot write the reports of {submission.name}: {error}", file=stream)
+            _write_reports(options.reports_dir / submission.name, supervised, context, stream)
         progress.finished(result)
+        if on_result is not None:
+            with lock:
+                on_result(result)
         return result
 
     executor = ThreadPoolExecutor(max_workers=max(1, options.jobs), thread_name_prefix="grade")
     try:
-        results = list(executor.map(grade_one, submissions))
+        results = [result for result in executor.map(grade_one, submissions) if result is not None]
     except KeyboardInterrupt:
-        # Running submissions stop after their current case; waiting ones never start.
-        stop.set()
+        stop.set()  # each waiting thread kills its worker's group and returns
         executor.shutdown(wait=True, cancel_futures=True)
         progress.close()
         raise
+    finally:
+        reaper.disable()
+        if scratch is not None:
+            scratch.cleanup()
     executor.shutdown(wait=True)
     progress.close()
     return sorted(results, key=lambda result: sort_key(Path(result.name)))
 
 
-def _grader_failure(name: str, impl: str, context: GradingContext, detail: str) -> SubmissionResult:
-    from conformance.execution import Outcome
-
-    outcomes = [Outcome(case.id, "errored", f"not run: the grader failed: {detail}", 0.0) for case in context.cases]
-    graded = score(context.rubric, zip(context.cases, outcomes, strict=True))
-    return SubmissionResult(name, impl, name, "crashed", f"the grader failed: {detail}", graded, context.rubric, 0.0)
+def _write_reports(folder: Path, supervised: Supervised, context: GradingContext, stream: TextIO | None) -> None:
+    try:
+        write_all(folder, supervised.result, context.clauses)
+        if supervised.log:  # the worker's own output, for staff when it died or overran
+            write_text_atomic(folder / "worker.log", supervised.log)
+    except Exception as error:  # a full disk or a renderer bug costs this submission's reports, not the batch
+        print(f"pi-conformance: cannot write the reports of {supervised.result.name}: {type(error).__name__}: {error}", file=stream)

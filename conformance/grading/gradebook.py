@@ -1,15 +1,24 @@
-"""The gradebook: one CSV row per submission, and the merge of shard gradebooks.
+"""The gradebook: one CSV row per submission, its shard metadata, and the merge of shards.
 
 Columns: ``submission, status, total, max_total``, one ``lab_<lab>`` column per graded
 lab, ``cases_passed, cases_total, duration_s, detail``. Points have two decimals.
+
+Beside ``gradebook.csv``, ``gradebook.meta.json`` says which shard ``K/N`` the gradebook
+holds, which submissions that shard has, and whether the batch finished: the CSV keeps the
+plain columns spreadsheets and LMS imports expect, and the merge can still refuse a missing,
+repeated or unfinished shard.
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
+import io
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from conformance.atomicfile import write_text_atomic
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.rubric import Rubric
 
@@ -52,12 +61,65 @@ def row(result: SubmissionResult) -> dict[str, str]:
 
 def write_gradebook(path: Path, results: Sequence[SubmissionResult], rubric: Rubric) -> None:
     """Write the gradebook, sorted by submission name."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8", newline="") as file:
-        writer = csv.DictWriter(file, fieldnames=columns(rubric))
+    write_rows(path, columns(rubric), [row(result) for result in results])
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Mapping[str, str]], with_header: bool = True) -> str:
+    """Rows as CSV text (``\r\n`` line ends, as the csv module writes them)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(header))
+    if with_header:
         writer.writeheader()
-        for result in sorted(results, key=lambda result: result.name):
-            writer.writerow(row(result))
+    for entry in rows:
+        writer.writerow(entry)
+    return buffer.getvalue()
+
+
+def write_rows(path: Path, header: Sequence[str], rows: Iterable[Mapping[str, str]]) -> None:
+    """Replace the gradebook at ``path`` atomically with ``rows``, sorted by submission name."""
+    write_text_atomic(path, csv_text(header, sorted(rows, key=lambda entry: entry["submission"])))
+
+
+def meta_path(gradebook: Path) -> Path:
+    """The metadata file beside a gradebook: ``gradebook.csv`` -> ``gradebook.meta.json``."""
+    return gradebook.with_name(gradebook.stem + ".meta.json")
+
+
+@dataclass(frozen=True)
+class GradebookMeta:
+    """What a gradebook holds: shard ``index`` of ``count``, its submissions, finished or not."""
+
+    index: int
+    count: int
+    columns: list[str]
+    submissions: list[str]
+    complete: bool = False
+
+    def write(self, gradebook: Path) -> None:
+        """Write the metadata beside ``gradebook`` (atomically)."""
+        data = {"format": 1, "shard": f"{self.index}/{self.count}", **asdict(self)}
+        write_text_atomic(meta_path(gradebook), json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def read_meta(gradebook: Path) -> GradebookMeta | None:
+    """The metadata beside ``gradebook``; None when there is none; :class:`GradebookError` if unreadable."""
+    path = meta_path(gradebook)
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        meta = GradebookMeta(
+            index=int(data["index"]),
+            count=int(data["count"]),
+            columns=[str(item) for item in data["columns"]],
+            submissions=[str(item) for item in data["submissions"]],
+            complete=bool(data["complete"]),
+        )
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+        raise GradebookError(f"cannot read {path}: {error}") from error
+    if not 1 <= meta.index <= meta.count:
+        raise GradebookError(f"{path}: shard {meta.index}/{meta.count} is not a shard")
+    return meta
 
 
 def read_gradebook(path: Path) -> tuple[list[str], list[dict[str, str]]]:
@@ -74,13 +136,45 @@ def read_gradebook(path: Path) -> tuple[list[str], list[dict[str, str]]]:
     return header, rows
 
 
+def check_shards(paths: Sequence[Path]) -> None:
+    """Refuse unless ``paths`` are every shard ``1..N`` of one split, once each, each finished."""
+    metas: list[tuple[Path, GradebookMeta]] = []  # a list: one file given twice is two shards
+    for path in paths:
+        meta = read_meta(path)
+        if meta is None:
+            raise GradebookError(
+                f"{path}: no {meta_path(path).name} beside it, so which shard it holds is unknown "
+                "(grade-batch writes one; merge the gradebooks that came with theirs)"
+            )
+        metas.append((path, meta))
+    counts = {meta.count for _, meta in metas}
+    if len(counts) > 1:
+        listed = ", ".join(f"{path} is {meta.index}/{meta.count}" for path, meta in metas)
+        raise GradebookError(f"the gradebooks come from different splits: {listed}")
+    count = counts.pop()
+    seen: dict[int, Path] = {}
+    for path, meta in metas:
+        if meta.index in seen:
+            raise GradebookError(
+                f"shard {meta.index}/{count} is given twice ({seen[meta.index]} and {path}): its submissions would be graded more than once"
+            )
+        seen[meta.index] = path
+    missing = [f"{index}/{count}" for index in range(1, count + 1) if index not in seen]
+    if missing:
+        raise GradebookError(f"missing shard(s) {', '.join(missing)}: a merge needs all {count} shards, each once")
+    for path, meta in metas:
+        if not meta.complete:
+            raise GradebookError(f"{path}: shard {meta.index}/{count} did not finish (run its grade-batch command again to resume it)")
+
+
 def merge_gradebooks(paths: Sequence[Path], output: Path) -> int:
     """Join shard gradebooks into ``output``; the number of submissions.
 
-    Refuses gradebooks with different columns (graded with different rubrics) and any
-    submission that appears twice, within one file or across files: a shard graded twice
-    or two overlapping shard settings would otherwise go unnoticed.
+    Refuses anything but all ``N`` shards of one split, each once and finished
+    (:func:`check_shards`), gradebooks with different columns (graded with different
+    rubrics) and any submission that appears twice, within one file or across files.
     """
+    check_shards(paths)
     header: list[str] | None = None
     merged: dict[str, dict[str, str]] = {}
     origin: dict[str, str] = {}
@@ -101,10 +195,5 @@ def merge_gradebooks(paths: Sequence[Path], output: Path) -> int:
     if duplicates:
         raise GradebookError("submissions graded more than once (overlapping shards?):\n  " + "\n  ".join(duplicates))
     assert header is not None
-    output.parent.mkdir(parents=True, exist_ok=True)
-    with output.open("w", encoding="utf-8", newline="") as file:
-        writer = csv.DictWriter(file, fieldnames=header)
-        writer.writeheader()
-        for name in sorted(merged):
-            writer.writerow(merged[name])
+    write_rows(output, header, merged.values())
     return len(merged)

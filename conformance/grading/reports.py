@@ -1,10 +1,15 @@
-"""Write a submission's reports to files: one format each, or every format into a folder."""
+"""Write a submission's reports to files: one format each, or every format into a folder.
+
+Each file is written atomically (temporary file, then rename): a report is never half
+written, and the previous one stays until its replacement is whole.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
 
+from conformance.atomicfile import write_text_atomic
 from conformance.clauses import Clause
 from conformance.grading.formats import gradescope, json_report, junit, markdown
 from conformance.grading.grader import SubmissionResult
@@ -21,8 +26,7 @@ WRITERS = {
 def write_report(format_name: str, path: Path, result: SubmissionResult, clauses: Mapping[str, Clause]) -> None:
     """Write one report format to ``path`` (its folder is created)."""
     render, _ = WRITERS[format_name]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(result, clauses), encoding="utf-8")
+    write_text_atomic(path, render(result, clauses))
 
 
 def write_all(folder: Path, result: SubmissionResult, clauses: Mapping[str, Clause]) -> list[Path]:
@@ -32,6 +36,6 @@ def write_all(folder: Path, result: SubmissionResult, clauses: Mapping[str, Clau
         write_report(format_name, folder / file_name, result, clauses)
         written.append(folder / file_name)
     if result.build_report:
-        (folder / "build.log").write_text(result.build_report + "\n", encoding="utf-8")
+        write_text_atomic(folder / "build.log", result.build_report + "\n")
         written.append(folder / "build.log")
     return written

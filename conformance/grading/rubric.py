@@ -9,6 +9,7 @@ largest weight among the tags that match it. Labs the rubric does not list are n
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,7 +90,10 @@ class Rubric:
                 if not any(tag_matches(tag, name) for name in names):
                     known = "a clause of spec/spec.md" if any(tag_matches(tag, c) for c in clauses) else "any clause or case id"
                     problems.append(f"labs.{lab}.tags.{tag}: matches no case of lab {lab} (it is not a prefix of {known} there)")
-            if sum(rule.case_weight(case) for case in lab_cases) <= 0:
+            lab_weight = sum(rule.case_weight(case) for case in lab_cases)
+            if not math.isfinite(lab_weight):
+                problems.append(f"labs.{lab}: its case weights add up to {lab_weight}; use smaller tag weights")
+            elif lab_weight <= 0:
                 problems.append(f"labs.{lab}: the lab has no case with a weight above 0, so its {rule.weight:g} points cannot be earned")
         return problems
 
@@ -115,6 +119,9 @@ def parse_rubric(data: object, source: str = "rubric") -> Rubric:
             lines.append(f"  {where}: {error.message}")
         raise RubricError(f"{source}: not a valid rubric (spec/schemas/rubric.schema.json):\n" + "\n".join(lines))
     assert isinstance(data, dict)
+    problems = _number_problems(data["labs"])
+    if problems:
+        raise RubricError(f"{source}: not a valid rubric:\n" + "\n".join(f"  {problem}" for problem in problems))
     labs: dict[str, LabRule] = {}
     for lab in LABS:  # the course's order, whatever the file's order
         raw = data["labs"].get(lab)
@@ -134,6 +141,35 @@ def parse_rubric(data: object, source: str = "rubric") -> Rubric:
         source=source,
         held_out_visibility=data.get("held_out_visibility", "after_published"),
     )
+
+
+def _number_problems(labs: Mapping[str, Mapping[str, object]]) -> list[str]:
+    """Weights JSON Schema lets through but arithmetic cannot use: NaN, infinities, sums that overflow.
+
+    A lab's ``weight`` must be finite and above 0, tag weights and ``default_weight``
+    finite and at least 0 (0 keeps a case reported but unscored), and the total finite:
+    otherwise scores come out as ``nan`` or ``inf`` and reports as invalid JSON.
+    """
+    problems: list[str] = []
+    total = 0.0
+    for lab, raw in labs.items():
+        weight = raw.get("weight")
+        if isinstance(weight, int | float) and not (math.isfinite(weight) and weight > 0):
+            problems.append(f"labs.{lab}.weight: {weight} is not a finite number above 0")
+        elif isinstance(weight, int | float):
+            total += float(weight)
+        tags = raw.get("tags")
+        named = {f"tags.{tag}": value for tag, value in tags.items()} if isinstance(tags, dict) else {}
+        if "default_weight" in raw:
+            named["default_weight"] = raw["default_weight"]
+        for where, value in named.items():
+            if isinstance(value, int | float) and not (math.isfinite(value) and value >= 0):
+                problems.append(f"labs.{lab}.{where}: {value} is not a finite number of at least 0")
+            elif isinstance(value, int | float) and isinstance(weight, int | float) and not math.isfinite(float(value) * weight):
+                problems.append(f"labs.{lab}.{where}: {value} is too large to score with (weight x case weight overflows)")
+    if not problems and not math.isfinite(total):
+        problems.append(f"labs: the lab weights add up to {total}, not a finite number of points")
+    return problems
 
 
 def _lab_key(key: object) -> object:

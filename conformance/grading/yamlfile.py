@@ -6,12 +6,22 @@ from pathlib import Path
 
 import yaml
 
+from conformance import yamlsafe
+
 
 def read_yaml(path: Path, what: str, error: type[Exception]) -> object:
-    """The parsed content of ``path``; ``error`` names ``what`` the file is and why it failed."""
+    """The parsed content of ``path``; ``error`` names ``what`` the file is and why it failed.
+
+    Every way a file can be unusable (missing, a folder, not UTF-8, not YAML, aliases that
+    expand without bound, nesting too deep) is one ``error`` with the file's name.
+    """
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yamlsafe.load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as problem:
+        raise error(f"{path}: the {what} is not UTF-8 text ({problem.reason} at byte {problem.start})") from problem
     except OSError as problem:
         raise error(f"cannot read the {what} {path}: {problem}") from problem
+    except yamlsafe.YamlLimitError as problem:
+        raise error(f"{path}: the {what} is refused: {problem}") from problem
     except yaml.YAMLError as problem:
         raise error(f"{path}: the {what} is neither valid YAML nor JSON: {' '.join(str(problem).split())}") from problem

@@ -1,0 +1,188 @@
+"""Run one submission's grading in a worker process and always come back with a result.
+
+The worker (:mod:`conformance.grading.worker`) runs in a new session, so it and everything
+it starts form a process group the supervisor can kill at once. The supervisor waits for
+it under a hard wall-clock limit (the ``--budget`` plus room for the build and start-up),
+then kills the group whatever happened, so nothing the submission left behind in it keeps
+running. If the worker died (a submission can SIGKILL its parent), broke, or overran, the
+submission gets a ``crashed`` or ``timed-out`` result saying so; the batch goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.adapters.pi_course import BUILD_TIMEOUT_S
+from conformance.execution import Outcome
+from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult
+from conformance.grading.reaper import Reaper
+from conformance.grading.result_json import ResultFormatError, result_from_json
+from conformance.grading.scoring import score
+from conformance.grading.status import NOT_RUN, SubmissionStatus
+from conformance.grading.worker import EXIT_GRADER_FAILED, Job
+
+#: Room beyond the budget for the worker's start-up, the case in flight and the cleanup.
+MARGIN_S = 30.0
+#: Used when no ``--budget`` is set: grading never waits forever.
+DEFAULT_BUDGET_S = 600.0
+_POLL_S = 0.2
+_PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+@dataclass(frozen=True)
+class Supervised:
+    """A worker's outcome: the result, and the worker's log when something went wrong."""
+
+    result: SubmissionResult
+    log: str | None = None
+
+
+def hard_limit_s(options: GradeOptions) -> float:
+    """How long a worker may run before it is killed: budget, build time and a margin."""
+    build = BUILD_TIMEOUT_S if options.build else 0.0
+    per_case = 2 * (options.case_timeout_s or 1.0)
+    return (options.budget_s or DEFAULT_BUDGET_S) + build + per_case + MARGIN_S
+
+
+def grade_supervised(
+    impl: str,
+    name: str,
+    context: GradingContext,
+    options: GradeOptions,
+    work_dir: Path,
+    stop: threading.Event | None = None,
+    limit_s: float | None = None,
+    reaper: Reaper | None = None,
+) -> Supervised | None:
+    """Grade ``impl`` in a worker process; None when ``stop`` was set before it finished.
+
+    ``work_dir`` holds the worker's result file and log (the grader's own folder, never
+    shown to the submission); both are removed once read. ``reaper``, when given, learns
+    of the worker and sweeps what it leaves behind once it is gone.
+    """
+    reaper = reaper or Reaper()
+    limit_s = limit_s if limit_s is not None else hard_limit_s(options)
+    work_dir = work_dir.absolute()  # the worker may not share our idea of "here"
+    work_dir.mkdir(parents=True, exist_ok=True)
+    token = f"{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
+    result_path = work_dir / f"{token}.json"
+    log_path = work_dir / f"{token}.log"
+    job = Job(impl, name, context, options, result_path, os.getpid())
+    started = time.perf_counter()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(_PACKAGE_ROOT), os.environ.get("PYTHONPATH"))))}
+    with log_path.open("wb") as log, reaper.lock:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "conformance.grading.worker"],
+            stdin=subprocess.PIPE,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,  # its own process group: one killpg reaches all it started
+        )
+        reaper.workers.add(worker.pid)
+    try:
+        # Fed from a thread, so a worker that never reads its job still meets its deadline.
+        feeder = threading.Thread(target=_feed, args=(worker, pickle.dumps(job)), name="grade-job", daemon=True)
+        feeder.start()
+        code = _wait(worker, limit_s, stop)
+    finally:
+        _kill_group(worker)
+        reaper.workers.discard(worker.pid)
+        reaper.sweep()
+    try:
+        if code is None and stop is not None and stop.is_set():
+            return None
+        elapsed = time.perf_counter() - started
+        log_text = _read(log_path)
+        if code is None:
+            detail = f"stopped after {limit_s:g} s, the hard limit of one submission (its --budget plus room for the build)"
+            return Supervised(failed_result(name, impl, context, "timed-out", detail, elapsed, timed_out=True), log_text)
+        if code == 0:
+            try:
+                data = json.loads(result_path.read_text(encoding="utf-8"))
+                return Supervised(result_from_json(data, context))
+            except (OSError, ValueError, ResultFormatError) as error:
+                detail = f"the grading worker left no usable result ({error})"
+                return Supervised(failed_result(name, impl, context, "crashed", detail, elapsed), log_text)
+        return Supervised(failed_result(name, impl, context, "crashed", _death(code, log_text), elapsed), log_text)
+    finally:
+        result_path.unlink(missing_ok=True)
+        log_path.unlink(missing_ok=True)
+
+
+def failed_result(
+    name: str, impl: str, context: GradingContext, status: SubmissionStatus, detail: str, duration_s: float, timed_out: bool = False
+) -> SubmissionResult:
+    """A result for a submission whose grading did not finish: every case not run, 0 points."""
+    outcomes = [Outcome(case.id, "errored", f"{NOT_RUN}{detail}", 0.0, timed_out=timed_out) for case in context.cases]
+    graded = score(context.rubric, zip(context.cases, outcomes, strict=True))
+    return SubmissionResult(name, impl, name, status, detail, graded, context.rubric, duration_s)
+
+
+def _feed(worker: subprocess.Popen[bytes], job: bytes) -> None:
+    assert worker.stdin is not None
+    try:
+        worker.stdin.write(job)
+        worker.stdin.close()
+    except (BrokenPipeError, OSError):
+        pass  # it died (or was killed) before reading it all; its exit status tells
+
+
+def _wait(worker: subprocess.Popen[bytes], limit_s: float, stop: threading.Event | None) -> int | None:
+    """The worker's exit status, or None when it overran or ``stop`` was set."""
+    deadline = time.monotonic() + limit_s
+    while True:
+        try:
+            return worker.wait(timeout=max(0.0, min(_POLL_S, deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline or (stop is not None and stop.is_set()):
+                return None
+
+
+def _kill_group(worker: subprocess.Popen[bytes]) -> None:
+    # The group outlives its leader while any member lives; killing it is always safe here.
+    try:
+        os.killpg(worker.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        worker.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _death(code: int, log: str | None) -> str:
+    last = _last_line(log)
+    if code == EXIT_GRADER_FAILED:
+        return f"the grader failed: {last}" if last else "the grader failed"
+    if code < 0:
+        try:
+            signame = signal.Signals(-code).name
+        except ValueError:
+            signame = f"signal {-code}"
+        why = f"the grading worker was killed by {signame} (did the submission kill its parent process?)"
+    else:
+        why = f"the grading worker exited with status {code}"
+    return f"{why}: {last}" if last else why
+
+
+def _last_line(log: str | None) -> str:
+    lines = [line.strip() for line in (log or "").splitlines() if line.strip()]
+    return lines[-1][:150] if lines else ""
+
+
+def _read(path: Path) -> str | None:
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    return text or None

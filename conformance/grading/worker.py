@@ -1,0 +1,92 @@
+"""``python -m conformance.grading.worker``: grade one submission in a process of its own.
+
+The batch (:mod:`conformance.grading.supervisor`) starts one worker per submission, in a
+new session, and writes the job on its stdin: a pickle of :class:`Job` (parent to child
+only, written by the grader itself, read before any student code runs). The worker grades
+with :func:`grade_submission` and writes the result as JSON (:mod:`result_json`) to the
+job's ``result_path``, atomically. Whatever the submission does to this process (kill it,
+exhaust it), the batch only loses this submission's row.
+
+Nothing of the job reaches the submission: it is not in this process's argv or
+environment, and stdin is closed before grading starts.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import pickle
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.atomicfile import write_text_atomic
+from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, grade_submission
+from conformance.grading.result_json import result_to_json
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+#: Exit status of a worker whose grading itself failed (a grader bug); the log has the traceback.
+EXIT_GRADER_FAILED = 3
+
+
+@dataclass(frozen=True)
+class Job:
+    """One submission to grade, as the batch hands it to a worker."""
+
+    impl: str
+    name: str
+    context: GradingContext
+    options: GradeOptions
+    result_path: Path
+    parent_pid: int
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    # Linux: if the batch dies (killed, interrupted), its workers die too instead of grading
+    # on. And the worker adopts what its own descendants orphan while it lives, so the
+    # batch's sweep (conformance.grading.reaper) only ever meets what a dead worker left.
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent_pid:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def run(job: Job) -> SubmissionResult:
+    """Grade the job's submission and write its result file."""
+    result = grade_submission(job.impl, job.context, job.options, name=job.name)
+    write_text_atomic(job.result_path, json.dumps(result_to_json(result), ensure_ascii=False))
+    return result
+
+
+def main() -> int:
+    """Read a :class:`Job` from stdin, grade it, write the result."""
+    job = pickle.loads(sys.stdin.buffer.read())
+    assert isinstance(job, Job)
+    _die_with_parent(job.parent_pid)
+    # The submission must not read or hold the job's pipe.
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    try:
+        run(job)
+    except Exception:  # a grader bug: the batch reports it on this submission's row
+        import traceback
+
+        traceback.print_exc()
+        return EXIT_GRADER_FAILED
+    return 0
+
+
+if __name__ == "__main__":
+    # Run the imported module's main, not this __main__ copy's: the pickled Job names the
+    # class conformance.grading.worker.Job, which must be the one main checks against.
+    from conformance.grading import worker
+
+    raise SystemExit(worker.main())
