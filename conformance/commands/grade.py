@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from conformance.adapters.resolve import IMPL_FORMS
+from conformance.adapters.resolve import IMPL_FORMS, untrusted_in_process
+from conformance.adapters.sandbox import add_sandbox_option
 from conformance.adapters.settings import ImplSettings
 from conformance.grading import baseline as baselines
 from conformance.grading.batch import BatchOptions, discover_submissions, grade_batch
@@ -92,6 +93,8 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
     process.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="add to the program's minimal environment")
     process.add_argument("--cpu-limit", type=int, metavar="SECONDS", help="CPU-time limit of the program")
     process.add_argument("--memory-limit", type=int, metavar="MIB", help="address-space limit of the program")
+    add_sandbox_option(process)
+    parser.add_argument("--trust-python", action="store_true", help="allow python: submissions (they run unsandboxed, in process)")
 
 
 def _context(args: argparse.Namespace) -> GradingContext:
@@ -104,12 +107,17 @@ def _options(args: argparse.Namespace) -> GradeOptions:
         env=dict(item.partition("=")[::2] for item in args.env),
         cpu_limit_s=args.cpu_limit,
         memory_limit_mb=args.memory_limit,
+        sandbox=args.sandbox,
     )
     return GradeOptions(settings=settings, build=args.build, case_timeout_s=args.timeout, budget_s=args.budget or None)
 
 
 def grade_command(args: argparse.Namespace) -> int:
     """Grade one submission and write the reports asked for."""
+    refused = untrusted_in_process(args.impl, args.trust_python)
+    if refused:
+        print(f"pi-conformance grade: {refused}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         context = _context(args)
         known = baselines.load_baseline(Path(args.baseline)) if args.baseline else None
@@ -151,6 +159,10 @@ def grade_batch_command(args: argparse.Namespace) -> int:
             submissions = select_shard(submissions, *parse_shard(args.shard))
     except (RubricError, ShardError) as error:
         print(f"pi-conformance grade-batch: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    refused = untrusted_in_process(args.impl_template, args.trust_python)
+    if refused:
+        print(f"pi-conformance grade-batch: {refused}", file=sys.stderr)
         return EXIT_USAGE
     if "{path}" not in args.impl_template and "{name}" not in args.impl_template:
         print("pi-conformance grade-batch: --impl-template needs {path} or {name}", file=sys.stderr)

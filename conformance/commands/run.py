@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters.resolve import IMPL_FORMS
+from conformance.adapters.sandbox import add_sandbox_option
 
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suite"
 EXIT_NO_CASES = 5
@@ -42,6 +43,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     process.add_argument("--cpu-limit", type=int, metavar="SECONDS", help="CPU-time limit of the program")
     process.add_argument("--memory-limit", type=int, metavar="MIB", help="address-space limit of the program")
     process.add_argument("--build", action="store_true", help="pi-course: run the project's build first (npm run build, else tsc)")
+    add_sandbox_option(process)
     run.set_defaults(handler=run_command)
 
 
@@ -68,6 +70,7 @@ def pytest_arguments(args: argparse.Namespace) -> list[str]:
         argv += ["--memory-limit", str(args.memory_limit)]
     if args.build:
         argv.append("--build")
+    argv += ["--sandbox", args.sandbox]
     if args.baseline:
         argv += ["--baseline", args.baseline]
     if args.write_baseline:
