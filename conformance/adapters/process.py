@@ -392,13 +392,15 @@ class ProcessAdapter(Adapter):
         """Ask the program to stop, then make sure it has."""
         with self._lock:
             session, self._session = self._session, None
-            if session is None or not session.alive():
+            if session is None:
                 return
-            try:
-                session.send({"seq": self._next_seq(), "op": "stop"})
-                session.process.wait(timeout=self.options.stop_grace_s)
-            except (OSError, ValueError, subprocess.TimeoutExpired):
-                pass
+            if session.alive():
+                try:
+                    session.send({"seq": self._next_seq(), "op": "stop"})
+                    session.process.wait(timeout=self.options.stop_grace_s)
+                except (OSError, ValueError, subprocess.TimeoutExpired):
+                    pass
+            # Always: what the program started may outlive it (or its supervisor, if it killed that).
             session.kill()
 
     def _next_seq(self) -> int:
