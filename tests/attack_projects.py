@@ -43,6 +43,7 @@ def append_to_module(project: Path, module: str, code: str) -> None:
 
 def replace_modules(project: Path, code_by_module: dict[str, str]) -> None:
     """Replace the compiled modules' whole text."""
+    (project / MODULES).mkdir(parents=True, exist_ok=True)
     for module, code in code_by_module.items():
         (project / MODULES / module).write_text(code + "\n", encoding="utf-8")
 
