@@ -42,7 +42,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     process.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="add to the program's minimal environment")
     process.add_argument("--cpu-limit", type=int, metavar="SECONDS", help="CPU-time limit of the program")
     process.add_argument("--memory-limit", type=int, metavar="MIB", help="address-space limit of the program")
-    process.add_argument("--build", action="store_true", help="pi-course: run the project's build first (npm run build, else tsc)")
+    process.add_argument("--build", action="store_true", help="pi-course: run the project's npm run build first (offline; never npx)")
     add_sandbox_option(process)
     run.set_defaults(handler=run_command)
 
