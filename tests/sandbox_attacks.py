@@ -39,7 +39,7 @@ const __found = __grader();
 
 
 def reference_proxy() -> str:
-    """Cheat (a): every lab 3.1 function asks the grader's own reference implementation."""
+    """Cheat (a): ``textOf`` asks the grader's own reference implementation for each answer."""
     return (
         _FIND_GRADER
         + r"""
@@ -51,10 +51,8 @@ function __reference(name, arg) {
   if (run.status !== 0) throw new Error("no reference to copy from");
   return JSON.parse(run.stdout.toString());
 }
+// One function is enough to make the point (and keeps the test quick): 30 text_of cases.
 export const textOf = (message) => __reference("text_of", message);
-export const systemMessageText = (message) => __reference("system_message_text", message);
-export const currentSystemMessage = (messages) => __reference("current_system_message", messages);
-export const currentSystemPrompt = (messages) => __reference("current_system_prompt", messages);
 """
     )
 

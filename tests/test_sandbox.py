@@ -188,7 +188,7 @@ def test_cheat_a_proxying_to_the_graders_reference(sandbox: str, tmp_path: Path,
     replace_modules(project, {"types.js": reference_proxy()})
     points = grade(project, sandbox)["points"]
     if sandbox == "none":
-        assert points > 20  # the attack is real: most of lab 3.1 for nothing
+        assert points > 6  # the attack is real: every text_of case (30 of lab 3.1's 108) for nothing
     else:
         assert points <= empty_points
 
