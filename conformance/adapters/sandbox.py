@@ -188,8 +188,9 @@ def choose_isolation(mode: SandboxMode) -> Isolation:
 def command_sandbox(argv: Sequence[str], env: dict[str, str], cwd: Path | None = None) -> Sandbox:
     """What a ``cmd:`` program sees: what its command line names, read-only.
 
-    That is the program itself (a virtualenv's interpreter brings its virtualenv; a script
-    its folder, and the interpreter of its ``#!`` line), the folder of every argument that
+    That is the program itself (a virtualenv's interpreter brings its virtualenv and the
+    folders of its editable installs; a script its folder, and the interpreter of its ``#!``
+    line), the folder of every argument that
     is an existing file, every argument that is an existing folder, and the absolute paths
     in ``--env`` values (``PYTHONPATH=...``). The working folder keeps its name but shows
     only those. Nothing else of the grader's machine is visible.
@@ -198,9 +199,8 @@ def command_sandbox(argv: Sequence[str], env: dict[str, str], cwd: Path | None =
     seen: list[Path] = []
     program = Path(os.path.abspath(where / argv[0]))
     seen += runtime_roots([str(program)])
-    venv = program.parent.parent
-    if program.parent.name == "bin" and (venv / "pyvenv.cfg").is_file():
-        seen.append(venv)
+    if program.parent.name == "bin":
+        seen += virtualenv(program.parent.parent)
     seen += _interpreter_of(program)
     for argument in argv[1:]:
         candidate = where / argument
@@ -225,9 +225,21 @@ def _interpreter_of(script: Path) -> list[Path]:
     if not words:
         return []
     interpreter = Path(words[0])
-    roots = runtime_roots([str(interpreter)])
-    venv = interpreter.parent.parent
-    return [*roots, venv] if (venv / "pyvenv.cfg").is_file() else roots
+    return [*runtime_roots([str(interpreter)]), *virtualenv(interpreter.parent.parent)]
+
+
+def virtualenv(folder: Path) -> list[Path]:
+    """A virtualenv and the folders its ``.pth`` files add (editable installs); nothing if ``folder`` is none."""
+    if not (folder / "pyvenv.cfg").is_file():
+        return []
+    found = [folder]
+    for pth in folder.glob("lib/python*/site-packages/*.pth"):
+        try:
+            lines = pth.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        found += [Path(line) for line in lines if line.startswith("/") and Path(line).is_dir()]
+    return found
 
 
 def add_sandbox_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
