@@ -1,4 +1,4 @@
-"""``--sandbox`` when bwrap cannot run, and ``--trust-python`` for in-process submissions."""
+"""``--sandbox`` when bwrap cannot run, limits inside the sandbox, and ``--trust-python`` for in-process submissions."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import pytest
 from conformance.adapters import sandbox
 from conformance.adapters.resolve import ImplSpecError, resolve_adapter, untrusted_in_process
 from conformance.adapters.settings import ImplSettings
+from conformance.execution import run_case
+from conformance.loader import Suite
 from tests.conftest import REPO
 
 
@@ -47,3 +49,22 @@ def test_grade_refuses_python_without_trust_python(command: list[str]) -> None:
     )
     assert result.returncode == 2
     assert "--trust-python" in result.stderr
+
+
+@pytest.mark.skipif(sandbox.probe() is not None, reason=f"the sandbox cannot run here: {sandbox.probe()}")
+@pytest.mark.parametrize(
+    ("mode", "limits", "fragment"),
+    [("spin-on:text_of", {"cpu_limit_s": 1}, "was killed by SIGXCPU"), ("alloc-on:text_of", {"memory_limit_mb": 300}, "MemoryError")],
+    ids=["cpu", "memory"],
+)
+def test_limits_hold_inside_the_sandbox_and_are_reported_the_same(mode: str, limits: dict[str, int], fragment: str, suite: Suite) -> None:
+    fake = REPO / "tests" / "fakes" / "misbehaving.py"
+    settings = ImplSettings(env={"PYTHONPATH": str(REPO)}, sandbox="bwrap", **limits)  # type: ignore[arg-type]
+    adapter = resolve_adapter(f"cmd:{sys.executable} {fake} {mode}", settings)
+    assert adapter.isolation == "bwrap"
+    [case] = [case for case in suite.cases if case.operation == "text_of"][:1]
+    try:
+        outcome = run_case(adapter, case, 10)
+    finally:
+        adapter.close()
+    assert outcome.status == "errored" and fragment in outcome.message

@@ -240,6 +240,8 @@ class _Session:
             code = self.process.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
             return "stopped answering"
+        if self.options.sandbox is not None and 128 < code < 128 + signal.NSIG:
+            code = 128 - code  # bwrap reports a death by signal N as status 128 + N
         if code < 0:
             try:
                 return f"was killed by {signal.Signals(-code).name}"
