@@ -30,6 +30,7 @@ from tests.attack_projects import (
     kill_leftovers,
     new_marker,
     replace_modules,
+    spawn_child_js,
     wait_until_gone,
 )
 from tests.conftest import REPO
@@ -238,3 +239,38 @@ def test_cheat_d_a_detached_process_cannot_rewrite_a_report_afterwards(sandbox: 
     assert wait_until_gone(marker) == []  # it died with the student's program (and its namespace)
     time.sleep(4)  # longer than the rewriter's delay
     assert json.loads(report.read_text(encoding="utf-8"))["points"] == 100
+
+
+# -- a class -------------------------------------------------------------------------------
+
+
+@needs_bwrap
+def test_a_batch_with_a_grader_killer_and_a_stray_child_grades_everyone(tmp_path: Path, marker: str) -> None:
+    submissions = tmp_path / "submissions"
+    copy_project(submissions / "alice")
+    killer = copy_project(submissions / "killer")
+    append_to_module(
+        killer,
+        "types.js",
+        'import { readFileSync as __read } from "node:fs";\n'
+        "for (let pid = process.ppid, i = 0; pid > 0 && i < 6; i++) {\n"
+        "  let next = 0;\n"
+        "  try { next = Number(__read(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]); } catch {}\n"
+        "  try { process.kill(pid, 'SIGKILL'); } catch {}\n"
+        "  pid = next;\n"
+        "}",
+    )
+    stray = copy_project(submissions / "stray")
+    append_to_module(stray, "types.js", spawn_child_js(marker, '{stdio: "inherit", detached: true}'))
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "conformance.cli", "grade-batch", str(submissions), "--jobs", "2", "--out", str(out)]
+    started = time.monotonic()
+    result = subprocess.run(
+        [*command, "--sandbox", "bwrap", "--budget", "60"], capture_output=True, text=True, cwd=REPO, env=env, timeout=300
+    )
+    assert time.monotonic() - started < 120
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    rows = (out / "gradebook.csv").read_text(encoding="utf-8").splitlines()[1:]
+    assert sorted(row.split(",")[:3] for row in rows) == [["alice", "ok", "100.00"], ["killer", "ok", "100.00"], ["stray", "ok", "100.00"]]
+    assert wait_until_gone(marker) == []
