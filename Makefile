@@ -2,8 +2,11 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# The pinned TypeScript compiler that builds student projects (never fetched while grading).
+TOOLCHAIN := conformance/adapters/node/toolchain
+TSC := $(TOOLCHAIN)/node_modules/.bin/tsc
 
-.PHONY: conformance test lint bench clean
+.PHONY: conformance test lint bench clean toolchain
 
 $(BIN)/pi-conformance: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -11,16 +14,26 @@ $(BIN)/pi-conformance: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
+## Install the pinned TypeScript toolchain from its lock file (skipped, with a note, without npm).
+toolchain: $(TSC)
+
+$(TSC): $(TOOLCHAIN)/package.json $(TOOLCHAIN)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		cd $(TOOLCHAIN) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && touch node_modules/.bin/tsc; \
+	else \
+		echo "note: npm not found; the pinned TypeScript toolchain is not installed (pi-course builds need Node.js)"; \
+	fi
+
 ## Run the conformance suite against the bundled reference and print the summary.
-conformance: $(BIN)/pi-conformance
+conformance: $(BIN)/pi-conformance toolchain
 	$(BIN)/pi-conformance run --impl reference
 
 ## Run the project's own tests (the suite against the reference included).
-test: $(BIN)/pi-conformance
+test: $(BIN)/pi-conformance toolchain
 	$(BIN)/python -m pytest
 
 ## ruff and mypy --strict on the Python packages; fixture lint and clause coverage.
-lint: $(BIN)/pi-conformance
+lint: $(BIN)/pi-conformance toolchain
 	$(BIN)/ruff check conformance reference_impl tests bench
 	$(BIN)/ruff format --check conformance reference_impl tests bench
 	$(BIN)/mypy --strict conformance reference_impl
@@ -32,4 +45,4 @@ bench: $(BIN)/pi-conformance
 	$(BIN)/python bench/suite_overhead.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) build dist *.egg-info $(TOOLCHAIN)/node_modules

@@ -46,6 +46,9 @@ class Adapter:
     name: str = "adapter"
     #: The implementation's version, if it reports one.
     version: str = ""
+    #: How the implementation's code was confined: ``bwrap`` (the sandbox) or ``none``
+    #: (in process, or a program running unconfined as the grader's user).
+    isolation: str = "none"
 
     def _unsupported(self, operation: str) -> JsonObject:
         raise OperationNotSupported(f"{self.name} does not implement {operation}")

@@ -15,6 +15,7 @@ from pytest_cases import case as case_decorator
 
 from conformance.adapter import Adapter
 from conformance.adapters.resolve import ImplSpecError, resolve_adapter
+from conformance.adapters.sandbox import SANDBOX_MODES
 from conformance.adapters.settings import ImplSettings
 from conformance.cases import LABS, BrokenCase, Case
 from conformance.clauses import Clause, load_clauses
@@ -78,6 +79,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--memory-limit", type=int, default=None, help="address-space limit in MiB for a process implementation")
     group.addoption("--build", action="store_true", default=False, help="build a pi-course project before checking it")
     group.addoption(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        default="auto",
+        help="run cmd:/pi-course: programs under bubblewrap: auto (when it works here), bwrap, none",
+    )
+    group.addoption(
         "--baseline", default=None, help="known failures (YAML/JSON); a listed case that fails is xfail, one that passes fails (stale)"
     )
     group.addoption("--write-baseline", default=None, help="write the cases that did not pass as a baseline file")
@@ -101,6 +108,7 @@ def pytest_configure(config: pytest.Config) -> None:
         cpu_limit_s=config.getoption("--cpu-limit"),
         memory_limit_mb=config.getoption("--memory-limit"),
         build=config.getoption("--build"),
+        sandbox=config.getoption("--sandbox"),
     )
     STATE.clauses = load_clauses()
     baseline = config.getoption("--baseline")

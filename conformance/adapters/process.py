@@ -13,18 +13,23 @@ import collections
 import json
 import os
 import queue
+import secrets
+import select
 import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import threading
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Literal, NoReturn
+from typing import Literal, NoReturn
 
 from conformance.adapter import Adapter, GaveUp, HarnessError, HarnessTimeout, ImplementationThrew, NotTried, OperationNotSupported
 from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
+from conformance.adapters.sandbox import SANDBOX_HOME, Isolation, Sandbox, bwrap_command, find_bwrap, runtime_path
 from conformance.adapters.settings import ImplSettings
 from conformance.jsontypes import JsonObject
 from conformance.schemas import validator
@@ -53,11 +58,27 @@ class ProcessOptions:
     handshake_timeout_s: float = 10.0
     settle_deadline_s: float = DEFAULT_SETTLE_DEADLINE_S
     stop_grace_s: float = 1.0
+    #: Run inside this bubblewrap sandbox; None runs the program as the grader's user, unconfined.
+    sandbox: Sandbox | None = None
 
     @classmethod
-    def from_settings(cls, argv: list[str], settings: ImplSettings, cwd: Path | None = None) -> ProcessOptions:
+    def from_settings(
+        cls, argv: list[str], settings: ImplSettings, cwd: Path | None = None, sandbox: Sandbox | None = None
+    ) -> ProcessOptions:
         """Options for ``argv`` with the command line's environment and limits."""
-        return cls(argv, cwd=cwd, env=dict(settings.env), cpu_limit_s=settings.cpu_limit_s, memory_limit_mb=settings.memory_limit_mb)
+        return cls(
+            argv,
+            cwd=cwd,
+            env=dict(settings.env),
+            cpu_limit_s=settings.cpu_limit_s,
+            memory_limit_mb=settings.memory_limit_mb,
+            sandbox=sandbox,
+        )
+
+    @property
+    def isolation(self) -> Isolation:
+        """How the program is confined: ``bwrap`` or ``none``."""
+        return "none" if self.sandbox is None else "bwrap"
 
 
 def parse_command(command: str) -> list[str]:
@@ -89,9 +110,22 @@ def quote(data: bytes | str) -> str:
 
 _Kind = Literal["line", "eof", "oversize"]
 
+SUPERVISOR = Path(__file__).resolve().parent / "supervisor.py"
+#: Environment variable that marks every process of one session (see :func:`_sweep`).
+SESSION_MARKER = "PI_CONFORMANCE_SESSION"
+_POLL_S = 0.1
+_WRITE_TIMEOUT_S = 10.0
+_SUPERVISOR_GRACE_S = 2.0
+
 
 class _Session:
-    """One running process, with threads that drain its stdout and stderr."""
+    """One running program under its supervisor, with threads that drain its stdout and stderr.
+
+    Never blocks on a pipe: reads and writes go through ``select`` on raw file descriptors
+    with short polls, so a stray child that keeps a pipe open (``sh -c 'sleep 900 & exec
+    server'``, ``spawn(..., {stdio: "inherit"})``) cannot stall the grader, and each reader
+    thread closes its own descriptor (no file is closed under a thread that is using it).
+    """
 
     def __init__(self, options: ProcessOptions) -> None:
         self.options = options
@@ -99,45 +133,75 @@ class _Session:
         self.stderr_tail: collections.deque[bytes] = collections.deque()
         self._stderr_size = 0
         self._stderr_lock = threading.Lock()
-        self.process = subprocess.Popen(
-            limited_argv(options),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=options.cwd,
-            env=minimal_environment(options.env),
-            start_new_session=True,  # its own process group, so kill() reaches its children too
-        )
-        assert self.process.stdout is not None and self.process.stderr is not None
-        threading.Thread(target=self._read_stdout, args=(self.process.stdout,), daemon=True).start()
-        threading.Thread(target=self._read_stderr, args=(self.process.stderr,), daemon=True).start()
-
-    def _read_stdout(self, stream: IO[bytes]) -> None:
-        limit = self.options.max_line_bytes
+        self._closing = threading.Event()
+        self._stdin_lock = threading.Lock()
+        self.marker = secrets.token_hex(16)
+        env = program_environment(options, self.marker)
+        stdin_read, stdin_write = os.pipe()
+        stdout_read, stdout_write = os.pipe()
+        stderr_read, stderr_write = os.pipe()
         try:
-            while True:
-                line = stream.readline(limit + 1)
-                if not line:
-                    break
-                if len(line) > limit and not line.endswith(b"\n"):
+            self.process = subprocess.Popen(
+                supervised_argv(options),
+                stdin=stdin_read,
+                stdout=stdout_write,
+                stderr=stderr_write,
+                cwd=options.cwd,
+                env=env,
+                start_new_session=True,  # its own process group and session, apart from the grader's terminal
+            )
+        except OSError:
+            for fd in (stdin_read, stdin_write, stdout_read, stdout_write, stderr_read, stderr_write):
+                os.close(fd)
+            raise
+        for fd in (stdin_read, stdout_write, stderr_write):
+            os.close(fd)
+        self._stdin: int | None = stdin_write
+        os.set_blocking(stdin_write, False)
+        threading.Thread(target=self._read_stdout, args=(stdout_read,), daemon=True).start()
+        threading.Thread(target=self._read_stderr, args=(stderr_read,), daemon=True).start()
+
+    def _chunks(self, fd: int) -> Iterator[bytes]:
+        """What arrives on ``fd`` until its end of file or :meth:`kill`; closes ``fd`` at the end."""
+        try:
+            while not self._closing.is_set():
+                ready, _, _ = select.select([fd], [], [], _POLL_S)
+                if not ready:
+                    continue
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    return
+                yield chunk
+        except OSError:
+            return
+        finally:
+            os.close(fd)
+
+    def _read_stdout(self, fd: int) -> None:
+        limit = self.options.max_line_bytes
+        buffer = bytearray()
+        for chunk in self._chunks(fd):
+            buffer += chunk
+            while (end := buffer.find(b"\n")) >= 0:
+                line = bytes(buffer[: end + 1])
+                del buffer[: end + 1]
+                if len(line) > limit + 1:
                     self.lines.put(("oversize", line[:_QUOTE_LIMIT]))
                     return
                 self.lines.put(("line", line))
-        except (OSError, ValueError):
-            pass
+            if len(buffer) > limit:
+                self.lines.put(("oversize", bytes(buffer[:_QUOTE_LIMIT])))
+                return
         self.lines.put(("eof", b""))
 
-    def _read_stderr(self, stream: IO[bytes]) -> None:
+    def _read_stderr(self, fd: int) -> None:
         # Drained continuously, so a chatty program never blocks on a full pipe.
-        try:
-            for chunk in iter(lambda: stream.read1(65536), b""):  # type: ignore[attr-defined]
-                with self._stderr_lock:
-                    self.stderr_tail.append(chunk)
-                    self._stderr_size += len(chunk)
-                    while self._stderr_size > _STDERR_TAIL_BYTES and len(self.stderr_tail) > 1:
-                        self._stderr_size -= len(self.stderr_tail.popleft())
-        except (OSError, ValueError):
-            pass
+        for chunk in self._chunks(fd):
+            with self._stderr_lock:
+                self.stderr_tail.append(chunk)
+                self._stderr_size += len(chunk)
+                while self._stderr_size > _STDERR_TAIL_BYTES and len(self.stderr_tail) > 1:
+                    self._stderr_size -= len(self.stderr_tail.popleft())
 
     def stderr_text(self) -> str:
         with self._stderr_lock:
@@ -145,11 +209,22 @@ class _Session:
         return text[-_STDERR_TAIL_BYTES:].strip()
 
     def send(self, message: JsonObject) -> None:
+        """Write one line; ``OSError`` if the program is gone or does not read it in time."""
         data = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
-        stdin = self.process.stdin
-        assert stdin is not None
-        stdin.write(data)
-        stdin.flush()
+        deadline = time.monotonic() + _WRITE_TIMEOUT_S
+        while data:
+            with self._stdin_lock:
+                fd = self._stdin
+                if fd is None or self._closing.is_set():
+                    raise BrokenPipeError("the program was stopped")
+                _, ready, _ = select.select([], [fd], [], _POLL_S)
+                if ready:
+                    try:
+                        data = data[os.write(fd, data) :]
+                    except BlockingIOError:
+                        pass
+            if data and time.monotonic() > deadline:
+                raise TimeoutError(f"the program did not read its stdin within {_WRITE_TIMEOUT_S:g} s")
 
     def receive(self, timeout_s: float) -> tuple[_Kind, bytes]:
         try:
@@ -158,13 +233,15 @@ class _Session:
             return ("eof", b"") if self.process.poll() is not None else ("line", b"")
 
     def alive(self) -> bool:
-        return self.process.poll() is None
+        return self.process.poll() is None and not self._closing.is_set()
 
     def exit_description(self) -> str:
         try:
             code = self.process.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
             return "stopped answering"
+        if self.options.sandbox is not None and 128 < code < 128 + signal.NSIG:
+            code = 128 - code  # bwrap reports a death by signal N as status 128 + N
         if code < 0:
             try:
                 return f"was killed by {signal.Signals(-code).name}"
@@ -173,44 +250,90 @@ class _Session:
         return f"exited with status {code}"
 
     def kill(self) -> None:
-        if self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                self.process.kill()
+        """End the program and every process it started; returns within a few seconds whatever they do."""
+        self._closing.set()
+        self.lines.put(("eof", b""))  # wakes a request waiting for an answer that will never come
+        stop_tree(self.process, self.marker)
+        with self._stdin_lock:
+            if self._stdin is not None:
+                os.close(self._stdin)
+                self._stdin = None
+
+
+def stop_tree(process: subprocess.Popen[bytes], marker: str) -> None:
+    """Kill a supervised program and everything it started; bounded by a few seconds."""
+    pid = process.pid
+    if process.poll() is None:
+        # The supervisor kills its whole tree (daemonized children included) and exits.
+        _signal(pid, signal.SIGTERM)
         try:
-            self.process.wait(timeout=5)
+            process.wait(timeout=_SUPERVISOR_GRACE_S)
         except subprocess.TimeoutExpired:
             pass
-        for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
-            try:
-                if pipe is not None:
-                    pipe.close()
-            except OSError:
-                pass
+    # Whatever is left: the process group (even after its leader exited), then the marked strays.
+    _signal(pid, signal.SIGKILL, group=True)
+    _sweep(marker)
+    if process.poll() is None:
+        _signal(pid, signal.SIGKILL)
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
 
 
-# Sets the limits, then becomes the program (exec keeps the pid, so kill() still reaches it).
-# A launcher rather than preexec_fn, which is unsafe while other threads run (grade-batch --jobs).
-_LIMITS_LAUNCHER = (
-    "import os, resource, sys\n"
-    "cpu, memory = int(sys.argv[1]), int(sys.argv[2])\n"
-    "if cpu: resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))\n"
-    "if memory: resource.setrlimit(resource.RLIMIT_AS, (memory, memory))\n"
-    "os.execv(sys.argv[3], sys.argv[3:])\n"
-)
+def program_environment(options: ProcessOptions, marker: str) -> dict[str, str]:
+    """The program's environment: minimal, its ``--env`` additions, the session marker; inside
+    the sandbox its home and temporary folder are the private ``/tmp``."""
+    env = minimal_environment(options.env)
+    if options.sandbox is not None:
+        inside = {"HOME": SANDBOX_HOME, "TMPDIR": SANDBOX_HOME, "PATH": runtime_path(options.argv[:1])}
+        env.update({key: value for key, value in inside.items() if key not in options.env})
+    env[SESSION_MARKER] = marker
+    return env
 
 
-def limited_argv(options: ProcessOptions) -> list[str]:
-    """The command line, behind the limits launcher when limits are asked for.
+def _signal(pid: int, number: signal.Signals, group: bool = False) -> None:
+    try:
+        if group:
+            os.killpg(pid, number)
+        else:
+            os.kill(pid, number)
+    except (ProcessLookupError, PermissionError):
+        pass
 
-    The CPU hard limit is one second above the soft one, so the soft limit's SIGXCPU (a
-    clear reason in the report) comes before SIGKILL.
+
+def _sweep(marker: str) -> None:
+    """SIGKILL every process whose environment carries this session's marker.
+
+    The last resort for a process that left the supervisor's tree (its supervisor was
+    killed): environments are inherited, so even a ``setsid`` grandchild carries it.
     """
-    if not (options.cpu_limit_s or options.memory_limit_mb):
-        return options.argv
+    needle = f"{SESSION_MARKER}={marker}".encode()
+    me = os.getpid()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            _signal(int(entry.name), signal.SIGKILL)
+
+
+def supervised_argv(options: ProcessOptions) -> list[str]:
+    """The command line: the supervisor (subreaper, limits), then the program itself."""
     memory = (options.memory_limit_mb or 0) * 1024 * 1024
-    return [sys.executable, "-c", _LIMITS_LAUNCHER, str(options.cpu_limit_s or 0), str(memory), *options.argv]
+    program = options.argv
+    if options.sandbox is not None:
+        program = bwrap_command(options.sandbox, program, find_bwrap() or "bwrap")
+    return supervisor_argv(program, options.cpu_limit_s or 0, memory)
+
+
+def supervisor_argv(program: list[str], cpu_s: int = 0, memory_bytes: int = 0) -> list[str]:
+    """``program`` under the supervisor (subreaper, limits, the tree killed when it ends)."""
+    # -I -S: isolated and without site-packages, so the supervisor starts fast and imports nothing of ours.
+    return [sys.executable, "-I", "-S", str(SUPERVISOR), str(cpu_s), str(memory_bytes), *program]
 
 
 class _ProgramExited(HarnessError):
@@ -223,6 +346,7 @@ class ProcessAdapter(Adapter):
     def __init__(self, options: ProcessOptions, name: str | None = None) -> None:
         self.options = options
         self.name = name or Path(options.argv[0]).name
+        self.isolation = options.isolation
         self._session: _Session | None = None
         self._seq = 0
         self._lock = threading.Lock()
@@ -270,13 +394,15 @@ class ProcessAdapter(Adapter):
         """Ask the program to stop, then make sure it has."""
         with self._lock:
             session, self._session = self._session, None
-            if session is None or not session.alive():
+            if session is None:
                 return
-            try:
-                session.send({"seq": self._next_seq(), "op": "stop"})
-                session.process.wait(timeout=self.options.stop_grace_s)
-            except (OSError, ValueError, subprocess.TimeoutExpired):
-                pass
+            if session.alive():
+                try:
+                    session.send({"seq": self._next_seq(), "op": "stop"})
+                    session.process.wait(timeout=self.options.stop_grace_s)
+                except (OSError, ValueError, subprocess.TimeoutExpired):
+                    pass
+            # Always: what the program started may outlive it (or its supervisor, if it killed that).
             session.kill()
 
     def _next_seq(self) -> int:

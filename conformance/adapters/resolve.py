@@ -22,6 +22,20 @@ class ImplSpecError(ValueError):
     """An ``--impl`` value that names no usable implementation."""
 
 
+def untrusted_in_process(impl: str, trust_python: bool) -> str | None:
+    """Why grading must refuse ``impl`` (a ``python:`` submission without ``--trust-python``), or None.
+
+    ``python:`` code runs inside the grader's own process: no sandbox can hold it, so it is
+    graded only when staff vouch for it.
+    """
+    if impl.startswith("python:") and not trust_python:
+        return (
+            f"{impl}: python: implementations run inside the grader's process, unsandboxed; "
+            "grade them only if you trust their code, with --trust-python"
+        )
+    return None
+
+
 def resolve_adapter(spec: str, settings: ImplSettings | None = None) -> Adapter:
     """Build the adapter an ``--impl`` value names."""
     kind, _, rest = spec.partition(":")
@@ -90,12 +104,15 @@ def import_target(module_name: str) -> ModuleType:
 
 def _command(command: str, settings: ImplSettings) -> Adapter:
     from conformance.adapters.process import ProcessAdapter, ProcessOptions, parse_command
+    from conformance.adapters.sandbox import SandboxUnavailable, choose_isolation, command_sandbox
 
     try:
         argv = parse_command(command)
-    except ValueError as error:
+        isolation = choose_isolation(settings.sandbox)
+    except (ValueError, SandboxUnavailable) as error:
         raise ImplSpecError(str(error)) from error
-    return ProcessAdapter(ProcessOptions.from_settings(argv, settings))
+    sandbox = command_sandbox(argv, settings.env) if isolation == "bwrap" else None
+    return ProcessAdapter(ProcessOptions.from_settings(argv, settings, sandbox=sandbox))
 
 
 def _pi_course(path: str, settings: ImplSettings) -> Adapter:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from conformance.adapters.sandbox import SandboxMode
+
 
 @dataclass
 class ImplSettings:
@@ -13,3 +15,5 @@ class ImplSettings:
     cpu_limit_s: int | None = None
     memory_limit_mb: int | None = None
     build: bool = False
+    #: ``--sandbox``: ``auto`` (bwrap when it works here), ``bwrap`` or ``none``.
+    sandbox: SandboxMode = "auto"

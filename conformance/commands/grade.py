@@ -12,7 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-from conformance.adapters.resolve import IMPL_FORMS
+from conformance.adapters.resolve import IMPL_FORMS, untrusted_in_process
+from conformance.adapters.sandbox import add_sandbox_option
 from conformance.adapters.settings import ImplSettings
 from conformance.atomicfile import write_text_atomic
 from conformance.commands.checks import (
@@ -103,7 +104,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def _grading_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rubric", metavar="FILE", help="rubric YAML (default: the shipped 4 x 25 points, cases equal)")
-    parser.add_argument("--build", action="store_true", help="pi-course: run the project's build first (npm run build, else tsc)")
+    parser.add_argument("--build", action="store_true", help="pi-course: run the project's npm run build first (offline; never npx)")
     parser.add_argument("--fixtures", metavar="DIR", help="fixtures folder (default: the bundled fixtures)")
     parser.add_argument("--timeout", type=positive_number, metavar="SECONDS", help="per-operation timeout (default 1)")
     parser.add_argument(
@@ -117,6 +118,8 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
     process.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="add to the program's minimal environment")
     process.add_argument("--cpu-limit", type=positive_integer, metavar="SECONDS", help="CPU-time limit of the program")
     process.add_argument("--memory-limit", type=positive_integer, metavar="MIB", help="address-space limit of the program")
+    add_sandbox_option(process)
+    parser.add_argument("--trust-python", action="store_true", help="allow python: submissions (they run unsandboxed, in process)")
 
 
 def _context(args: argparse.Namespace) -> GradingContext:
@@ -129,12 +132,17 @@ def _options(args: argparse.Namespace) -> GradeOptions:
         env=dict(item.partition("=")[::2] for item in args.env),
         cpu_limit_s=args.cpu_limit,
         memory_limit_mb=args.memory_limit,
+        sandbox=args.sandbox,
     )
     return GradeOptions(settings=settings, build=args.build, case_timeout_s=args.timeout, budget_s=args.budget)
 
 
 def grade_command(args: argparse.Namespace) -> int:
     """Grade one submission and write the reports asked for."""
+    refused = untrusted_in_process(args.impl, args.trust_python)
+    if refused:
+        print(f"pi-conformance grade: {refused}", file=sys.stderr)
+        return EXIT_USAGE
     targets = [(f"--{name}", getattr(args, name)) for name in WRITERS]
     problems = [output_file_problem(option, Path(target)) for option, target in targets if target]
     problem = next((problem for problem in problems if problem), None) or same_file_problem(targets)
@@ -187,6 +195,9 @@ def grade_batch_command(args: argparse.Namespace) -> int:
         return usage(f"{directory} is not a folder")
     if "{path}" not in args.impl_template and "{name}" not in args.impl_template:
         return usage("--impl-template needs {path} or {name}")
+    refused = untrusted_in_process(args.impl_template, args.trust_python)
+    if refused:
+        return usage(refused)
     gradebook = out / GRADEBOOK
     problem = output_folder_problem("--out", out, files=(GRADEBOOK, meta_path(gradebook).name), folders=("reports", WORK_DIR))
     if problem:

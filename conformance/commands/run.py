@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters.resolve import IMPL_FORMS
+from conformance.adapters.sandbox import add_sandbox_option
 from conformance.commands.checks import output_file_problem, positive_integer, positive_number, same_file_problem
 
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suite"
@@ -44,7 +45,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     process.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="add to the program's minimal environment")
     process.add_argument("--cpu-limit", type=positive_integer, metavar="SECONDS", help="CPU-time limit of the program")
     process.add_argument("--memory-limit", type=positive_integer, metavar="MIB", help="address-space limit of the program")
-    process.add_argument("--build", action="store_true", help="pi-course: run the project's build first (npm run build, else tsc)")
+    process.add_argument("--build", action="store_true", help="pi-course: run the project's npm run build first (offline; never npx)")
+    add_sandbox_option(process)
     run.set_defaults(handler=run_command)
 
 
@@ -74,6 +76,7 @@ def pytest_arguments(args: argparse.Namespace) -> list[str]:
         argv += ["--memory-limit", str(args.memory_limit)]
     if args.build:
         argv.append("--build")
+    argv += ["--sandbox", args.sandbox]
     if args.baseline:
         argv += ["--baseline", args.baseline]
     if args.write_baseline:

@@ -210,7 +210,7 @@ def grade_submission(
 
         project = Path(target).expanduser()
         if project.is_dir():
-            report = build(project.resolve())
+            report = build(project.resolve(), settings)
             if report is not None:
                 summary = build_summary(report)
                 return finish("build-failed", summary, not_run(f"the build failed ({summary})"), name, report)

@@ -1,0 +1,154 @@
+"""Safe builds: the project's own npm run build with a local tsc, offline, never npx.
+
+A type error fails the build; a folder with no course project is reported as such
+without running anything; nothing is fetched, even when the project asks for it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters.pi_course import TOOLCHAIN_BIN, NotACourseProject, build, check_course_project, pi_course_adapter
+from conformance.adapters.resolve import ImplSpecError, resolve_adapter
+from conformance.adapters.sandbox import probe
+from conformance.adapters.settings import ImplSettings
+from tests.attack_projects import MODULES, copy_project
+from tests.conftest import REPO
+
+NPM = shutil.which("npm")
+pytestmark = pytest.mark.skipif(NPM is None or shutil.which("node") is None, reason="Node.js and npm are needed for builds")
+needs_toolchain = pytest.mark.skipif(
+    not (TOOLCHAIN_BIN / "tsc").exists(), reason="the pinned TypeScript toolchain is not installed (make toolchain)"
+)
+SANDBOXES = ["none", pytest.param("bwrap", marks=pytest.mark.skipif(probe() is not None, reason=f"no sandbox here: {probe()}"))]
+TSCONFIG = {
+    "compilerOptions": {"target": "es2022", "module": "es2022", "outDir": "dist", "rootDir": ".", "strict": True},
+    "include": ["src"],
+}
+
+
+def typescript_project(target: Path, source: str) -> Path:
+    """A course project whose package builds ``src/types.ts`` with ``tsc -p .`` (no node_modules: the pinned tsc)."""
+    project = copy_project(target)
+    package = project / "packages" / "pi-course"
+    shutil.rmtree(project / MODULES)
+    manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
+    manifest["scripts"]["build"] = "tsc -p ."
+    (package / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (package / "tsconfig.json").write_text(json.dumps(TSCONFIG), encoding="utf-8")
+    (package / "src").mkdir()
+    (package / "src" / "types.ts").write_text(source, encoding="utf-8")
+    return project
+
+
+@needs_toolchain
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_a_type_error_is_a_build_failure(sandbox: str, tmp_path: Path) -> None:
+    project = typescript_project(tmp_path / "typo", 'export const answer: number = "forty-two";\n')
+    report = build(project, ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
+    assert report is not None
+    assert report.startswith("npm run build exited with status 2:")
+    assert "error TS2322: Type 'string' is not assignable to type 'number'" in report
+
+
+@needs_toolchain
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_a_typescript_project_builds_with_the_pinned_compiler_into_its_own_folder(sandbox: str, tmp_path: Path) -> None:
+    project = typescript_project(tmp_path / "fine", "export const answer: number = 42;\n")
+    assert build(project, ImplSettings(sandbox=sandbox)) is None  # type: ignore[arg-type]
+    assert "answer = 42" in (project / MODULES / "types.js").read_text(encoding="utf-8")
+
+
+def test_an_empty_folder_is_not_a_course_project(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(NotACourseProject, match="is not a course project"):
+        check_course_project(empty)
+    with pytest.raises(NotACourseProject):
+        pi_course_adapter(str(empty), ImplSettings(build=True, sandbox="none"))
+    with pytest.raises(ImplSpecError, match="is not a course project") as raised:
+        resolve_adapter(f"pi-course:{empty}", ImplSettings(build=True))
+    assert isinstance(raised.value.__cause__, NotACourseProject)  # what grading maps to not-a-project
+    assert build(empty) is None  # nothing to build, and nothing is run
+
+
+@pytest.fixture
+def logging_npm(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    """A PATH whose npm and npx log every call before running the real ones; the log file."""
+    folder, log = tmp_path / "fake-bin", tmp_path / "npm-calls.log"
+    folder.mkdir()
+    for name in ("npm", "npx"):
+        real = shutil.which(name)
+        script = folder / name
+        script.write_text(f'#!/bin/sh\necho "{name} $*" >> {log}\nexec {real} "$@"\n', encoding="utf-8")
+        script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    yield folder, log
+
+
+def test_an_empty_folder_is_graded_without_running_npm_or_npx(tmp_path: Path, logging_npm: tuple[Path, Path]) -> None:
+    folder, log = logging_npm
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PATH": f"{folder}:{os.environ['PATH']}", "npm_config_yes": "true"}
+    command = [sys.executable, "-m", "conformance.cli", "grade", "--impl", f"pi-course:{empty}", "--build", "--sandbox", "none"]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+    assert "is not a course project" in result.stdout + result.stderr
+    assert not log.exists(), log.read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def recording_registry() -> Iterator[tuple[str, list[bytes]]]:
+    """A local "registry" that records every connection; its URL."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.settimeout(0.2)
+    seen: list[bytes] = []
+    done = threading.Event()
+
+    def serve() -> None:
+        while not done.is_set():
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                continue
+            with connection:
+                connection.settimeout(1)
+                try:
+                    seen.append(connection.recv(4096))
+                except OSError:
+                    seen.append(b"")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}/", seen
+    done.set()
+    thread.join(timeout=2)
+    server.close()
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_a_build_that_asks_npx_for_a_package_fetches_nothing(
+    sandbox: str, tmp_path: Path, recording_registry: tuple[str, list[bytes]]
+) -> None:
+    url, seen = recording_registry
+    project = copy_project(tmp_path / "fetcher")
+    package = project / "packages" / "pi-course"
+    manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
+    manifest["scripts"]["build"] = "npx --yes cowsay hello"
+    (package / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (package / ".npmrc").write_text(f"registry={url}\n", encoding="utf-8")  # the project's own registry
+    report = build(project, ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
+    assert report is not None and report.startswith("npm run build exited with status")
+    assert seen == []
