@@ -71,6 +71,18 @@ _SKELETON = {
 }
 
 
+def _type_error_copy(target: Path) -> None:
+    shutil.copytree(CORRECT, target, symlinks=True)
+    package = target / "packages" / "pi-course"
+    manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
+    manifest["scripts"]["build"] = "tsc -p ."
+    (package / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
+    options = {"target": "es2022", "module": "es2022", "outDir": "tsc-out", "strict": True}
+    (package / "tsconfig.json").write_text(json.dumps({"compilerOptions": options, "include": ["src"]}), encoding="utf-8")
+    (package / "src").mkdir()
+    (package / "src" / "types.ts").write_text('export const answer: number = "forty-two";\n', encoding="utf-8")
+
+
 def _write_skeleton(target: Path) -> None:
     shutil.copytree(CORRECT, target, symlinks=True)
     for name, text in _SKELETON.items():
@@ -134,6 +146,14 @@ def make_batch(root: Path, correct_copies: int = 5) -> dict[str, Expected]:
     # "not implemented": nothing to grade, no points, and nothing mistaken for a bug.
     _write_skeleton(root / "skeleton")
     expected["skeleton"] = Expected("no-cases", frozenset({"3.1", "3.2", "4.1", "4.2"}))
+    # Compiled modules that pass everything, but TypeScript source that does not type-check:
+    # grading builds by default (with the pinned tsc), so this is a build failure, not 100.
+    _type_error_copy(root / "type-error")
+    expected["type-error"] = Expected("build-failed", frozenset({"3.1", "3.2", "4.1", "4.2"}))
+    # A folder with nothing of a course project in it: reported as such, nothing is run or fetched.
+    (root / "not-a-project").mkdir()
+    (root / "not-a-project" / "notes.txt").write_text("my homework is somewhere else\n", encoding="utf-8")
+    expected["not-a-project"] = Expected("not-a-project", frozenset({"3.1", "3.2", "4.1", "4.2"}))
     # A repository that builds but holds no compiled module at all.
     empty = root / "empty-repo"
     shutil.copytree(CORRECT, empty, symlinks=True)

@@ -72,7 +72,7 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> Batch:
     root = tmp_path_factory.mktemp("class")
     expected = make_batch(root / "submissions")
     started = time.monotonic()
-    result = cli("grade-batch", str(root / "submissions"), "--jobs", "2", "--build", "--timeout", "0.5", "--out", str(root / "out"))
+    result = cli("grade-batch", str(root / "submissions"), "--jobs", "2", "--timeout", "0.5", "--out", str(root / "out"))
     return Batch(root, expected, result, time.monotonic() - started)
 
 

@@ -103,7 +103,8 @@ def test_an_empty_folder_is_graded_without_running_npm_or_npx(tmp_path: Path, lo
     env = {**os.environ, "PYTHONPATH": str(REPO), "PATH": f"{folder}:{os.environ['PATH']}", "npm_config_yes": "true"}
     command = [sys.executable, "-m", "conformance.cli", "grade", "--impl", f"pi-course:{empty}", "--build", "--sandbox", "none"]
     result = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
-    assert "is not a course project" in result.stdout + result.stderr
+    assert "status   not-a-project: not a course project" in result.stdout, result.stdout + result.stderr
+    assert result.returncode == 1 and "Traceback" not in result.stderr
     assert not log.exists(), log.read_text(encoding="utf-8")
 
 

@@ -188,12 +188,13 @@ def choose_isolation(mode: SandboxMode) -> Isolation:
 def command_sandbox(argv: Sequence[str], env: dict[str, str], cwd: Path | None = None) -> Sandbox:
     """What a ``cmd:`` program sees: what its command line names, read-only.
 
-    That is the program itself (a virtualenv's interpreter brings its virtualenv and the
-    folders of its editable installs; a script its folder, and the interpreter of its ``#!``
-    line), the folder of every argument that
-    is an existing file, every argument that is an existing folder, and the absolute paths
-    in ``--env`` values (``PYTHONPATH=...``). The working folder keeps its name but shows
-    only those. Nothing else of the grader's machine is visible.
+        That is the program itself (a virtualenv's interpreter brings its virtualenv and the
+        folders of its editable installs; a script its folder, and the interpreter of its ``#!``
+        line), the folder of every argument that
+        is an existing file, every argument that is an existing folder, and the absolute paths
+        in ``--env`` values (``PYTHONPATH=...``; an executable there, such as an interpreter, brings
+    what it needs to run, like the program). The working folder keeps its name but shows
+        only those. Nothing else of the grader's machine is visible.
     """
     where = cwd or Path.cwd()
     seen: list[Path] = []
@@ -208,7 +209,16 @@ def command_sandbox(argv: Sequence[str], env: dict[str, str], cwd: Path | None =
             seen.append(candidate.resolve() if candidate.is_dir() else candidate.resolve().parent)
             seen += _interpreter_of(candidate)
     for value in env.values():
-        seen += [Path(part) for part in value.split(os.pathsep) if part.startswith("/") and Path(part).exists()]
+        for part in value.split(os.pathsep):
+            path = Path(part)
+            if not part.startswith("/") or not path.exists():
+                continue
+            seen.append(path)
+            if path.is_file() and os.access(path, os.X_OK):
+                # An interpreter passed in the environment (PYEXE=.venv/bin/python) runs like the program.
+                seen += runtime_roots([part])
+                if path.parent.name == "bin":
+                    seen += virtualenv(path.parent.parent)
     return Sandbox(read_only=tuple(seen), chdir=where)
 
 

@@ -104,7 +104,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def _grading_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rubric", metavar="FILE", help="rubric YAML (default: the shipped 4 x 25 points, cases equal)")
-    parser.add_argument("--build", action="store_true", help="pi-course: run the project's npm run build first (offline; never npx)")
+    parser.add_argument(
+        "--build",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="pi-course: run the project's own npm run build first, which type-checks it (offline; never npx; default: on)",
+    )
     parser.add_argument("--fixtures", metavar="DIR", help="fixtures folder (default: the bundled fixtures)")
     parser.add_argument("--timeout", type=positive_number, metavar="SECONDS", help="per-operation timeout (default 1)")
     parser.add_argument(

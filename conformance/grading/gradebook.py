@@ -1,7 +1,8 @@
 """The gradebook: one CSV row per submission, its shard metadata, and the merge of shards.
 
 Columns: ``submission, status, total, max_total``, one ``lab_<lab>`` column per graded
-lab, ``cases_passed, cases_total, duration_s, detail``. Points have two decimals.
+lab, ``cases_passed, cases_total, duration_s, sandbox, detail`` (``sandbox``: the isolation
+the submission ran under: ``bwrap``, ``none`` or ``in-process``). Points have two decimals.
 
 Beside ``gradebook.csv``, ``gradebook.meta.json`` says which shard ``K/N`` the gradebook
 holds, which submissions that shard has, and whether the batch finished: the CSV keeps the
@@ -38,6 +39,7 @@ def columns(rubric: Rubric) -> list[str]:
         "cases_passed",
         "cases_total",
         "duration_s",
+        "sandbox",
         "detail",
     ]
 
@@ -52,6 +54,7 @@ def row(result: SubmissionResult) -> dict[str, str]:
         "cases_passed": str(result.score.passed),
         "cases_total": str(result.score.total),
         "duration_s": f"{result.duration_s:.1f}",
+        "sandbox": result.isolation,
         "detail": result.detail,
     }
     for lab in result.score.labs:

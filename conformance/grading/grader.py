@@ -139,6 +139,22 @@ def _retry_given_up(
     return out_of_time.is_set()
 
 
+def planned_isolation(impl: str, settings: ImplSettings) -> str:
+    """The isolation a submission gets (or would have got) with ``settings``, for reports."""
+    if not impl.startswith(("cmd:", "pi-course:")):
+        return "in-process"
+    from conformance.adapters.sandbox import SandboxUnavailable, choose_isolation
+
+    try:
+        return choose_isolation(settings.sandbox)
+    except SandboxUnavailable:
+        return "none"
+
+
+def _isolation_of(adapter: Adapter, impl: str) -> str:
+    return adapter.isolation if impl.startswith(("cmd:", "pi-course:")) else "in-process"
+
+
 def _close(adapter: Adapter) -> None:
     try:
         adapter.close()
@@ -151,8 +167,8 @@ class GradeOptions:
     """How to run a submission."""
 
     settings: ImplSettings = field(default_factory=ImplSettings)
-    #: Build a ``pi-course:`` project first (``npm run build``, else ``tsc``).
-    build: bool = False
+    #: Build a ``pi-course:`` project first (its own ``npm run build``, offline; this type-checks it).
+    build: bool = True
     #: Per-operation timeout (default: the case's own, else 1 s).
     case_timeout_s: float | None = None
     #: Wall-clock budget for running the cases; the cases left when it runs out are not run.
@@ -172,6 +188,8 @@ class SubmissionResult:
     rubric: Rubric
     duration_s: float
     build_report: str | None = None
+    #: How the submission's code was isolated: ``bwrap``, ``none`` or ``in-process`` (``python:``).
+    isolation: str = "none"
 
 
 def grade_submission(
@@ -191,18 +209,30 @@ def grade_submission(
     name = name or default_name(impl)
 
     def finish(
-        status: SubmissionStatus, detail: str, outcomes: list[Outcome], implementation: str, build_report: str | None = None
+        status: SubmissionStatus,
+        detail: str,
+        outcomes: list[Outcome],
+        implementation: str,
+        build_report: str | None = None,
+        isolation: str | None = None,
     ) -> SubmissionResult:
         graded = score(context.rubric, zip(context.cases, outcomes, strict=True))
-        return SubmissionResult(
-            name, impl, implementation, status, detail, graded, context.rubric, time.perf_counter() - started, build_report
-        )
+        duration = time.perf_counter() - started
+        isolation = isolation or planned_isolation(impl, options.settings)
+        return SubmissionResult(name, impl, implementation, status, detail, graded, context.rubric, duration, build_report, isolation)
 
     def not_run(reason: str) -> list[Outcome]:
         return [Outcome(case.id, "errored", NOT_RUN + reason, 0.0) for case in context.cases]
 
     settings = options.settings
     kind, _, target = impl.partition(":")
+    if kind == "pi-course" and target:
+        from conformance.adapters.pi_course import is_course_project
+
+        project = Path(target).expanduser()
+        if project.is_dir() and not is_course_project(project):
+            message = "not a course project: no package.json (in it or in packages/pi-course) and no compiled modules"
+            return finish("not-a-project", message, not_run(message), name)
     if options.build and kind == "pi-course":
         # Built here rather than by resolve_adapter, which prints the build log on stderr:
         # in a batch that log belongs in the submission's row and report, not the terminal.
@@ -247,4 +277,4 @@ def grade_submission(
         budget_exhausted = _retry_given_up(impl, settings, context.cases, outcomes, deadline, stop)
     silent = [outcome for case, outcome in zip(context.cases, outcomes, strict=True) if is_silent_stream(case, outcome)]
     status, detail = classify(outcomes, budget_exhausted=budget_exhausted, silent=silent)
-    return finish(status, detail, outcomes, adapter.name or name)
+    return finish(status, detail, outcomes, adapter.name or name, isolation=_isolation_of(adapter, impl))

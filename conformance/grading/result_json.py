@@ -39,6 +39,7 @@ def result_to_json(result: SubmissionResult) -> dict[str, Any]:
         "detail": result.detail,
         "duration_s": result.duration_s,
         "build_report": result.build_report,
+        "isolation": result.isolation,
         "outcomes": [_outcome_to_json(graded.outcome) for graded in result.score.cases],
     }
 
@@ -68,6 +69,7 @@ def result_from_json(data: object, context: GradingContext) -> SubmissionResult:
             rubric=context.rubric,
             duration_s=float(data["duration_s"]),
             build_report=str(build_report) if build_report is not None else None,
+            isolation=str(data.get("isolation", "none")),
         )
     except ResultFormatError:
         raise

@@ -15,6 +15,9 @@ from conformance.execution import Outcome
 
 SubmissionStatus = Literal["ok", "build-failed", "not-a-project", "invalid", "timed-out", "hung", "crashed", "no-cases"]
 
+#: Statuses of a submission whose cases never ran: reports list no case feedback for them.
+NOT_STARTED: Final = frozenset({"build-failed", "not-a-project", "invalid"})
+
 #: Prefix of the message of a case the grader did not run (budget used up, build failed).
 NOT_RUN: Final = "not run: "
 _DETAIL_LIMIT = 200

@@ -65,6 +65,7 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
             "max_score": round(result.score.max_points, _DIGITS),
             "status": result.status,
             "detail": result.detail,
+            "sandbox": result.isolation,
             "labs": labs,
         },
         "tests": tests,

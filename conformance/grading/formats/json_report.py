@@ -60,6 +60,7 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
         "total": result.score.total,
         "duration_s": round(result.duration_s, 3),
         "build_report": result.build_report,
+        "sandbox": result.isolation,
         "labs": [
             {"lab": lab.lab, "points": round(lab.points, _DIGITS), "max_points": round(lab.max_points, _DIGITS), **lab.counts}
             for lab in result.score.labs

@@ -51,6 +51,7 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
         properties = ET.SubElement(suite, "properties")
         ET.SubElement(properties, "property", name="points", value=points(lab.points))
         ET.SubElement(properties, "property", name="max_points", value=points(lab.max_points))
+        ET.SubElement(properties, "property", name="sandbox", value=result.isolation)
         for graded in cases:
             testcase = ET.SubElement(
                 suite,

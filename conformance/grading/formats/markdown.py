@@ -8,6 +8,7 @@ from conformance.clauses import Clause
 from conformance.grading.feedback import case_feedback, inherited_line
 from conformance.grading.formats.common import not_passed_by_lab, points, skipped_reasons
 from conformance.grading.grader import SubmissionResult
+from conformance.grading.status import NOT_STARTED
 
 
 def _cell(text: str) -> str:
@@ -32,6 +33,7 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
         f"- status: `{result.status}`" + (f": {_cell(result.detail)}" if result.detail else ""),
         f"- implementation: `{result.implementation}` (`{result.impl}`)",
         f"- rubric: {result.rubric.name}",
+        f"- sandbox: `{result.isolation}`",
         "",
         "| lab | points | max | passed | failed | of which because of an earlier lab | errored | skipped |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -50,7 +52,7 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
         if lab.lab not in failing and lab.lab not in skipped and not lab.inherited:
             continue
         lines += ["", f"## Lab {lab.lab}: {lab.passed}/{lab.total} passed, {points(lab.points)} / {points(lab.max_points)} points"]
-        if result.status != "build-failed":
+        if result.status not in NOT_STARTED:
             for graded in failing.get(lab.lab, []):
                 held = " (held out)" if graded.held_out else ""
                 lines += ["", f"### `{graded.case.id}`: {graded.outcome.status}{held}", "", _fence(case_feedback(graded, clauses))]

@@ -20,6 +20,7 @@ from conformance.grading.feedback import case_feedback, inherited_line, one_line
 from conformance.grading.formats.common import inherited_groups, lab_counts, not_passed_by_lab, points, skipped_reasons
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
+from conformance.grading.status import NOT_STARTED
 
 DEFAULT_DETAILS_PER_LAB = 2
 _BUILD_LINES = 20
@@ -37,7 +38,11 @@ def render(
     ``list_cases=False`` leaves out the lists of failing and skipped cases too (just the
     points table), for summaries that must not name held-out cases.
     """
-    lines = [f"pi-conformance grade: {result.name}", f"  implementation: {result.implementation}   rubric: {result.rubric.name}", ""]
+    lines = [
+        f"pi-conformance grade: {result.name}",
+        f"  implementation: {result.implementation}   rubric: {result.rubric.name}   sandbox: {result.isolation}",
+        "",
+    ]
     width = len(points(result.score.max_points))
     count_width = max((len(str(lab.total)) for lab in result.score.labs), default=1)
     for lab in result.score.labs:
@@ -56,7 +61,7 @@ def render(
     if not list_cases:
         return "\n".join(lines) + "\n"
     failing = not_passed_by_lab(result)
-    if failing and result.status != "build-failed":
+    if failing and result.status not in NOT_STARTED:
         lines += ["", "failing cases"]
         for lab_name, cases in failing.items():
             lines.append(f"  lab {lab_name} ({len(cases)})")
@@ -75,7 +80,7 @@ def render(
             for reason, count in skipped_reasons(cases):
                 lines.append(f"  lab {lab_name}: {count} skipped: {reason}")
 
-    if failing and result.status != "build-failed" and details_per_lab != 0:
+    if failing and result.status not in NOT_STARTED and details_per_lab != 0:
         shown = "every failing case" if details_per_lab is None else f"up to {details_per_lab} per lab, those whose hint fits first"
         lines += ["", f"feedback ({shown}; the --markdown and --json reports have every case)"]
         for lab_name, cases in failing.items():
