@@ -177,6 +177,7 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iter
             steps=tuple(steps),
             hint=tuple(raw.get("hint") or ()),
             timeout_s=raw.get("timeout_s"),
+            features=tuple(raw.get("features") or ()),
             step_lines=tuple(lines.line([*case_path, "steps", i]) for i in range(len(steps))),
         )
 
