@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.exceptions import ValidationError
 
-from conformance import validation_cache
+from conformance import schema_errors, validation_cache
 from conformance.cases import LABS, OPERATIONS, SCENARIO_OPERATIONS, BrokenCase, Case
 from conformance.clauses import Clause, load_clauses
 from conformance.jsontypes import JsonObject
@@ -135,9 +135,9 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iter
         # same branch of the same case (the value, or a parent that no longer matches) follow from it.
         non_json_paths = [tuple(where) for where, _ in non_json]
         for error_path, errors in by_path.items():
-            chosen = best_match(errors)
-            if chosen is not None and not any(_same_branch(error_path, path) for path in non_json_paths):
-                _attribute(list(error_path), _schema_message(chosen), file_problems, case_problems)
+            if errors and not any(_same_branch(error_path, path) for path in non_json_paths):
+                reason_path, reason = schema_errors.describe_best(errors)
+                _attribute(list(reason_path), reason, file_problems, case_problems)
     if file_problems or not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         yield BrokenCase(stem_id, relative, 1, tuple(file_problems) or ("the file has no list of cases",))
         return
@@ -245,6 +245,8 @@ def _semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_sha
     operation = raw.get("operation")
     if operation not in OPERATIONS:
         return problems
+    if check_shapes:
+        problems.extend(schema_errors.expectation_problems(raw))
     if operation in SCENARIO_OPERATIONS:
         problems.extend(_scenario_problems(raw, check_shapes))
     return problems
