@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 from jsonschema.exceptions import ValidationError
 
-from conformance import schema_errors, validation_cache
+from conformance import broken_yaml, schema_errors, validation_cache
 from conformance.cases import LABS, OPERATIONS, SCENARIO_OPERATIONS, BrokenCase, Case
 from conformance.clauses import Clause, load_clauses
 from conformance.jsontypes import JsonObject
@@ -117,7 +117,14 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iter
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
-        yield BrokenCase(stem_id, relative, line, (f"not valid YAML: {_one_line(str(error))}",))
+        problem = f"not valid YAML: {_one_line(str(error))}"
+        # Its cases still count: each id found in the text is reported broken, in its lab.
+        chapter, entries = broken_yaml.textual_cases(text)
+        if not entries:
+            yield BrokenCase(stem_id, relative, line, (problem,))
+        for entry in entries:
+            message = f"{problem} (at line {line}; the whole file is unusable)"
+            yield BrokenCase(entry.id, relative, entry.line, (message,), entry.lab, chapter)
         return
 
     non_json = list(_non_json_values(data, []))
