@@ -309,6 +309,19 @@ def _event_stream_ignoring_end_value(is_terminal: Any, extract_result: Any) -> A
     return stream
 
 
+class _EventStreamNeverFinishingByHand(EventStream[Any, Any]):
+    """Iteration delivers every event but, once closed and drained, waits instead of finishing."""
+
+    async def __aiter__(self) -> Any:  # type: ignore[override]
+        while True:
+            if self._buffer:
+                yield self._buffer.popleft()
+            else:
+                waiter = asyncio.get_running_loop().create_future()
+                self._waiters.append(waiter)
+                await waiter
+
+
 VARIANTS: list[Variant] = [
     Variant(
         "textof-mixes-in-tool-names",
@@ -459,6 +472,13 @@ VARIANTS: list[Variant] = [
         "4.1",
         "sm-tool-same-name-calls-keep-their-ids",
         'expected "call_9" but got "call_0"',
+    ),
+    Variant(
+        "iteration-never-finishes",
+        _binding(EventStream=_EventStreamNeverFinishingByHand),
+        "3.2",
+        "stream-generic-iterator-by-hand",
+        'steps[4].state: expected "resolved" but got "pending"',
     ),
     Variant(
         "end-value-ignored",
