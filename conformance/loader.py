@@ -212,11 +212,6 @@ def _format_path(parts: Iterable[str | int]) -> str:
     return path
 
 
-def _schema_message(error: object) -> str:
-    message = str(getattr(error, "message", error))
-    return _one_line(message if len(message) <= 300 else message[:299] + "…")
-
-
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -274,9 +269,10 @@ def _scenario_problems(raw: JsonObject, check_shapes: bool) -> list[str]:
         where = f"steps[{index}]"
         action = step.get("action")
         if raw.get("operation") == "event_stream" and action == "push" and assistant_kind:
-            error = next(iter(event_validator.iter_errors(step.get("event"))), None)
-            if error is not None:
-                problems.append(f"{where}.event: not a model event: {_schema_message(error)}")
+            errors = list(event_validator.iter_errors(step.get("event")))
+            if errors:
+                inner, reason = schema_errors.describe_best(errors)
+                problems.append(f"{_format_path(['steps', index, 'event', *inner])}: not a model event: {reason}")
         call = step.get("call")
         if action == "stream" and isinstance(call, str):
             if call in streamed:

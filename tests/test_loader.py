@@ -47,7 +47,10 @@ def test_unparsable_yaml_names_file_and_line(tmp_path: Path) -> None:
     loaded = load_suite(tmp_path)
     assert loaded.cases == []
     [problem] = loaded.problems
-    assert "ch03/bad.yaml:" in problem and "bad::file" in problem and "not valid YAML" in problem
+    # The case the text names is reported, in its lab, so totals still count it.
+    assert "ch03/bad.yaml:" in problem and "scratch-good" in problem and "not valid YAML" in problem
+    [entry] = loaded.broken
+    assert (entry.id, entry.lab, entry.chapter) == ("scratch-good", "3.1", "03")
 
 
 def test_schema_violation_names_case_and_path(tmp_path: Path) -> None:
@@ -132,7 +135,7 @@ def test_assistant_stream_push_must_be_a_model_event(tmp_path: Path) -> None:
     )
     write(tmp_path, "a.yaml", body)
     [problem] = load_suite(tmp_path).problems
-    assert "scratch-bad-event: steps[0].event: not a model event" in problem
+    assert "scratch-bad-event: steps[0].event.reason: not a model event: \"finished\" is not one of" in problem
 
 
 def test_validation_cache_never_hides_a_problem(tmp_path: Path) -> None:
