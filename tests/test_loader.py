@@ -135,7 +135,7 @@ def test_assistant_stream_push_must_be_a_model_event(tmp_path: Path) -> None:
     )
     write(tmp_path, "a.yaml", body)
     [problem] = load_suite(tmp_path).problems
-    assert "scratch-bad-event: steps[0].event.reason: not a model event: \"finished\" is not one of" in problem
+    assert 'scratch-bad-event: steps[0].event.reason: not a model event: "finished" is not one of' in problem
 
 
 def test_validation_cache_never_hides_a_problem(tmp_path: Path) -> None:
