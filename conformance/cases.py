@@ -41,6 +41,8 @@ class Case:
     steps: tuple[JsonObject, ...] = ()
     hint: tuple[str, ...] = ()
     timeout_s: float | None = None
+    # Behaviours beyond the chapter text this case depends on (spec/features.yaml).
+    features: tuple[str, ...] = ()
     # Line of each step in the fixture file, for feedback that points at the step.
     step_lines: tuple[int, ...] = field(default=(), compare=False)
 

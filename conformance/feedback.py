@@ -87,6 +87,9 @@ def failure_report(case: Case, outcome: Outcome, clauses: Mapping[str, Clause], 
         lines.append(f"  clause:  {clause_id}: {text}")
     if ranked[_QUOTED_CLAUSES:]:
         lines.append(f"  also:    {', '.join(ranked[_QUOTED_CLAUSES:])}")
+    if case.features:
+        # Behaviours beyond the chapter text (spec/features.yaml): a porter sees why the case may fail.
+        lines.append(f"  feature: {', '.join(case.features)} (beyond the chapter text; see spec/features.yaml)")
     lines.extend(_trace_lines(case, outcome))
     silence = silent_stream_line(case, outcome)
     if silence:

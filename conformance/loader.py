@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.exceptions import ValidationError
 
-from conformance import validation_cache, yamlsafe
+from conformance import broken_yaml, schema_errors, validation_cache, yamlsafe
 from conformance.cases import LABS, OPERATIONS, SCENARIO_OPERATIONS, BrokenCase, Case
 from conformance.clauses import Clause, load_clauses
 from conformance.jsontypes import JsonObject
@@ -122,7 +122,14 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iter
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
-        yield BrokenCase(stem_id, relative, line, (f"not valid YAML: {_one_line(str(error))}",))
+        problem = f"not valid YAML: {_one_line(str(error))}"
+        # Its cases still count: each id found in the text is reported broken, in its lab.
+        chapter, entries = broken_yaml.textual_cases(text)
+        if not entries:
+            yield BrokenCase(stem_id, relative, line, (problem,))
+        for entry in entries:
+            message = f"{problem} (at line {line}; the whole file is unusable)"
+            yield BrokenCase(entry.id, relative, entry.line, (message,), entry.lab, chapter)
         return
 
     non_json = list(_non_json_values(data, []))
@@ -140,9 +147,9 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iter
         # same branch of the same case (the value, or a parent that no longer matches) follow from it.
         non_json_paths = [tuple(where) for where, _ in non_json]
         for error_path, errors in by_path.items():
-            chosen = best_match(errors)
-            if chosen is not None and not any(_same_branch(error_path, path) for path in non_json_paths):
-                _attribute(list(error_path), _schema_message(chosen), file_problems, case_problems)
+            if errors and not any(_same_branch(error_path, path) for path in non_json_paths):
+                reason_path, reason = schema_errors.describe_best(errors)
+                _attribute(list(reason_path), reason, file_problems, case_problems)
     if file_problems or not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         yield BrokenCase(stem_id, relative, 1, tuple(file_problems) or ("the file has no list of cases",))
         return
@@ -182,6 +189,7 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iter
             steps=tuple(steps),
             hint=tuple(raw.get("hint") or ()),
             timeout_s=raw.get("timeout_s"),
+            features=tuple(raw.get("features") or ()),
             step_lines=tuple(lines.line([*case_path, "steps", i]) for i in range(len(steps))),
         )
 
@@ -207,11 +215,6 @@ def _format_path(parts: Iterable[str | int]) -> str:
     for part in parts:
         path = join_index(path, part) if isinstance(part, int) else join_key(path, part)
     return path
-
-
-def _schema_message(error: object) -> str:
-    message = str(getattr(error, "message", error))
-    return _one_line(message if len(message) <= 300 else message[:299] + "…")
 
 
 def _one_line(text: str) -> str:
@@ -249,6 +252,8 @@ def _semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_sha
     operation = raw.get("operation")
     if operation not in OPERATIONS:
         return problems
+    if check_shapes:
+        problems.extend(schema_errors.expectation_problems(raw))
     if operation in SCENARIO_OPERATIONS:
         problems.extend(_scenario_problems(raw, check_shapes))
     return problems
@@ -269,9 +274,10 @@ def _scenario_problems(raw: JsonObject, check_shapes: bool) -> list[str]:
         where = f"steps[{index}]"
         action = step.get("action")
         if raw.get("operation") == "event_stream" and action == "push" and assistant_kind:
-            error = next(iter(event_validator.iter_errors(step.get("event"))), None)
-            if error is not None:
-                problems.append(f"{where}.event: not a model event: {_schema_message(error)}")
+            errors = list(event_validator.iter_errors(step.get("event")))
+            if errors:
+                inner, reason = schema_errors.describe_best(errors)
+                problems.append(f"{_format_path(['steps', index, 'event', *inner])}: not a model event: {reason}")
         call = step.get("call")
         if action == "stream" and isinstance(call, str):
             if call in streamed:

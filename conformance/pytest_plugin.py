@@ -24,6 +24,7 @@ from conformance.feedback import failure_report
 from conformance.grading.baseline import Baseline, BaselineError, Verdict, baseline_document, compare, load_baseline, write_baseline
 from conformance.loader import Suite, load_suite
 from conformance.report import CaseResult, group_lines, groups_of, skip_lines, summary_lines, write_json_report
+from conformance.selection import selection_problems
 
 
 def marker_name(kind: str, value: str) -> str:
@@ -111,6 +112,9 @@ def pytest_configure(config: pytest.Config) -> None:
         sandbox=config.getoption("--sandbox"),
     )
     STATE.clauses = load_clauses()
+    unknown = selection_problems(STATE.labs, STATE.chapters, STATE.clause_filter, STATE.clauses)
+    if unknown:
+        raise pytest.UsageError("\n".join(unknown))
     baseline = config.getoption("--baseline")
     try:
         STATE.baseline = load_baseline(Path(baseline)) if baseline else None

@@ -33,3 +33,8 @@ def validator(name: str, pointer: str = "", folder: Path | None = None) -> Draft
     if pointer:
         schema = {"$ref": f"{schema.get('$id', SCHEMA_BASE + name)}#{pointer}"}
     return Draft202012Validator(schema, registry=registry)
+
+
+def load_schema(name: str, folder: Path | None = None) -> JsonObject:
+    """The parsed schema file ``name`` (shared; do not modify)."""
+    return _load_all(folder or schemas_dir())[1][name]

@@ -15,6 +15,9 @@ from pathlib import Path
 
 from conformance.paths import schemas_dir
 
+# Bumped when the loader's own shape checks (beyond the schemas) change: old entries then miss.
+_CHECKS = b"expectation-keys-1\0"
+
 
 def _cache_dir() -> Path | None:
     setting = os.environ.get("PI_CONFORMANCE_CACHE", "")
@@ -36,7 +39,7 @@ def _schemas_digest(folder: Path) -> bytes:
 
 def key(text: str) -> str:
     """The cache key of a fixture file's text under the current schemas."""
-    return hashlib.sha256(_schemas_digest(schemas_dir()) + text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_CHECKS + _schemas_digest(schemas_dir()) + text.encode("utf-8")).hexdigest()
 
 
 def known_valid(text: str) -> bool:

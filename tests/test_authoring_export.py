@@ -49,6 +49,7 @@ def test_the_bundle_holds_yaml_json_schemas_spec_and_manifest(tmp_path: Path, ca
         "lab": "3.1",
         "operation": "make_text",
         "clauses": ["IR-MAKE-1", "IR-BLOCK-1"],
+        "features": [],
         "sha256": entry["sha256"],
     }
     for relative in ("fixtures/ch03/constructors.yaml", "fixtures/ch04/exhaustion.yaml"):
@@ -56,7 +57,9 @@ def test_the_bundle_holds_yaml_json_schemas_spec_and_manifest(tmp_path: Path, ca
         from_yaml = yaml.safe_load((bundle / relative).read_text(encoding="utf-8"))
         json_twin = bundle / "json" / Path(relative.removeprefix("fixtures/")).with_suffix(".json")
         assert json.loads(json_twin.read_text(encoding="utf-8")) == from_yaml  # anchors expanded, same data
-    for name in ("spec/spec.md", "spec/fixture-format.md", "spec/protocol.md", "spec/schemas/fixture-file.schema.json", "CHANGELOG.md"):
+    spec_files = ("spec/spec.md", "spec/fixture-format.md", "spec/protocol.md", "spec/features.yaml")
+    spec_files += ("spec/schemas/fixture-file.schema.json",)
+    for name in (*spec_files, "CHANGELOG.md"):
         assert (bundle / name).is_file(), name
     # The editors' schema header of every copied fixture file still resolves inside the bundle.
     header = (bundle / "fixtures/ch03/constructors.yaml").read_text(encoding="utf-8").splitlines()[0]

@@ -104,6 +104,10 @@ def test_a_missing_lab_is_reported(tmp_path: Path) -> None:
 def test_unparsable_yaml_is_reported_with_its_line(tmp_path: Path) -> None:
     root = scratch(tmp_path)
     path = root / "ch03" / "constructors.yaml"
+    ids = re.findall(r"^  - id: (\S+)$", path.read_text(encoding="utf-8"), flags=re.MULTILINE)
     path.write_text(path.read_text() + "  - id: [unclosed\n", encoding="utf-8")
-    [problem] = lint(root)
-    assert problem.file == "fixtures/ch03/constructors.yaml" and problem.line > 1 and "not valid YAML" in problem.message
+    problems = lint(root)
+    # Every case of the file is reported (read from the text), so totals keep counting them.
+    assert [problem.case_id for problem in problems] == ids
+    for problem in problems:
+        assert problem.file == "fixtures/ch03/constructors.yaml" and problem.line > 1 and "not valid YAML" in problem.message

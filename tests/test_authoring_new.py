@@ -93,7 +93,7 @@ def test_the_right_file_is_chosen_or_asked_for(tmp_path: Path, capsys: pytest.Ca
         },
     )
     code, _, err = new(capsys, root, "--operation", "scripted_model", "--lab", "4.2")
-    assert code == 2 and "choose one with --file" in err and "ch04/aborts.yaml  (ids sm-abort-…)" in err
+    assert code == 2 and "choose one with --file" in err and "ch04/aborts.yaml  topic '" in err and "(ids sm-abort-…)" in err
     # An id with a file's prefix picks that file.
     code, out, err = new(capsys, root, "--operation", "scripted_model", "--lab", "4.2", "--id", "sm-abort-twice")
     assert code == 0 and "ch04/aborts.yaml:" in out and ": sm-abort-twice: " in out, err

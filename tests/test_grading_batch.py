@@ -30,6 +30,17 @@ pytestmark = pytest.mark.skipif(
     shutil.which("node") is None, reason="Node.js 18+ is needed to grade the JavaScript submissions and is not installed"
 )
 LABS = ("3.1", "3.2", "4.1", "4.2")
+# Case counts come from the fixtures, so adding a case never breaks these tests.
+CASES = load_suite().cases
+TOTAL_CASES = len(CASES)
+
+
+def lab_points(lab: str, failed: int) -> float:
+    """A lab's points under the default rubric (25 each, cases equal) with ``failed`` of its cases failed."""
+    size = sum(1 for case in CASES if case.lab == lab)
+    return 25 * (size - failed) / size
+
+
 BUG_NAMED = {
     "textof-tool-names": "textOf lets toolCall blocks in",
     "replay-last-timestamp": "The replayed timestamp is the first system message's",
@@ -104,7 +115,7 @@ def test_every_row_has_the_expected_status_and_loses_points_exactly_in_the_labs_
 def test_correct_submissions_get_full_marks(batch: Batch) -> None:
     for name in (name for name in batch.rows if name.startswith("correct-")):
         assert batch.rows[name]["total"] == "100.00"
-        assert batch.rows[name]["cases_passed"] == batch.rows[name]["cases_total"] == "239"
+        assert batch.rows[name]["cases_passed"] == batch.rows[name]["cases_total"] == str(TOTAL_CASES)
 
 
 def test_lab31_only_gets_lab_31_credit_only(batch: Batch) -> None:
@@ -179,13 +190,13 @@ def test_every_report_folder_has_every_format_and_they_parse(batch: Batch) -> No
         root = ET.parse(folder / "junit.xml").getroot()
         assert root.tag == "testsuites" and [suite.get("name") for suite in root] == [f"lab {lab}" for lab in LABS]
         testcases = root.findall("./testsuite/testcase")
-        assert int(root.get("tests", -1)) == len(testcases) == 239
+        assert int(root.get("tests", -1)) == len(testcases) == TOTAL_CASES
         assert int(root.get("failures", -1)) == len(root.findall("./testsuite/testcase/failure"))
         assert int(root.get("errors", -1)) == len(root.findall("./testsuite/testcase/error"))
         assert int(root.get("skipped", -1)) == len(root.findall("./testsuite/testcase/skipped"))
         results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
         assert results["score"] == pytest.approx(float(batch.rows[name]["total"]), abs=0.01)
-        assert len(results["tests"]) == 239
+        assert len(results["tests"]) == TOTAL_CASES
         assert all(test["status"] in ("passed", "failed") and test["visibility"] == "visible" for test in results["tests"])
         assert (folder / "report.md").read_text(encoding="utf-8").startswith(f"# pi-conformance grade: {name}")
 
@@ -193,8 +204,10 @@ def test_every_report_folder_has_every_format_and_they_parse(batch: Batch) -> No
 def test_grade_prints_a_summary_with_the_hint_for_one_student() -> None:
     result = cli("grade", "--impl", f"pi-course:{JS / 'variants' / 'exhaustion-throws'}", "--details", "1")
     assert result.returncode == 0, result.stderr
-    assert "lab 4.2   16.85 / 25.00" in result.stdout
-    assert "total     91.85 / 100.00" in result.stdout
+    # exhaustion-throws fails 15 cases of lab 4.2 (tests/js/variants.json).
+    lab42 = lab_points("4.2", 15)
+    assert f"lab 4.2   {lab42:.2f} / 25.00" in result.stdout
+    assert f"total     {75 + lab42:.2f} / 100.00" in result.stdout
     assert "hint:    If threw shows an error, stream() threw because the script has no turn left" in result.stdout
 
 
@@ -212,6 +225,7 @@ def test_shards_merge_back_into_one_gradebook(tmp_path: Path) -> None:
     merged = tmp_path / "gradebook.csv"
     assert cli("gradebook-merge", *gradebooks, "-o", str(merged)).returncode == 0
     rows = list(csv.DictReader(merged.open(encoding="utf-8")))
-    assert [(row["submission"], row["total"]) for row in rows] == [("ann", "100.00"), ("ben", "97.92"), ("cat", "25.00")]
+    ben = f"{75 + lab_points('3.1', 9):.2f}"  # textof-tool-names fails 9 cases of lab 3.1
+    assert [(row["submission"], row["total"]) for row in rows] == [("ann", "100.00"), ("ben", ben), ("cat", "25.00")]
     overlap = cli("gradebook-merge", gradebooks[0], gradebooks[0], "-o", str(tmp_path / "x.csv"))
     assert overlap.returncode == 2 and "graded more than once" in overlap.stderr

@@ -259,6 +259,69 @@ class _ModelProducingSynchronously(reference_impl.ScriptedModel):
         return stream
 
 
+class _ModelPlayingTheTurnItself(reference_impl.ScriptedModel):
+    """Plays the script's own turn object: the result is the turn, no copy."""
+
+    def _produce(self, stream: Any, turn: Any, signal: Any) -> None:
+        if turn is not None and "role" in turn and not (signal is not None and signal.aborted):
+            self._play(stream, turn)
+        else:
+            super()._produce(stream, turn, signal)
+
+
+class _ModelCopyingTurnsShallowly(reference_impl.ScriptedModel):
+    """Plays ``{...turn}``: a new top-level object that shares content, blocks and usage with the script."""
+
+    def _produce(self, stream: Any, turn: Any, signal: Any) -> None:
+        if turn is not None and "role" in turn and not (signal is not None and signal.aborted):
+            self._play(stream, copy.copy(turn))
+        else:
+            super()._produce(stream, turn, signal)
+
+
+class _ModelAppendingToContext(reference_impl.ScriptedModel):
+    """Appends the played message to the caller's context, as if it were the Agent loop."""
+
+    def stream(self, context: Any, signal: Any = None) -> Any:
+        stream = super().stream(context, signal)
+
+        async def append() -> None:
+            context["messages"].append(await stream.result())
+
+        asyncio.get_running_loop().create_task(append())
+        return stream
+
+
+class _ModelRenumberingToolCalls(_ModelAlteringToolcallDeltas):
+    """Gives each tool call an id made from its position instead of the script's id."""
+
+    def _play(self, stream: Any, message: Any) -> None:
+        for index, block in enumerate(message["content"]):
+            if block["type"] == "toolCall":
+                block["id"] = f"call_{index}"
+        sm.play(stream, message)
+
+
+def _event_stream_ignoring_end_value(is_terminal: Any, extract_result: Any) -> Any:
+    stream = reference_impl.EventStream(is_terminal, extract_result)
+    end = stream.end
+    stream.end = lambda *args: end()  # type: ignore[method-assign]
+    return stream
+
+
+class _EventStreamNeverFinishingByHand(EventStream[Any, Any]):
+    """Iteration delivers every event but, once closed and drained, waits instead of finishing."""
+
+    async def __aiter__(self) -> Any:  # type: ignore[override]
+        while True:
+            if self._buffer:
+                yield self._buffer.popleft()
+            else:
+                waiter = asyncio.get_running_loop().create_future()
+                self._waiters.append(waiter)
+                await waiter
+
+
 VARIANTS: list[Variant] = [
     Variant(
         "textof-mixes-in-tool-names",
@@ -381,6 +444,48 @@ VARIANTS: list[Variant] = [
         "4.1",
         "sm-tool-text-then-read-readme",
         "partial.content[1].arguments: expected {} but got",
+    ),
+    Variant(
+        "result-is-the-script-turn",
+        _binding(ScriptedModel=_ModelPlayingTheTurnItself),
+        "4.1",
+        "sm-result-is-not-the-script-turn",
+        "turns_unchanged: expected true but got false",
+    ),
+    Variant(
+        "result-copies-turn-shallowly",
+        _binding(ScriptedModel=_ModelCopyingTurnsShallowly),
+        "4.1",
+        "sm-result-shares-no-object-with-the-script",
+        "turns_unchanged: expected true but got false",
+    ),
+    Variant(
+        "model-appends-to-context",
+        _binding(ScriptedModel=_ModelAppendingToContext),
+        "4.1",
+        "sm-tool-turn-leaves-caller-context-alone",
+        "context.messages: expected 1 item but got 2 items",
+    ),
+    Variant(
+        "tool-call-ids-renumbered",
+        _binding(ScriptedModel=_ModelRenumberingToolCalls),
+        "4.1",
+        "sm-tool-same-name-calls-keep-their-ids",
+        'expected "call_9" but got "call_0"',
+    ),
+    Variant(
+        "iteration-never-finishes",
+        _binding(EventStream=_EventStreamNeverFinishingByHand),
+        "3.2",
+        "stream-generic-iterator-by-hand",
+        'steps[4].state: expected "resolved" but got "pending"',
+    ),
+    Variant(
+        "end-value-ignored",
+        _binding(EventStream=_event_stream_ignoring_end_value),
+        "3.2",
+        "stream-generic-end-value-without-terminal-resolves",
+        'state: expected "resolved" but got "pending"',
     ),
     Variant(
         "exhaustion-wrong-text",

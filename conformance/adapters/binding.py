@@ -153,6 +153,7 @@ class BindingAdapter(Adapter):
         terminal_payload: Any = _NO_TERMINAL
         end_argument: Any = _NO_TERMINAL
         consumer = _Consumer()
+        iterator: list[Any] = []  # the hand-driven iterator, once a `next` step created it
         observations: list[JsonValue] = []
         for step in steps:
             action = step["action"]
@@ -176,6 +177,8 @@ class BindingAdapter(Adapter):
                 observation = await self._finish_consumer(stream, consumer)
             elif action == "result":
                 observation = await self._result(stream, {"terminal_event": terminal_payload, "end_argument": end_argument})
+            elif action == "next":
+                observation = await self._next(stream, iterator)
             else:
                 raise HarnessError(f"unknown event_stream action {action!r}")
             observations.append(observation)
@@ -209,7 +212,7 @@ class BindingAdapter(Adapter):
                     raise OperationNotSupported(f"ScriptedModel.stream is not implemented: {error}") from error
                 except Exception as error:
                     observation["threw"] = describe_exception(error)
-            elif call is None and action in {"mutate_context", "abort", "start_consumer", "consume", "result"}:
+            elif call is None and action in {"mutate_context", "abort", "start_consumer", "consume", "result", "mutate_result", "context"}:
                 raise HarnessError(f"step uses call {step.get('call')!r} before any stream step created it")
             elif action == "mutate_context":
                 assert call is not None
@@ -224,6 +227,12 @@ class BindingAdapter(Adapter):
             elif action in {"start_consumer", "consume", "result"}:
                 assert call is not None
                 observation = await self._call_step(action, call)
+            elif action == "mutate_result":
+                assert call is not None
+                observation = await self._mutate_result(call, step)
+            elif action == "context":
+                assert call is not None
+                observation["context"] = to_json(call.context, "the caller's context")
             elif action == "requests":
                 observation["requests"] = to_json(list(model.requests), "model.requests")
             elif action == "check_turns":
@@ -247,6 +256,42 @@ class BindingAdapter(Adapter):
         )
         payload = _NO_TERMINAL if terminal is None else terminal.get("message" if terminal.get("type") == "done" else "error")
         return await self._result(call.stream, {"terminal_event": payload})
+
+    async def _next(self, stream: Any, iterator: list[Any]) -> JsonObject:
+        """One hand-driven step of the stream's async iterator (``__anext__``)."""
+        try:
+            if not iterator:
+                iterator.append(stream.__aiter__())
+            future = asyncio.ensure_future(iterator[0].__anext__())
+        except Exception as error:
+            return {"state": "rejected", "error": f"next() threw {describe_exception(error)}"}
+        if not await wait_settled(future, self.settle_deadline_s):
+            return {"state": "pending"}
+        failure = future.exception()
+        if isinstance(failure, StopAsyncIteration):
+            return {"state": "resolved", "done": True, "value": None}
+        if failure is not None:
+            return {"state": "rejected", "error": describe_exception(failure)}
+        return {"state": "resolved", "done": False, "value": to_json(future.result(), "the event next() gave")}
+
+    async def _mutate_result(self, call: _Call, step: JsonObject) -> JsonObject:
+        """Wait for the call's result, then change it in place as the step says."""
+        if call.stream is None:
+            return {"applied": False, "error": "there is no stream: stream() threw"}
+        try:
+            future = asyncio.ensure_future(call.stream.result())
+        except Exception as error:
+            return {"applied": False, "error": f"result() threw {describe_exception(error)}"}
+        if not await wait_settled(future, self.settle_deadline_s):
+            future.cancel()
+            return {"applied": False, "error": "result() is still pending"}
+        if future.exception() is not None:
+            return {"applied": False, "error": f"result() rejected: {describe_exception(future.exception())}"}
+        try:
+            _change(future.result(), step)
+        except (KeyError, IndexError, ValueError, TypeError, AttributeError) as error:
+            return {"applied": False, "error": f"the result has no {_change_path(step)}: {error}"}
+        return {"applied": True}
 
     async def _start_consumer(self, stream: Any, consumer: _Consumer) -> None:
         async def consume() -> None:
@@ -298,16 +343,26 @@ def _threw(action: Callable[..., object], *args: Any) -> str | None:
 
 def _mutate(context: Any, step: JsonObject) -> None:
     try:
-        if "append" in step:
-            change = step["append"]
-            assert isinstance(change, dict)
-            json_pointer.append_value(context, str(change["path"]), copy.deepcopy(change["value"]))
-        else:
-            change = step["set"]
-            assert isinstance(change, dict)
-            json_pointer.set_value(context, str(change["path"]), copy.deepcopy(change["value"]))
+        _change(context, step)
     except (KeyError, IndexError, ValueError, TypeError) as error:
         raise HarnessError(f"mutate_context cannot apply {step}: {error}") from error
+
+
+def _change(target: Any, step: JsonObject) -> None:
+    """Apply a step's ``append`` or ``set`` (``{path, value}``) to ``target`` in place."""
+    if "append" in step:
+        change = step["append"]
+        assert isinstance(change, dict)
+        json_pointer.append_value(target, str(change["path"]), copy.deepcopy(change["value"]))
+    else:
+        change = step["set"]
+        assert isinstance(change, dict)
+        json_pointer.set_value(target, str(change["path"]), copy.deepcopy(change["value"]))
+
+
+def _change_path(step: JsonObject) -> str:
+    change = step.get("append", step.get("set"))
+    return str(change.get("path")) if isinstance(change, dict) else "path"
 
 
 _IDLE_TURNS = 3

@@ -14,6 +14,7 @@ from typing import Literal
 
 from conformance.cases import Case
 from conformance.clauses import Clause
+from conformance.features import beyond_chapter_sources
 
 Status = Literal["unchecked", "checked", "withdrawn"]
 _EXCERPT = 70
@@ -27,6 +28,11 @@ class ClauseCoverage:
     line: int
     text: str
     cases: tuple[str, ...]
+
+    @property
+    def beyond_chapter(self) -> tuple[str, ...]:
+        """Sources of the clause's ``[beyond-chapter: SOURCE]`` markers (empty: the chapter text states it)."""
+        return beyond_chapter_sources(self.text)
 
     @property
     def status(self) -> Status:
@@ -59,6 +65,14 @@ class Coverage:
         line = f"coverage: {self.count('checked')}/{in_force} clauses checked by at least one case"
         if self.unchecked:
             line += "; unchecked: " + ", ".join(self.unchecked)
+        beyond = [row for row in self.rows if row.beyond_chapter]
+        if beyond:
+            sources: dict[str, int] = {}
+            for row in beyond:
+                for source in dict.fromkeys(row.beyond_chapter):
+                    sources[source] = sources.get(source, 0) + 1
+            named = ", ".join(f"{source} {count}" for source, count in sorted(sources.items()))
+            line += f"; {len(beyond)} go beyond the chapter text ({named})"
         if self.broken:
             line += f" ({self.broken} broken case(s) not counted; run `pi-conformance fixtures lint`)"
         return line
@@ -84,13 +98,14 @@ def to_markdown(coverage: Coverage) -> str:
         "",
         coverage.summary(),
         "",
-        "| clause | says | status | cases | checked by |",
-        "|---|---|---|---:|---|",
+        "| clause | says | status | beyond the chapter | cases | checked by |",
+        "|---|---|---|---|---:|---|",
     ]
     for row in coverage.rows:
         cited = ", ".join(f"`{case_id}`" for case_id in row.cases) or "**none**"
         says = _excerpt(row.text).replace("|", "\\|")
-        lines.append(f"| {row.id} | {says} | {row.status} | {len(row.cases)} | {cited} |")
+        beyond = ", ".join(row.beyond_chapter)
+        lines.append(f"| {row.id} | {says} | {row.status} | {beyond} | {len(row.cases)} | {cited} |")
     return "\n".join(lines) + "\n"
 
 
@@ -103,10 +118,18 @@ def to_json(coverage: Coverage) -> str:
             "checked": coverage.count("checked"),
             "unchecked": coverage.count("unchecked"),
             "withdrawn": coverage.count("withdrawn"),
+            "beyond_chapter": sum(1 for row in coverage.rows if row.beyond_chapter),
             "broken_cases": coverage.broken,
         },
         "clauses": [
-            {"id": row.id, "status": row.status, "spec_line": row.line, "text": _excerpt(row.text), "cases": list(row.cases)}
+            {
+                "id": row.id,
+                "status": row.status,
+                "spec_line": row.line,
+                "text": _excerpt(row.text),
+                "cases": list(row.cases),
+                "beyond_chapter": list(row.beyond_chapter),
+            }
             for row in coverage.rows
         ],
     }

@@ -32,7 +32,7 @@ from conformance.paths import data_root, fixtures_dir, schemas_dir, spec_file
 
 FORMAT = "pi-conformance-fixtures"
 FORMAT_VERSION = 1
-SPEC_DOCUMENTS = ("spec.md", "fixture-format.md", "protocol.md")
+SPEC_DOCUMENTS = ("spec.md", "fixture-format.md", "protocol.md", "features.yaml")
 TOTAL_HASH_RULE = "sha256 of the canonical JSON of the list of [id, sha256] pairs of every case, sorted by id"
 
 LOAD_BUNDLE = '''\
@@ -96,6 +96,7 @@ def case_entries(root: Path) -> list[JsonObject]:
                     "lab": raw.get("lab"),
                     "operation": raw.get("operation"),
                     "clauses": raw.get("clauses"),
+                    "features": raw.get("features") or [],
                     "sha256": canonical.sha256(raw),
                 }
             )

@@ -8,6 +8,7 @@ descriptions, cases that feed the implementation identical inputs, and every lab
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from conformance.authoring.canonical import inputs_key
 from conformance.authoring.files import FixtureText, read
 from conformance.authoring.problems import Problem
 from conformance.cases import LABS, Case
+from conformance.clauses import load_clauses
+from conformance.features import BEYOND_CHAPTER, SOURCES, Feature, load_features
 from conformance.jsontypes import JsonObject
 from conformance.loader import Suite, display_path, fixture_files, load_suite
 from conformance.paths import fixtures_dir
@@ -48,6 +51,7 @@ def lint(root: Path | None = None) -> list[Problem]:
             if not any(_caused_by(path, message) for path in covered):
                 problems.append(Problem(broken.file, broken.line, broken.id, message))
     problems.extend(_duplicate_inputs(suite.cases))
+    problems.extend(_feature_problems(suite.cases))
     problems.extend(_missing_labs(suite, root))
     # Stable sort: problems of one line keep the order they were found in.
     return sorted(problems, key=lambda problem: (problem.file, problem.line))
@@ -123,6 +127,34 @@ def _duplicate_inputs(cases: list[Case]) -> list[Problem]:
                 "merge the two cases or make the inputs differ"
             )
             found.append(Problem(case.file, case.line, case.id, message))
+    return found
+
+
+def _feature_problems(cases: list[Case]) -> list[Problem]:
+    """Feature names a case lists must be in spec/features.yaml; the registry must name real clauses and sources."""
+    try:
+        registry: dict[str, Feature] = load_features()
+    except ValueError as error:
+        return [Problem("spec/features.yaml", 0, "-", str(error))]
+    found: list[Problem] = []
+    clauses = load_clauses()
+    for feature in registry.values():
+        for clause_id in feature.clauses:
+            if clause_id not in clauses:
+                found.append(Problem("spec/features.yaml", 0, "-", f"feature {feature.name}: unknown clause id {clause_id!r}"))
+    for clause in clauses.values():
+        for match in BEYOND_CHAPTER.finditer(clause.text):
+            if match["source"] not in SOURCES:
+                message = f"{clause.id}: unknown [beyond-chapter: {match['source']}] source; use one of {', '.join(SOURCES)}"
+                found.append(Problem("spec/spec.md", clause.line, "-", message))
+    for case in cases:
+        for name in case.features:
+            if name not in registry:
+                hint = difflib.get_close_matches(name, list(registry), n=1)
+                suggestion = f"; did you mean {hint[0]!r}?" if hint else f"; known: {', '.join(sorted(registry))}"
+                found.append(
+                    Problem(case.file, case.line, case.id, f"features: unknown feature {name!r} (not in spec/features.yaml){suggestion}")
+                )
     return found
 
 

@@ -212,8 +212,14 @@ def _target_file(root: Path, texts: list[FixtureText], operation: str, lab: str,
         return candidates[0].path
     if not candidates:
         raise ScaffoldError(f"no fixture file has {operation} cases for lab {lab}; name one with --file (e.g. ch0{lab[0]}/topic.yaml)")
-    listing = "\n  ".join(f"{fixture.display}  (ids {_prefix(fixture, texts, operation)}…)" for fixture in candidates)
+    listing = "\n  ".join(f"{fixture.display}  {_topic(fixture)}(ids {_prefix(fixture, texts, operation)}…)" for fixture in candidates)
     raise ScaffoldError(f"several files hold {operation} cases for lab {lab}; choose one with --file:\n  {listing}")
+
+
+def _topic(fixture: FixtureText) -> str:
+    """``topic: ...`` of the file, quoted for a listing (empty when it has none)."""
+    topic = fixture.data.get("topic") if isinstance(fixture.data, dict) else None
+    return f"topic {topic!r} " if isinstance(topic, str) and topic else ""
 
 
 def _prefix(fixture: FixtureText | None, texts: list[FixtureText], operation: str) -> str:

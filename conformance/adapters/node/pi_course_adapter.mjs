@@ -516,6 +516,7 @@ async function playEventStream(modules, input, steps, deadlineS) {
   let terminalPayload = NO_OBJECT; // what the first terminal event pushed carries
   let endArgument = NO_OBJECT;
   const consumer = new Consumer();
+  let iterator = null; // the hand-driven iterator, once a `next` step created it
   const observations = [];
   for (const step of steps) {
     let observation = {};
@@ -556,6 +557,15 @@ async function playEventStream(modules, input, steps, deadlineS) {
           deadlineS,
         );
         break;
+      case "next":
+        try {
+          iterator ??= stream[Symbol.asyncIterator]();
+        } catch (error) {
+          observation = { state: "rejected", error: `next() threw ${describe(error)}` };
+          break;
+        }
+        observation = await observeNext(iterator, deadlineS);
+        break;
       default:
         throw new ProtocolError(`unknown event_stream action ${JSON.stringify(step.action)}`);
     }
@@ -569,7 +579,7 @@ async function playEventStream(modules, input, steps, deadlineS) {
 // ---------------------------------------------------------------------------------------
 
 const SIGNAL_MODES = new Set(["none", "aborted", "controller"]);
-const CALL_ACTIONS = new Set(["mutate_context", "abort", "start_consumer", "consume", "result"]);
+const CALL_ACTIONS = new Set(["mutate_context", "abort", "start_consumer", "consume", "result", "mutate_result", "context"]);
 
 async function playScriptedModel(modules, input, steps, deadlineS) {
   const ScriptedModel = await modules.find("ScriptedModel");
@@ -607,6 +617,12 @@ async function playScriptedModel(modules, input, steps, deadlineS) {
       case "consume":
       case "result":
         observation = await callStep(action, call, deadlineS);
+        break;
+      case "mutate_result":
+        observation = await mutateResult(call, step, deadlineS);
+        break;
+      case "context":
+        observation.context = toJson(call.context, "the caller's context");
         break;
       case "requests":
         observation.requests = recordedRequests(model);
@@ -652,6 +668,55 @@ async function callStep(action, call, deadlineS) {
   return observeResult(call.stream, [["terminal_event", payload]], deadlineS);
 }
 
+/** One hand-driven `iterator.next()`: {state, done?, value?, error?} within the deadline. */
+async function observeNext(iterator, deadlineS) {
+  let promise;
+  try {
+    promise = Promise.resolve(iterator.next());
+  } catch (error) {
+    return { state: "rejected", error: `next() threw ${describe(error)}` };
+  }
+  const outcome = { state: "pending" };
+  const tracked = promise.then(
+    (value) => Object.assign(outcome, { state: "resolved", value }),
+    (error) => Object.assign(outcome, { state: "rejected", error }),
+  );
+  await waitFor(tracked, deadlineS);
+  if (outcome.state === "pending") return { state: "pending" };
+  if (outcome.state === "rejected") return { state: "rejected", error: describe(outcome.error) };
+  const step = outcome.value;
+  if (!isObject(step) || typeof step.done !== "boolean") {
+    throw new Threw(`next() resolved with ${safeString(toJson(step, "next()'s value"))}, not {value, done}`);
+  }
+  return { state: "resolved", done: step.done, value: toJson(step.value, "the event next() gave") };
+}
+
+/** Wait for the call's result, then change it in place as the step says (mutate_result). */
+async function mutateResult(call, step, deadlineS) {
+  if (call.stream === null || call.stream === undefined) return { applied: false, error: "there is no stream: stream() threw" };
+  let promise;
+  try {
+    promise = Promise.resolve(call.stream.result());
+  } catch (error) {
+    return { applied: false, error: `result() threw ${describe(error)}` };
+  }
+  const outcome = { state: "pending" };
+  const tracked = promise.then(
+    (value) => Object.assign(outcome, { state: "resolved", value }),
+    (error) => Object.assign(outcome, { state: "rejected", error }),
+  );
+  await waitFor(tracked, deadlineS);
+  if (outcome.state === "pending") return { applied: false, error: "result() is still pending" };
+  if (outcome.state === "rejected") return { applied: false, error: `result() rejected: ${describe(outcome.error)}` };
+  const change = "append" in step ? step.append : step.set;
+  try {
+    applyChange(outcome.value, step);
+  } catch (error) {
+    return { applied: false, error: `the result has no ${change.path}: ${error.message}` };
+  }
+  return { applied: true };
+}
+
 function recordedRequests(model) {
   const requests = model.requests;
   if (requests === null || typeof requests !== "object" || typeof requests[Symbol.iterator] !== "function") {
@@ -682,23 +747,28 @@ function pointerStep(container, part) {
 /** Apply the step's `append` or `set` to the very context object given to stream(). */
 function mutate(context, step) {
   try {
-    const change = "append" in step ? step.append : step.set;
-    const parts = pointerParts(String(change.path));
-    const value = structuredClone(change.value);
-    if ("append" in step) {
-      const target = parts.reduce(pointerStep, context);
-      if (!Array.isArray(target)) throw new Error(`${change.path} is not an array`);
-      target.push(value);
-      return;
-    }
-    if (parts.length === 0) throw new Error("cannot replace the whole document");
-    const parent = parts.slice(0, -1).reduce(pointerStep, context);
-    const last = parts.at(-1);
-    if (parent === null || typeof parent !== "object") throw new Error(`cannot set ${JSON.stringify(last)}`);
-    parent[Array.isArray(parent) ? Number.parseInt(last, 10) : last] = value;
+    applyChange(context, step);
   } catch (error) {
     throw new ProtocolError(`mutate_context cannot apply ${JSON.stringify(step)}: ${error.message}`);
   }
+}
+
+/** Apply a step's `append` or `set` ({path, value}) to `target` in place; throws if it cannot. */
+function applyChange(target, step) {
+  const change = "append" in step ? step.append : step.set;
+  const parts = pointerParts(String(change.path));
+  const value = structuredClone(change.value);
+  if ("append" in step) {
+    const array = parts.reduce(pointerStep, target);
+    if (!Array.isArray(array)) throw new Error(`${change.path} is not an array`);
+    array.push(value);
+    return;
+  }
+  if (parts.length === 0) throw new Error("cannot replace the whole document");
+  const parent = parts.slice(0, -1).reduce(pointerStep, target);
+  const last = parts.at(-1);
+  if (parent === null || typeof parent !== "object") throw new Error(`cannot set ${JSON.stringify(last)}`);
+  parent[Array.isArray(parent) ? Number.parseInt(last, 10) : last] = value;
 }
 
 // ---------------------------------------------------------------------------------------
