@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: conformance test lint bench clean
+.PHONY: conformance test lint bench mutation clean
 
 $(BIN)/pi-conformance: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ lint: $(BIN)/pi-conformance
 	$(BIN)/mypy --strict conformance reference_impl
 	$(BIN)/pi-conformance fixtures lint
 	$(BIN)/pi-conformance fixtures coverage --check --output /dev/null
+
+## Mutation score: every mutant of reference_impl against the suite, in process; writes mutation-report.json.
+mutation: $(BIN)/pi-conformance
+	$(BIN)/python -m conformance.mutation --report mutation-report.json
 
 ## Wall time of the suite next to a trivial parametrized pytest run.
 bench: $(BIN)/pi-conformance
