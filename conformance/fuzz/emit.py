@@ -50,10 +50,24 @@ def case_mapping(case: Case) -> JsonObject:
     return mapping
 
 
+class _Dumper(yaml.SafeDumper):
+    """Safe YAML whose multi-line strings are double-quoted with \\n escapes, as in the bundled fixtures."""
+
+
+def _string(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    # PyYAML's default for a string with newlines is a folded single-quoted scalar, whose
+    # blank lines are hard to read back by eye; a double-quoted one shows each "\n".
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"' if "\n" in value else None)
+
+
+_Dumper.add_representer(str, _string)
+
+
 def fixture_text(case: Case) -> str:
     """The whole fixture file holding ``case``."""
-    body = yaml.safe_dump(
+    body = yaml.dump(
         {"chapter": case.chapter, "topic": "found by differential fuzzing", "cases": [case_mapping(case)]},
+        Dumper=_Dumper,
         allow_unicode=True,
         sort_keys=False,
         width=120,
