@@ -99,7 +99,7 @@ def test_fuzz_finds_every_js_variant_bug(tmp_path: Path) -> None:
     """Each one-bug variant diverges within its budget, and the emitted case lints, passes the reference and fails the variant.
 
     Two at a time (this machine has two cores; each run is one Python and one Node.js
-    process): about a minute and a half for the ten variants.
+    process): about a minute for the ten variants, each found within a few seconds.
     """
     ensure_generated()
     with ThreadPoolExecutor(max_workers=2) as pool:
