@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 TOOLCHAIN := conformance/adapters/node/toolchain
 TSC := $(TOOLCHAIN)/node_modules/.bin/tsc
 
-.PHONY: conformance test lint bench clean toolchain
+.PHONY: conformance test lint bench mutation clean toolchain
 
 $(BIN)/pi-conformance: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,10 @@ lint: $(BIN)/pi-conformance toolchain
 	$(BIN)/mypy --strict conformance reference_impl
 	$(BIN)/pi-conformance fixtures lint
 	$(BIN)/pi-conformance fixtures coverage --check --output /dev/null
+
+## Mutation score: every mutant of reference_impl against the suite, in process; writes mutation-report.json.
+mutation: $(BIN)/pi-conformance
+	$(BIN)/python -m conformance.mutation --report mutation-report.json
 
 ## Wall time of the suite next to a trivial parametrized pytest run.
 bench: $(BIN)/pi-conformance

@@ -1,0 +1,94 @@
+"""``pi-conformance fuzz``: differential fuzzing of an implementation against the reference."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+
+from conformance.adapters.resolve import IMPL_FORMS, ImplSpecError, resolve_adapter
+from conformance.adapters.settings import ImplSettings
+
+EXIT_FOUND = 1
+EXIT_USAGE = 2
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``fuzz`` to the command line."""
+    fuzz = commands.add_parser(
+        "fuzz",
+        help="draw random cases, run them on the reference and on an implementation, and report the first divergence as a case",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "The emitted case's expected values are the reference's observation: check each one against\n"
+            "spec/spec.md before committing it.\n\n"
+            "exit status: 0 no divergence within the budget, 1 a divergence was found, 2 usage error\n\n"
+            "implementations (--impl):\n  " + "\n  ".join(IMPL_FORMS)
+        ),
+    )
+    fuzz.add_argument("--impl", required=True, help="the implementation to compare with the reference")
+    fuzz.add_argument("--seconds", type=float, default=60.0, help="time budget for finding a divergence (default 60)")
+    fuzz.add_argument("--shrink-seconds", type=float, default=30.0, help="time budget for shrinking it (default 30)")
+    fuzz.add_argument("--seed", type=int, default=0, help="random seed (default 0): the same seed draws the same programs")
+    fuzz.add_argument("--emit", metavar="DIR", help="write the shrunk case as DIR/chNN/<id>.yaml, then lint it and run it from disk")
+    fuzz.add_argument("--timeout", type=float, default=1.0, help="per-operation timeout in seconds (default 1)")
+    fuzz.add_argument("--build", action="store_true", help="pi-course: run the project's build first")
+    fuzz.set_defaults(handler=fuzz_command)
+
+
+def fuzz_command(args: argparse.Namespace) -> int:
+    """Fuzz; print the divergence and the case; 1 when one was found."""
+    try:
+        from conformance.fuzz.emit import check_emitted, description, fixture_text, write_case
+        from conformance.fuzz.engine import Differ, fuzz
+    except ImportError as error:  # hypothesis is a development dependency
+        print(f"pi-conformance fuzz needs hypothesis: pip install -e '.[dev]' ({error})", file=sys.stderr)
+        return EXIT_USAGE
+    from conformance.adapters.reference import create
+
+    try:
+        implementation = resolve_adapter(args.impl, ImplSettings(build=args.build))
+    except ImplSpecError as error:
+        print(f"pi-conformance fuzz: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    reference = create()
+    started = time.perf_counter()
+    # A drawn stream that never ends leaves its consumer task pending when the scenario's loop
+    # closes; asyncio logs that at garbage collection. It is the program's design, not an error.
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    try:
+        differ = Differ(reference, implementation, args.timeout)
+        finding = fuzz(differ, args.seconds, args.seed, shrink_seconds=args.shrink_seconds)
+        stats = differ.stats
+        if finding is None:
+            elapsed = time.perf_counter() - started
+            print(f"pi-conformance fuzz: no divergence from the reference in {stats.examples} programs ({elapsed:.1f} s)")
+            return 0
+        divergence = finding.outcome.message.splitlines()[0] if finding.outcome.message else finding.outcome.status
+        case = finding.case
+        name = getattr(implementation, "name", args.impl)
+        case = type(case)(**{**case.__dict__, "description": description(name, divergence)})
+        print(
+            f"pi-conformance fuzz: divergence after {finding.first_divergence_s:.1f} s "
+            f"({stats.examples} programs, shrunk in {finding.shrink_s:.1f} s)\n"
+            f"  {case.id} (lab {case.lab}, {', '.join(case.clauses)}): {divergence}"
+        )
+        if args.emit:
+            path = write_case(case, Path(args.emit))
+            check = check_emitted(path, case.id, reference, implementation)
+            print(f"  wrote {path}")
+            print(
+                f"  check: fixtures lint {'clean' if not check.lint_problems else 'FAILED'}, "
+                f"reference {check.reference_status}, {name} {check.implementation_status}"
+            )
+            for problem in check.lint_problems:
+                print(f"    {problem}")
+            print("  The expected values are the reference's: check them against spec/spec.md before committing the case.")
+        else:
+            print(fixture_text(case))
+        return EXIT_FOUND
+    finally:
+        implementation.close()
+        reference.close()

@@ -1,0 +1,160 @@
+"""The differential loop: draw programs, run them on the reference and on X, shrink a divergence.
+
+Both sides are reached through the same :class:`~conformance.adapter.Adapter` interface and
+judged by the same :func:`~conformance.execution.run_case`: the program becomes a case whose
+expectations are the reference's observation (loosened where the spec is open), the
+reference must pass it, and a divergence is X failing it. Hypothesis then shrinks the
+program while X keeps failing *the same way* (same operation, same path up to indexes), so
+the case that comes out is small and still about the first bug found.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from random import Random
+
+from hypothesis import HealthCheck, find, settings
+
+from conformance.adapter import Adapter, AdapterFailure, run_operation
+from conformance.cases import Case
+from conformance.execution import Outcome, run_case
+from conformance.fuzz.expect import build_case, clauses_for
+from conformance.fuzz.strategies import Program, programs
+
+
+class _OutOfTime(Exception):
+    """The budget ran out before any divergence: stop drawing."""
+
+
+class _DoneShrinking(Exception):
+    """Shrinking ran out of its own budget: keep the smallest program accepted so far."""
+
+
+@dataclass
+class Finding:
+    """A shrunk divergence: the case (expectations from the reference) and what X did with it."""
+
+    case: Case
+    program: Program
+    outcome: Outcome
+    #: Seconds from the start until the first (unshrunk) divergence.
+    first_divergence_s: float
+    shrink_s: float
+
+
+@dataclass
+class FuzzStats:
+    """How the run went, for the summary line."""
+
+    examples: int = 0
+    reference_failures: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+
+def _signature(program: Program, outcome: Outcome) -> tuple[str, str]:
+    path = outcome.divergence.path if outcome.divergence else outcome.message.split(":")[0]
+    return program.operation, re.sub(r"\[\d+\]", "[]", path)
+
+
+class Differ:
+    """Runs programs on both adapters and says whether X diverges from the reference."""
+
+    def __init__(self, reference: Adapter, implementation: Adapter, timeout_s: float = 1.0) -> None:
+        self.reference = reference
+        self.implementation = implementation
+        self.timeout_s = timeout_s
+        self.stats = FuzzStats()
+
+    def case_for(self, program: Program) -> Case | None:
+        """The program as a case, or None when the reference cannot give stable expectations."""
+        try:
+            self.reference.prepare(program.operation, "")
+            observation = run_operation(self.reference, program.operation, program.input, program.steps)
+        except AdapterFailure:
+            self.stats.reference_failures += 1
+            return None
+        case = build_case(program, observation)
+        # The reference must pass its own expectations on a second run: a value that differs
+        # between runs (a clock, say) would make the case flaky, and such a case is dropped.
+        if run_case(self.reference, case, self.timeout_s).status != "passed":
+            self.stats.reference_failures += 1
+            return None
+        return case
+
+    def diverges(self, program: Program) -> tuple[Case, Outcome] | None:
+        """``(case, X's outcome)`` when X fails the case; None when it passes or skips."""
+        self.stats.examples += 1
+        case = self.case_for(program)
+        if case is None:
+            return None
+        outcome = run_case(self.implementation, case, self.timeout_s)
+        # failed only: a skipped operation is not implemented yet, an errored one is the harness's problem.
+        return (case, outcome) if outcome.status == "failed" else None
+
+
+def fuzz(
+    differ: Differ,
+    seconds: float,
+    seed: int,
+    on_example: Callable[[int], None] | None = None,
+    shrink_seconds: float = 30.0,
+) -> Finding | None:
+    """Draw programs for up to ``seconds``; shrink (up to ``shrink_seconds``) and return the first divergence."""
+    started = time.perf_counter()
+    found_at: list[float] = []
+    target: list[tuple[str, str]] = []
+    best: list[Program] = []
+
+    def condition(program: Program) -> bool:
+        if not found_at and time.perf_counter() - started > seconds:
+            raise _OutOfTime
+        if found_at and time.perf_counter() - started - found_at[0] > shrink_seconds:
+            raise _DoneShrinking
+        result = differ.diverges(program)
+        if on_example is not None:
+            on_example(differ.stats.examples)
+        if result is None:
+            return False
+        signature = _signature(program, result[1])
+        if not target:
+            found_at.append(time.perf_counter() - started)
+            target.append(signature)
+        elif signature != target[0]:
+            return False  # while shrinking, keep to the divergence found first: another bug is another case
+        best[:] = [program]
+        return True
+
+    options = settings(
+        max_examples=10**9,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    try:
+        program = find(programs, condition, settings=options, random=Random(seed))
+    except BaseException as error:
+        # Our own stop signals arrive bare or, when hypothesis saw them while shrinking, in an
+        # exception group; NoSuchExample / Unsatisfiable mean nothing was found. Anything else is a bug.
+        if not _only_stops(error) and type(error).__name__ not in {"NoSuchExample", "Unsatisfiable"}:
+            raise
+        if not best:
+            return None
+        program = best[0]
+    result = differ.diverges(program)
+    if result is None:  # flaky: the shrunk program no longer diverges on a last run
+        return None
+    case, outcome = result
+    path = outcome.divergence.path if outcome.divergence is not None else ""
+    case = replace(case, clauses=tuple(clauses_for(program, path)))
+    return Finding(case, program, outcome, found_at[0], time.perf_counter() - started - found_at[0])
+
+
+def _only_stops(error: BaseException) -> bool:
+    if isinstance(error, _OutOfTime | _DoneShrinking):
+        return True
+    if isinstance(error, BaseExceptionGroup):
+        return all(_only_stops(inner) for inner in error.exceptions)
+    return False

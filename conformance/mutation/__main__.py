@@ -1,0 +1,66 @@
+"""``python -m conformance.mutation``: the mutation score of the suite (``make mutation``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from conformance.mutation.report import EQUIVALENTS_FILE, MIN_SCORE, build_report, load_declared
+from conformance.mutation.runner import mutants_of_reference, run_mutants, sample
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the mutants, write the report, exit 0 when the score and the equivalents hold."""
+    parser = argparse.ArgumentParser(prog="python -m conformance.mutation", description=__doc__)
+    parser.add_argument("--sample", type=int, help="run only this many mutants, drawn with --seed")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: one per core)")
+    parser.add_argument("--report", default="mutation-report.json", help="where to write the JSON report")
+    parser.add_argument("--equivalents", default=str(EQUIVALENTS_FILE), help="the declared equivalent mutants (YAML)")
+    parser.add_argument("--min-score", type=float, default=MIN_SCORE)
+    parser.add_argument("--fixtures", help="fixtures folder (default: the bundled fixtures)")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    args = parser.parse_args(argv)
+
+    mutants = mutants_of_reference()
+    if args.list:
+        for mutant in mutants:
+            print(f"{mutant.id}\t{mutant.diff}")
+        return 0
+    selected = sample(mutants, args.sample, args.seed) if args.sample else mutants
+    started = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        if done % 50 == 0 or done == total:
+            print(f"  {done}/{total} mutants, {time.perf_counter() - started:.0f} s", file=sys.stderr)
+
+    verdicts = run_mutants(selected, args.jobs, progress, Path(args.fixtures) if args.fixtures else None)
+    report = build_report(selected, verdicts, load_declared(Path(args.equivalents)), complete=not args.sample)
+    Path(args.report).write_text(json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    print(
+        f"mutation: {report.killed}/{report.total} killed, {report.equivalent} declared equivalent: "
+        f"score {report.score:.1%} of the killable in {time.perf_counter() - started:.0f} s; report in {args.report}"
+    )
+    for name, counts in sorted(report.operators.items()):
+        print(f"  {name:18} {counts['killed']:4}/{counts['total']:<4}")
+    for entry in report.survived:
+        marker = "undeclared" if entry["id"] in report.undeclared else "gap" if entry["id"] in report.gaps else "equivalent"
+        print(f"  survived ({marker}): {entry['id']}: {entry['diff']}")
+    for stale in report.stale:
+        print(f"  stale entry in {args.equivalents}: {stale} (no longer a surviving mutant; remove it)")
+    if report.score < args.min_score:
+        print(f"mutation: FAILED: score {report.score:.1%} is below {args.min_score:.0%}")
+    if report.undeclared:
+        print(f"mutation: FAILED: {len(report.undeclared)} survivor(s) not declared in {args.equivalents}")
+    if report.gaps:
+        print(f"mutation: FAILED: {len(report.gaps)} survivor(s) are known fixture gaps; add their cases (see {args.equivalents})")
+    return 0 if report.passes(args.min_score) and not report.stale else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,113 @@
+"""Differential fuzzing: programs are valid cases, a divergence becomes a ready case, and every JS variant's bug is found."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import yaml
+
+import reference_impl
+from conformance.adapters.binding import BindingAdapter
+from conformance.adapters.reference import create
+from conformance.fuzz.emit import check_emitted, write_case
+from conformance.fuzz.engine import Differ, fuzz
+from tests.js_variants import JS, REPO, ensure_generated
+
+NODE = shutil.which("node")
+# Per variant: the fuzzer must find the bug within this budget (issue 10: 60 s).
+VARIANT_BUDGET_S = 60
+SHRINK_BUDGET_S = 3
+
+
+def _binding(**overrides: Any) -> BindingAdapter:
+    """The reference with some functions replaced: a Python implementation with one bug."""
+    names = {name: getattr(reference_impl, name) for name in reference_impl.__all__}
+    return BindingAdapter(SimpleNamespace(**{**names, **overrides}), name="buggy")
+
+
+@pytest.fixture
+def reference() -> Iterator[BindingAdapter]:
+    adapter = create()
+    yield adapter
+    adapter.close()
+
+
+def test_the_reference_never_diverges_from_itself(reference: BindingAdapter) -> None:
+    # Every drawn program becomes a case the reference passes: no implementation-defined value
+    # is pinned, or this would find a "divergence" between two runs of the same code.
+    differ = Differ(reference, create())
+    assert fuzz(differ, seconds=8, seed=3) is None
+    assert differ.stats.examples > 50
+    assert differ.stats.reference_failures == 0
+
+
+def test_a_python_bug_becomes_a_ready_case(tmp_path: Path, reference: BindingAdapter) -> None:
+    def text_of_trimmed(message: Any) -> str:
+        return str(reference_impl.text_of(message)).strip()
+
+    buggy = _binding(text_of=text_of_trimmed)
+    finding = fuzz(Differ(reference, buggy), seconds=30, seed=0, shrink_seconds=5)
+    assert finding is not None
+    case = finding.case
+    assert re.fullmatch(r"fuzz-text-of-[0-9a-f]{8}", case.id)
+    assert case.lab == "3.1" and "IR-TEXT-1" in case.clauses
+    path = write_case(case, tmp_path)
+    assert path == tmp_path / "ch03" / f"{case.id}.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert data["cases"][0]["expect"]["value"] != finding.outcome.observation["value"]  # type: ignore[index]
+    check = check_emitted(path, case.id, reference, buggy)
+    assert check.ok, check
+
+
+def test_implementation_defined_values_become_matchers(reference: BindingAdapter) -> None:
+    from conformance.fuzz.expect import expectations
+    from conformance.fuzz.strategies import Program
+
+    program = Program("make_assistant_message", {"content": [], "overrides": {"model": "m"}})
+    observation = reference.make_assistant_message(program.input)
+    expect, _ = expectations(program, observation)
+    assert expect is not None
+    value = expect["value"]
+    assert isinstance(value, dict)
+    assert value["model"] == "m" and value["provider"] == {"$type": "string"} and value["timestamp"] == {"$type": "number"}
+
+
+def _variants() -> list[str]:
+    measured = json.loads((JS / "variants.json").read_text(encoding="utf-8"))
+    return [name.split("/", 1)[1] for name, entry in measured.items() if isinstance(entry, dict) and "failing_case" in entry]
+
+
+def _fuzz_variant(name: str, emit: Path) -> tuple[str, int, str]:
+    command = [sys.executable, "-m", "conformance.cli", "fuzz", "--impl", f"pi-course:tests/js/variants/{name}"]
+    command += ["--seconds", str(VARIANT_BUDGET_S), "--shrink-seconds", str(SHRINK_BUDGET_S), "--emit", str(emit / name)]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=VARIANT_BUDGET_S + 120)
+    return name, done.returncode, done.stdout + done.stderr
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js 18+ is needed for the pi-course: transport and is not installed")
+def test_fuzz_finds_every_js_variant_bug(tmp_path: Path) -> None:
+    """Each one-bug variant diverges within its budget, and the emitted case lints, passes the reference and fails the variant.
+
+    Two at a time (this machine has two cores; each run is one Python and one Node.js
+    process): about a minute for the ten variants, each found within a few seconds.
+    """
+    ensure_generated()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda name: _fuzz_variant(name, tmp_path), _variants()))
+    failures = []
+    for name, code, output in results:
+        found = re.search(r"divergence after ([0-9.]+) s", output)
+        checked = re.search(r"check: fixtures lint clean, reference passed, \S+ failed", output)
+        if code != 1 or found is None or float(found.group(1)) > VARIANT_BUDGET_S or checked is None:
+            failures.append(f"{name} (exit {code}):\n{output[-1500:]}")
+    assert not failures, "\n\n".join(failures)

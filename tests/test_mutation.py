@@ -1,0 +1,86 @@
+"""The mutation score of the suite: a fast fixed-seed sample on every run, and the mutator's own rules.
+
+The full run is ``make mutation`` (under a minute on two cores); this sample keeps CI honest
+between full runs: any sampled survivor must be declared in ``spec/equivalent-mutants.yaml``.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from pathlib import Path
+
+import pytest
+
+from conformance.mutation.operators import OPERATORS, all_mutants
+from conformance.mutation.report import EQUIVALENTS_FILE, build_report, load_declared
+from conformance.mutation.runner import PACKAGE_DIR, MutationRun, run_mutants, sample
+
+SAMPLE_SIZE = 30
+SAMPLE_SEED = 10
+
+
+@pytest.fixture(scope="module")
+def mutants() -> list:  # type: ignore[type-arg]
+    return all_mutants(PACKAGE_DIR)
+
+
+def test_ids_are_unique_and_stable(mutants: list) -> None:  # type: ignore[type-arg]
+    ids = [mutant.id for mutant in mutants]
+    assert len(ids) == len(set(ids))
+    assert ids == [mutant.id for mutant in all_mutants(PACKAGE_DIR)]
+    for mutant in mutants:
+        file, line, operator, occurrence = mutant.id.rsplit(":", 3)
+        assert (file, int(line), operator) == (mutant.file, mutant.line, mutant.operator) and occurrence.isdigit()
+        assert operator in OPERATORS
+
+
+def test_every_operator_is_used(mutants: list) -> None:  # type: ignore[type-arg]
+    assert {mutant.operator for mutant in mutants} == set(OPERATORS)
+
+
+def test_every_mutant_compiles(mutants: list) -> None:  # type: ignore[type-arg]
+    trees = {path.stem: ast.parse(path.read_text(encoding="utf-8")) for path in PACKAGE_DIR.glob("*.py")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)  # `x is not ''` and the like: the mutant's doing
+        for mutant in mutants:
+            compile(mutant.apply(trees[mutant.module]), mutant.file, "exec")
+
+
+def test_the_original_passes_and_a_plain_bug_is_killed(mutants: list) -> None:  # type: ignore[type-arg]
+    run = MutationRun()
+    assert not run.judge(None).killed
+    flip = next(m for m in mutants if m.file.endswith("projection.py") and m.operator == "string-change" and "'\\n'" in m.diff)
+    verdict = run.judge(flip)
+    assert verdict.killed and verdict.by.startswith("text-of-")
+
+
+def test_the_real_package_is_untouched_by_a_mutant_run(mutants: list) -> None:  # type: ignore[type-arg]
+    import reference_impl
+
+    run_mutants(mutants[:3])
+    assert reference_impl.text_of({"role": "user", "content": [{"type": "text", "text": "a"}], "timestamp": 1}) == "a"
+
+
+def test_declared_ids_name_existing_mutants(mutants: list) -> None:  # type: ignore[type-arg]
+    declared = load_declared(EQUIVALENTS_FILE)
+    known = {mutant.id for mutant in mutants}
+    assert set(declared.equivalent) <= known, "an equivalent-mutants.yaml id no longer exists: the code moved, update the entry"
+    assert set(declared.gaps) <= known
+    assert all(reason.strip() for reason in [*declared.equivalent.values(), *declared.gaps.values()])
+
+
+def test_fast_sample_has_no_undeclared_survivor(mutants: list) -> None:  # type: ignore[type-arg]
+    chosen = sample(mutants, SAMPLE_SIZE, SAMPLE_SEED)
+    verdicts = run_mutants(chosen)
+    report = build_report(chosen, verdicts, load_declared(EQUIVALENTS_FILE), complete=False)
+    assert report.total == SAMPLE_SIZE
+    assert not report.undeclared, f"mutants no case kills and spec/equivalent-mutants.yaml does not declare: {report.undeclared}"
+
+
+def test_report_shape(tmp_path: Path, mutants: list) -> None:  # type: ignore[type-arg]
+    chosen = mutants[:5]
+    report = build_report(chosen, run_mutants(chosen), load_declared(tmp_path / "none.yaml"), complete=True)
+    data = report.to_json()
+    assert {"total", "killed", "survived"} <= set(data)
+    assert data["total"] == 5
