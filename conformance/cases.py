@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from conformance.jsontypes import JsonObject
+from conformance.profiles import ALL_SCENARIO_OPERATIONS, DEFAULT_PROFILE
 
 PURE_OPERATIONS: Final = frozenset(
     {
@@ -43,11 +44,14 @@ class Case:
     timeout_s: float | None = None
     # Line of each step in the fixture file, for feedback that points at the step.
     step_lines: tuple[int, ...] = field(default=(), compare=False)
+    # The profile of the case's file (conformance/profiles.py) and the areas it belongs to.
+    profile: str = DEFAULT_PROFILE
+    features: tuple[str, ...] = ()
 
     @property
     def is_scenario(self) -> bool:
-        """True for operations written as steps."""
-        return self.operation in SCENARIO_OPERATIONS
+        """True for operations written as steps (in any profile)."""
+        return self.operation in SCENARIO_OPERATIONS or self.operation in ALL_SCENARIO_OPERATIONS
 
     @property
     def location(self) -> str:
@@ -65,6 +69,7 @@ class BrokenCase:
     problems: tuple[str, ...]
     lab: str | None = None
     chapter: str | None = None
+    profile: str = DEFAULT_PROFILE
 
     @property
     def location(self) -> str:

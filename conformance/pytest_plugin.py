@@ -17,11 +17,12 @@ from conformance.adapter import Adapter
 from conformance.adapters.resolve import ImplSpecError, resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.cases import LABS, BrokenCase, Case
-from conformance.clauses import Clause, load_clauses
+from conformance.clauses import Clause, load_profile_clauses
 from conformance.execution import run_case
 from conformance.feedback import failure_report
 from conformance.grading.baseline import Baseline, BaselineError, Verdict, baseline_document, compare, load_baseline, write_baseline
 from conformance.loader import Suite, load_suite
+from conformance.profiles import DEFAULT_PROFILE, UnknownProfile, get_profile
 from conformance.report import CaseResult, summary_lines, write_json_report
 
 
@@ -35,6 +36,7 @@ class RunState:
     """Everything one pytest session of the suite shares."""
 
     impl: str = "reference"
+    profile: str = DEFAULT_PROFILE
     fixtures: Path | None = None
     timeout_s: float | None = None
     report_json: Path | None = None
@@ -52,11 +54,13 @@ class RunState:
     def get_adapter(self) -> Adapter:
         if self.adapter is None:
             self.adapter = resolve_adapter(self.impl, self.impl_settings)
+            if hasattr(self.adapter, "requested_profile"):
+                self.adapter.requested_profile = self.profile  # stated in the JSON-lines handshake
         return self.adapter
 
     def get_suite(self) -> Suite:
         if self.suite is None:
-            self.suite = load_suite(self.fixtures, self.clauses)
+            self.suite = load_suite(self.fixtures, self.clauses, self.profile)
         return self.suite
 
 
@@ -66,6 +70,7 @@ STATE = RunState()
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("pi-conformance")
     group.addoption("--impl", default="reference", help="implementation under test (reference, python:MODULE[:ATTR], ...)")
+    group.addoption("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default) or pi-ai-1")
     group.addoption("--fixtures-dir", default=None, help="fixtures folder (default: the bundled fixtures)")
     group.addoption("--lab", action="append", default=[], help="run only this lab (3.1, 3.2, 4.1, 4.2); repeatable")
     group.addoption("--chapter", action="append", default=[], help="run only this chapter (03, 04); repeatable")
@@ -84,6 +89,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     STATE.impl = config.getoption("--impl")
+    STATE.profile = config.getoption("--profile")
+    try:
+        profile = get_profile(STATE.profile)
+    except UnknownProfile as error:
+        raise pytest.UsageError(str(error)) from error
     fixtures = config.getoption("--fixtures-dir")
     STATE.fixtures = Path(fixtures) if fixtures else None
     STATE.timeout_s = config.getoption("--case-timeout")
@@ -98,7 +108,7 @@ def pytest_configure(config: pytest.Config) -> None:
         memory_limit_mb=config.getoption("--memory-limit"),
         build=config.getoption("--build"),
     )
-    STATE.clauses = load_clauses()
+    STATE.clauses = load_profile_clauses(STATE.profile)
     baseline = config.getoption("--baseline")
     try:
         STATE.baseline = load_baseline(Path(baseline)) if baseline else None
@@ -111,6 +121,8 @@ def pytest_configure(config: pytest.Config) -> None:
     STATE.adapter = None
     for lab in LABS:
         config.addinivalue_line("markers", f"{marker_name('lab', lab)}: cases of lab {lab}")
+    for feature in profile.features:
+        config.addinivalue_line("markers", f"{marker_name('lab', feature)}: cases of the {profile.name} area {feature}")
     for chapter in ("03", "04"):
         config.addinivalue_line("markers", f"{marker_name('chapter', chapter)}: cases of chapter {chapter}")
     for clause_id in STATE.clauses:
@@ -144,6 +156,8 @@ def _case_function(entry: Case | BrokenCase) -> Callable[[], Case | BrokenCase]:
 
 
 def _selected(entry: Case | BrokenCase) -> bool:
+    if entry.profile != STATE.profile:
+        return False
     if STATE.labs and entry.lab not in STATE.labs:
         return False
     if STATE.chapters and entry.chapter not in STATE.chapters:
@@ -153,7 +167,7 @@ def _selected(entry: Case | BrokenCase) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not (STATE.labs or STATE.chapters or STATE.clause_filter):
+    if not (STATE.labs or STATE.chapters or STATE.clause_filter or STATE.profile != DEFAULT_PROFILE):
         return
     by_id = {entry.id: entry for entry in _entries(STATE.get_suite())}
     keep: list[pytest.Item] = []
@@ -201,10 +215,10 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         return
     terminalreporter.write_line("")
     name = STATE.adapter.name if STATE.adapter else STATE.impl
-    for line in summary_lines(STATE.results, name):
+    for line in summary_lines(STATE.results, name, STATE.profile):
         terminalreporter.write_line(line)
     if STATE.report_json is not None:
-        write_json_report(STATE.report_json, STATE.results)
+        write_json_report(STATE.report_json, STATE.results, STATE.profile)
         terminalreporter.write_line(f"  report written to {STATE.report_json}")
     if STATE.baseline is not None:
         for line in baseline_verdict().lines(STATE.baseline.source):
