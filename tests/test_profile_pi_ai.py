@@ -192,3 +192,22 @@ def test_profile_names_are_checked() -> None:
     assert get_profile("course").spec == "spec/spec.md"
     with pytest.raises(ValueError, match="known profiles: course, pi-ai-1"):
         get_profile("upstream")
+
+
+def test_a_python_port_plugs_in_through_the_binding_hooks(pi_ai_suite: Suite, suite: Suite) -> None:
+    from tests.pi_ai_port import ADAPTER
+
+    outcomes = {case.id: run_case(ADAPTER, case) for case in pi_ai_suite.cases}
+    areas = {case.id: case.features[0] for case in pi_ai_suite.cases}
+    by_area: dict[str, Counter[str]] = {}
+    for case_id, outcome in outcomes.items():
+        by_area.setdefault(areas[case_id], Counter())[outcome.status] += 1
+    # The port has text projection and replay; what it does not bind is skipped, naming what is missing.
+    assert by_area["system-replay"] == Counter(passed=by_area["system-replay"].total())
+    assert by_area["messages"]["passed"] >= 20 and by_area["messages"]["failed"] == 0
+    assert set(by_area["faux-provider"]) == {"skipped"} and set(by_area["event-streams"]) == {"skipped"}
+    skipped = next(outcome for outcome in outcomes.values() if outcome.status == "skipped")
+    assert skipped.message.startswith("not implemented: ")
+    # Against the course profile it fails plainly.
+    course_outcome = run_case(ADAPTER, suite.cases[0])
+    assert course_outcome.status == "failed" and "implements profile 'pi-ai-1'" in course_outcome.message
