@@ -54,8 +54,8 @@ class RunState:
     def get_adapter(self) -> Adapter:
         if self.adapter is None:
             self.adapter = resolve_adapter(self.impl, self.impl_settings)
-            if hasattr(self.adapter, "requested_profile"):
-                self.adapter.requested_profile = self.profile  # stated in the JSON-lines handshake
+            if hasattr(self.adapter, "requested_profile") and self.profile != DEFAULT_PROFILE:
+                self.adapter.requested_profile = self.profile  # stated in the JSON-lines handshake; absent means course
         return self.adapter
 
     def get_suite(self) -> Suite:

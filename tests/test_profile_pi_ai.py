@@ -73,7 +73,7 @@ def test_profiles_load_separately(suite: Suite, pi_ai_suite: Suite) -> None:
     clauses = load_profile_clauses("pi-ai-1")
     assert clauses and all(clause_id.startswith("PA-") for clause_id in clauses)
     for clause in clauses.values():
-        assert "dist/" in clause.text, f"{clause.id} cites no upstream file"
+        assert f"[pi-ai {VERSION} `dist/" in clause.text, f"{clause.id} cites no upstream file and version"
 
 
 def test_every_area_is_a_feature_with_enough_cases(pi_ai_suite: Suite) -> None:
@@ -211,3 +211,37 @@ def test_a_python_port_plugs_in_through_the_binding_hooks(pi_ai_suite: Suite, su
     # Against the course profile it fails plainly.
     course_outcome = run_case(ADAPTER, suite.cases[0])
     assert course_outcome.status == "failed" and "implements profile 'pi-ai-1'" in course_outcome.message
+
+
+HANDSHAKE_PROGRAM = """
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["op"] == "hello":
+        name = "saw-" + str(request.get("profile", "nothing"))
+        print(json.dumps({"seq": request["seq"], "ok": True, "protocol": 1, "profile": "course", "implementation": {"name": name}}))
+    elif request["op"] == "stop":
+        print(json.dumps({"seq": request["seq"], "ok": True}))
+        break
+    else:
+        print(json.dumps({"seq": request["seq"], "ok": False, "error": {"kind": "protocol", "message": "never asked"}}))
+    sys.stdout.flush()
+"""
+
+
+def test_the_handshake_carries_the_profile_both_ways(tmp_path: Path, pi_ai_suite: Suite) -> None:
+    from conformance.adapters.process import ProcessAdapter, ProcessOptions
+
+    program = tmp_path / "course_only.py"
+    program.write_text(HANDSHAKE_PROGRAM, encoding="utf-8")
+    adapter = ProcessAdapter(ProcessOptions([sys.executable, str(program)]))
+    adapter.requested_profile = "pi-ai-1"
+    try:
+        outcome = run_case(adapter, pi_ai_suite.cases[0])
+    finally:
+        adapter.close()
+    # The runner said which profile it checks; the program said which one it implements.
+    assert adapter.name == "saw-pi-ai-1" and adapter.profile == "course"
+    assert outcome.status == "failed"
+    expected = "profile mismatch: saw-pi-ai-1 implements profile 'course', but this case belongs to profile 'pi-ai-1'"
+    assert outcome.message.startswith(expected)
