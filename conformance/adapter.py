@@ -49,6 +49,8 @@ class Adapter:
     #: How the implementation's code was confined: ``bwrap`` (the sandbox) or ``none``
     #: (in process, or a program running unconfined as the grader's user).
     isolation: str = "none"
+    #: The profile the implementation implements (``course``, ``pi-ai-1``), when it says so; None: not stated.
+    profile: str | None = None
 
     def _unsupported(self, operation: str) -> JsonObject:
         raise OperationNotSupported(f"{self.name} does not implement {operation}")
@@ -111,6 +113,15 @@ def run_operation(adapter: Adapter, operation: str, input: JsonObject, steps: li
         return adapter.scripted_model(input, steps)
     method = getattr(adapter, operation, None)
     if method is None or operation.startswith("_"):
-        raise HarnessError(f"unknown operation {operation!r}")
+        # Another profile's operations (conformance/profiles.py): a generic transport forwards them.
+        from conformance.profiles import ALL_SCENARIO_OPERATIONS, PROFILES
+
+        if not any(operation in profile.operations for profile in PROFILES.values()):
+            raise HarnessError(f"unknown operation {operation!r}")
+        forward = getattr(adapter, "forward_operation", None)
+        if forward is None:
+            raise OperationNotSupported(f"{adapter.name} does not implement {operation}")
+        forwarded: JsonObject = forward(operation, input, steps if operation in ALL_SCENARIO_OPERATIONS else None)
+        return forwarded
     result: JsonObject = method(input)
     return result

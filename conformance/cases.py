@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from conformance.jsontypes import JsonObject
+from conformance.profiles import ALL_SCENARIO_OPERATIONS, DEFAULT_PROFILE
 
 PURE_OPERATIONS: Final = frozenset(
     {
@@ -41,15 +42,18 @@ class Case:
     steps: tuple[JsonObject, ...] = ()
     hint: tuple[str, ...] = ()
     timeout_s: float | None = None
-    # Behaviours beyond the chapter text this case depends on (spec/features.yaml).
+    # Course profile: behaviours beyond the chapter text the case depends on (spec/features.yaml);
+    # another profile: the areas it belongs to.
     features: tuple[str, ...] = ()
     # Line of each step in the fixture file, for feedback that points at the step.
     step_lines: tuple[int, ...] = field(default=(), compare=False)
+    # The profile of the case's file (conformance/profiles.py).
+    profile: str = DEFAULT_PROFILE
 
     @property
     def is_scenario(self) -> bool:
-        """True for operations written as steps."""
-        return self.operation in SCENARIO_OPERATIONS
+        """True for operations written as steps (in any profile)."""
+        return self.operation in SCENARIO_OPERATIONS or self.operation in ALL_SCENARIO_OPERATIONS
 
     @property
     def location(self) -> str:
@@ -67,6 +71,7 @@ class BrokenCase:
     problems: tuple[str, ...]
     lab: str | None = None
     chapter: str | None = None
+    profile: str = DEFAULT_PROFILE
 
     @property
     def location(self) -> str:

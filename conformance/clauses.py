@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.paths import spec_file
+from conformance.paths import data_root, spec_file
+from conformance.profiles import get_profile
 
 # A clause is a paragraph that starts with its id in bold: **IR-TEXT-1** ...
 _CLAUSE_START = re.compile(r"^\*\*(?P<id>[A-Z]+(?:-[A-Z]+)*-\d+)\*\*\s*(?P<text>.*)$")
@@ -49,3 +50,8 @@ def parse_clauses(text: str) -> dict[str, Clause]:
 def load_clauses(path: Path | None = None) -> dict[str, Clause]:
     """Load the clause registry from the spec document."""
     return parse_clauses((path or spec_file()).read_text(encoding="utf-8"))
+
+
+def load_profile_clauses(profile: str) -> dict[str, Clause]:
+    """The clause registry of a profile: ``spec/spec.md`` for ``course``, ``spec/pi-ai-1/spec.md`` for ``pi-ai-1``."""
+    return load_clauses(data_root() / get_profile(profile).spec)

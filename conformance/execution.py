@@ -21,6 +21,7 @@ from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
 from conformance.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
 from conformance.jsontypes import JsonObject, JsonValue
 from conformance.matcher import MISSING, Divergence, first_divergence, iter_divergences
+from conformance.profiles import get_profile, mismatch_message
 from conformance.schemas import validator
 
 Status = Literal["passed", "failed", "errored", "skipped"]
@@ -141,7 +142,14 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
         return done("errored", "broken fixture:\n" + "\n".join(f"  {case.location}: {p}" for p in case.problems))
     limit = time_budget(case, timeout_s)
     try:
-        adapter.prepare(case.operation, case.lab)
+        try:
+            adapter.prepare(case.operation, case.lab)
+        except OperationNotSupported:
+            if adapter.profile is None or adapter.profile == case.profile:
+                raise
+        # An implementation of another profile fails with the reason, not with unrelated divergences.
+        if adapter.profile is not None and adapter.profile != case.profile:
+            return done("failed", mismatch_message(adapter.name, adapter.profile, case.profile))
         observation = observe(adapter, case, limit)
     except _Timeout:
         return done("failed", f"timed out: the operation did not finish within {limit:g} s", timed_out=True)
@@ -159,7 +167,8 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
         return done("errored", f"could not observe the implementation: {error}")
     except Exception as error:  # a broken adapter fails only its own case
         return done("errored", f"the adapter failed: {type(error).__name__}: {error}")
-    schema_error = next(iter(validator("observation.schema.json", f"/$defs/{case.operation}").iter_errors(observation)), None)
+    observation_schema = get_profile(case.profile).observation_schema
+    schema_error = next(iter(validator(observation_schema, f"/$defs/{case.operation}").iter_errors(observation)), None)
     if schema_error is not None:
         path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in schema_error.absolute_path)
         return done("errored", f"the adapter returned a malformed observation at {path or '(root)'}: {schema_error.message}")

@@ -72,7 +72,8 @@ def failure_report(case: Case, outcome: Outcome, clauses: Mapping[str, Clause], 
     quotes it whole, as grading reports do.
     """
     lines = [outcome.message]
-    lines.append(f"  case:    {case.id} (lab {case.lab}): {case.description}")
+    group = "lab" if case.profile == "course" else "area"  # another profile groups its cases by area
+    lines.append(f"  case:    {case.id} ({group} {case.lab}): {case.description}")
     lines.append(f"  fixture: {case.location}")
     if outcome.step_index is not None:
         step = case.steps[outcome.step_index]

@@ -15,11 +15,12 @@ import yaml
 from jsonschema.exceptions import ValidationError
 
 from conformance import broken_yaml, schema_errors, validation_cache, yamlsafe
-from conformance.cases import LABS, OPERATIONS, SCENARIO_OPERATIONS, BrokenCase, Case
-from conformance.clauses import Clause, load_clauses
+from conformance.cases import LABS, BrokenCase, Case
+from conformance.clauses import Clause, load_profile_clauses
 from conformance.jsontypes import JsonObject
 from conformance.matcher import join_index, join_key
 from conformance.paths import fixtures_dir
+from conformance.profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from conformance.schemas import validator
 
 FIXTURE_SUFFIXES = (".yaml", ".yml")
@@ -44,15 +45,18 @@ def fixture_files(root: Path) -> list[Path]:
     return sorted(path for path in root.rglob("*") if path.suffix in FIXTURE_SUFFIXES and path.is_file())
 
 
-def load_suite(root: Path | None = None, clauses: Mapping[str, Clause] | None = None) -> Suite:
-    """Load and check every fixture file under ``root`` (default: the bundled fixtures)."""
+def load_suite(root: Path | None = None, clauses: Mapping[str, Clause] | None = None, profile: str = DEFAULT_PROFILE) -> Suite:
+    """Load and check every fixture file of ``profile`` under ``root`` (default: the bundled fixtures).
+
+    Files of other profiles are left out; ``clauses`` defaults to the profile's registry.
+    """
     root = root or fixtures_dir()
-    registry = clauses if clauses is not None else load_clauses()
+    registry = clauses if clauses is not None else load_profile_clauses(profile)
     suite = Suite(root)
     first_seen: dict[str, str] = {}
     for path in fixture_files(root):
         relative = display_path(path, root)
-        for entry in _load_file(path, relative, registry):
+        for entry in _load_file(path, relative, registry, profile):
             if isinstance(entry, Case) and entry.id in first_seen:
                 entry = BrokenCase(
                     entry.id,
@@ -61,6 +65,7 @@ def load_suite(root: Path | None = None, clauses: Mapping[str, Clause] | None = 
                     (f"id: duplicate id, first defined at {first_seen[entry.id]}",),
                     entry.lab,
                     entry.chapter,
+                    entry.profile,
                 )
             if isinstance(entry, Case):
                 first_seen[entry.id] = entry.location
@@ -101,7 +106,7 @@ class _Lines:
         return line
 
 
-def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iterator[Case | BrokenCase]:
+def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause], profile: str = DEFAULT_PROFILE) -> Iterator[Case | BrokenCase]:
     stem_id = f"{path.stem}::file"
     try:
         text = path.read_text(encoding="utf-8")
@@ -111,10 +116,13 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iter
         # Built from the composed node, so the text is parsed once for both data and lines.
         data = yaml.constructor.SafeConstructor().construct_document(node) if node is not None else None
     except UnicodeDecodeError as error:
-        yield BrokenCase(stem_id, relative, 1, (f"cannot read the file: it is not UTF-8 text ({error.reason} at byte {error.start})",))
+        if profile == DEFAULT_PROFILE:  # a file that cannot be read states no profile: reported once
+            problem = f"cannot read the file: it is not UTF-8 text ({error.reason} at byte {error.start})"
+            yield BrokenCase(stem_id, relative, 1, (problem,))
         return
     except OSError as error:
-        yield BrokenCase(stem_id, relative, 1, (f"cannot read the file: {error}",))
+        if profile == DEFAULT_PROFILE:
+            yield BrokenCase(stem_id, relative, 1, (f"cannot read the file: {error}",))
         return
     except yamlsafe.YamlLimitError as error:
         yield BrokenCase(stem_id, relative, 1, (f"refused: the YAML is {error}",))
@@ -122,16 +130,27 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iter
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
-        problem = f"not valid YAML: {_one_line(str(error))}"
-        # Its cases still count: each id found in the text is reported broken, in its lab.
-        chapter, entries = broken_yaml.textual_cases(text)
-        if not entries:
-            yield BrokenCase(stem_id, relative, line, (problem,))
-        for entry in entries:
-            message = f"{problem} (at line {line}; the whole file is unusable)"
-            yield BrokenCase(entry.id, relative, entry.line, (message,), entry.lab, chapter)
+        if profile == DEFAULT_PROFILE:  # reported once, by the default profile's load
+            problem = f"not valid YAML: {_one_line(str(error))}"
+            # Its cases still count: each id found in the text is reported broken, in its lab.
+            chapter, entries = broken_yaml.textual_cases(text)
+            if not entries:
+                yield BrokenCase(stem_id, relative, line, (problem,))
+            for entry in entries:
+                message = f"{problem} (at line {line}; the whole file is unusable)"
+                yield BrokenCase(entry.id, relative, entry.line, (message,), entry.lab, chapter)
         return
 
+    file_profile = data.get("profile", DEFAULT_PROFILE) if isinstance(data, dict) else DEFAULT_PROFILE
+    if file_profile not in PROFILES:
+        # Reported by the default profile's load, so `fixtures lint` shows it exactly once.
+        if profile == DEFAULT_PROFILE:
+            problem = f"profile: unknown profile {file_profile!r}; one of {', '.join(PROFILES)}"
+            yield BrokenCase(stem_id, relative, lines.line(["profile"]), (problem,))
+        return
+    if file_profile != profile:
+        return
+    schema_name = get_profile(profile).fixture_schema
     non_json = list(_non_json_values(data, []))
     file_problems: list[str] = []
     case_problems: dict[int, list[str]] = {}
@@ -141,7 +160,7 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iter
     if not validated_before:
         # if/then branches report one mistake several times: keep the best error per path.
         by_path: dict[tuple[str | int, ...], list[ValidationError]] = {}
-        for schema_error in validator("fixture-file.schema.json").iter_errors(data):
+        for schema_error in validator(schema_name).iter_errors(data):
             by_path.setdefault(tuple(schema_error.absolute_path), []).append(schema_error)
         # A non-JSON value is already reported in plainer words; the schema's complaints on the
         # same branch of the same case (the value, or a parent that no longer matches) follow from it.
@@ -163,15 +182,16 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iter
         problems = case_problems.get(index, [])
         case_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
         if not problems and isinstance(raw, dict):
-            problems = _semantic_problems(raw, clauses, check_shapes=not validated_before)
+            problems = _semantic_problems(raw, clauses, check_shapes=not validated_before, profile=profile)
         if problems or not isinstance(raw, dict):
             yield BrokenCase(
                 case_id or f"{path.stem}::case-{index}",
                 relative,
                 line,
                 tuple(problems) or ("the case is not a mapping",),
-                raw.get("lab") if isinstance(raw, dict) and raw.get("lab") in LABS else None,
+                _lab_of(raw, profile),
                 chapter,
+                profile,
             )
             continue
         steps = raw.get("steps") or []
@@ -180,7 +200,7 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iter
             file=relative,
             line=line,
             chapter=chapter,
-            lab=raw["lab"],
+            lab=_lab_of(raw, profile) or "",
             clauses=tuple(raw["clauses"]),
             description=raw["description"],
             operation=raw["operation"],
@@ -191,7 +211,18 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause]) -> Iter
             timeout_s=raw.get("timeout_s"),
             features=tuple(raw.get("features") or ()),
             step_lines=tuple(lines.line([*case_path, "steps", i]) for i in range(len(steps))),
+            profile=profile,
         )
+
+
+def _lab_of(raw: object, profile: str) -> str | None:
+    """The course's lab; for another profile, the case's first feature (its area), which reports group by."""
+    if not isinstance(raw, dict):
+        return None
+    if profile != DEFAULT_PROFILE:
+        features = raw.get("features")
+        return str(features[0]) if isinstance(features, list) and features else None
+    return raw.get("lab") if raw.get("lab") in LABS else None
 
 
 def _attribute(where: list[str | int], message: str, file_problems: list[str], case_problems: dict[int, list[str]]) -> None:
@@ -238,24 +269,26 @@ def _non_json_values(value: object, where: list[str | int]) -> Iterator[tuple[li
         yield where, f"{value!r} is a YAML {type(value).__name__}, not a JSON value (quote it)"
 
 
-def _semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_shapes: bool) -> list[str]:
+def _semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_shapes: bool, profile: str = DEFAULT_PROFILE) -> list[str]:
     """Checks a schema cannot express: clause registry, event shapes, scenario consistency.
 
     ``check_shapes`` is False for a file that passed these same schemas before (the shape
     checks depend only on the file and the schemas; the clause registry can change).
     """
+    spec = get_profile(profile).spec
     problems = [
-        f"clauses: unknown clause id {clause!r} (not in spec/spec.md)"
+        f"clauses: unknown clause id {clause!r} (not in {spec})"
         for clause in raw.get("clauses", [])  # type: ignore[union-attr]
         if isinstance(clause, str) and clause not in clauses
     ]
     operation = raw.get("operation")
-    if operation not in OPERATIONS:
+    if operation not in get_profile(profile).operations:
         return problems
-    if check_shapes:
+    if check_shapes and profile == DEFAULT_PROFILE:  # the course IR's shapes; another profile has its own
         problems.extend(schema_errors.expectation_problems(raw))
-    if operation in SCENARIO_OPERATIONS:
-        problems.extend(_scenario_problems(raw, check_shapes))
+    if operation in get_profile(profile).scenario_operations:
+        # The course's event shapes (ir.schema.json) do not apply to another profile's events.
+        problems.extend(_scenario_problems(raw, check_shapes and profile == DEFAULT_PROFILE))
     return problems
 
 

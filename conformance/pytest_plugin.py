@@ -18,11 +18,12 @@ from conformance.adapters.resolve import ImplSpecError, resolve_adapter
 from conformance.adapters.sandbox import SANDBOX_MODES
 from conformance.adapters.settings import ImplSettings
 from conformance.cases import LABS, BrokenCase, Case
-from conformance.clauses import Clause, load_clauses
+from conformance.clauses import Clause, load_profile_clauses
 from conformance.execution import Outcome, all_divergences, run_case
 from conformance.feedback import failure_report
 from conformance.grading.baseline import Baseline, BaselineError, Verdict, baseline_document, compare, load_baseline, write_baseline
 from conformance.loader import Suite, load_suite
+from conformance.profiles import DEFAULT_PROFILE, UnknownProfile, get_profile
 from conformance.report import CaseResult, group_lines, groups_of, skip_lines, summary_lines, write_json_report
 from conformance.selection import selection_problems
 
@@ -37,6 +38,7 @@ class RunState:
     """Everything one pytest session of the suite shares."""
 
     impl: str = "reference"
+    profile: str = DEFAULT_PROFILE
     fixtures: Path | None = None
     timeout_s: float | None = None
     report_json: Path | None = None
@@ -55,11 +57,13 @@ class RunState:
     def get_adapter(self) -> Adapter:
         if self.adapter is None:
             self.adapter = resolve_adapter(self.impl, self.impl_settings)
+            if hasattr(self.adapter, "requested_profile") and self.profile != DEFAULT_PROFILE:
+                self.adapter.requested_profile = self.profile  # stated in the JSON-lines handshake; absent means course
         return self.adapter
 
     def get_suite(self) -> Suite:
         if self.suite is None:
-            self.suite = load_suite(self.fixtures, self.clauses)
+            self.suite = load_suite(self.fixtures, self.clauses, self.profile)
         return self.suite
 
 
@@ -69,6 +73,7 @@ STATE = RunState()
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("pi-conformance")
     group.addoption("--impl", default="reference", help="implementation under test (reference, python:MODULE[:ATTR], ...)")
+    group.addoption("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default) or pi-ai-1")
     group.addoption("--fixtures-dir", default=None, help="fixtures folder (default: the bundled fixtures)")
     group.addoption("--lab", action="append", default=[], help="run only this lab (3.1, 3.2, 4.1, 4.2); repeatable")
     group.addoption("--chapter", action="append", default=[], help="run only this chapter (03, 04); repeatable")
@@ -96,6 +101,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     STATE.impl = config.getoption("--impl")
+    STATE.profile = config.getoption("--profile")
+    try:
+        profile = get_profile(STATE.profile)
+    except UnknownProfile as error:
+        raise pytest.UsageError(str(error)) from error
     fixtures = config.getoption("--fixtures-dir")
     STATE.fixtures = Path(fixtures) if fixtures else None
     STATE.timeout_s = config.getoption("--case-timeout")
@@ -111,10 +121,11 @@ def pytest_configure(config: pytest.Config) -> None:
         build=config.getoption("--build"),
         sandbox=config.getoption("--sandbox"),
     )
-    STATE.clauses = load_clauses()
-    unknown = selection_problems(STATE.labs, STATE.chapters, STATE.clause_filter, STATE.clauses)
-    if unknown:
-        raise pytest.UsageError("\n".join(unknown))
+    STATE.clauses = load_profile_clauses(STATE.profile)
+    if STATE.profile == DEFAULT_PROFILE:  # labs and chapters are the course profile's
+        unknown = selection_problems(STATE.labs, STATE.chapters, STATE.clause_filter, STATE.clauses)
+        if unknown:
+            raise pytest.UsageError("\n".join(unknown))
     baseline = config.getoption("--baseline")
     try:
         STATE.baseline = load_baseline(Path(baseline)) if baseline else None
@@ -128,6 +139,8 @@ def pytest_configure(config: pytest.Config) -> None:
     STATE.adapter = None
     for lab in LABS:
         config.addinivalue_line("markers", f"{marker_name('lab', lab)}: cases of lab {lab}")
+    for feature in profile.features:
+        config.addinivalue_line("markers", f"{marker_name('lab', feature)}: cases of the {profile.name} area {feature}")
     for chapter in ("03", "04"):
         config.addinivalue_line("markers", f"{marker_name('chapter', chapter)}: cases of chapter {chapter}")
     for clause_id in STATE.clauses:
@@ -161,6 +174,8 @@ def _case_function(entry: Case | BrokenCase) -> Callable[[], Case | BrokenCase]:
 
 
 def _selected(entry: Case | BrokenCase) -> bool:
+    if entry.profile != STATE.profile:
+        return False
     if STATE.labs and entry.lab not in STATE.labs:
         return False
     if STATE.chapters and entry.chapter not in STATE.chapters:
@@ -170,7 +185,7 @@ def _selected(entry: Case | BrokenCase) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not (STATE.labs or STATE.chapters or STATE.clause_filter):
+    if not (STATE.labs or STATE.chapters or STATE.clause_filter or STATE.profile != DEFAULT_PROFILE):
         return
     by_id = {entry.id: entry for entry in _entries(STATE.get_suite())}
     keep: list[pytest.Item] = []
@@ -228,13 +243,13 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         return
     terminalreporter.write_line("")
     name = STATE.adapter.name if STATE.adapter else STATE.impl
-    lines = summary_lines(STATE.results, name)
+    lines = summary_lines(STATE.results, name, STATE.profile)
     lines += group_lines(groups_of(STATE.results, STATE.clauses), _example)
     lines += skip_lines(STATE.results)
     for line in lines:
         terminalreporter.write_line(line)
     if STATE.report_json is not None:
-        write_json_report(STATE.report_json, STATE.results, STATE.clauses, STATE.all_divergences)
+        write_json_report(STATE.report_json, STATE.results, STATE.clauses, STATE.all_divergences, STATE.profile)
         terminalreporter.write_line(f"  report written to {STATE.report_json}")
     if STATE.baseline is not None:
         for line in baseline_verdict().lines(STATE.baseline.source):

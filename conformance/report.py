@@ -13,6 +13,7 @@ from conformance.clauses import Clause
 from conformance.execution import Outcome, all_divergences
 from conformance.failure_groups import FailureGroup, group_failures, skip_reasons
 from conformance.matcher import Divergence
+from conformance.profiles import DEFAULT_PROFILE, get_profile
 
 STATUSES = ("passed", "failed", "errored", "skipped")
 
@@ -33,13 +34,18 @@ def summary(results: Iterable[CaseResult]) -> dict[str, int]:
     return {"total": sum(counts.values()), **{status: counts.get(status, 0) for status in STATUSES}}
 
 
-def summary_lines(results: list[CaseResult], impl_name: str) -> list[str]:
-    """A per-lab table and a total line, for the terminal."""
-    lines = [f"pi-conformance: {impl_name}"]
+def summary_lines(results: list[CaseResult], impl_name: str, profile: str = DEFAULT_PROFILE) -> list[str]:
+    """A per-lab (per-area for another profile) table and a total line, for the terminal."""
+    if profile == DEFAULT_PROFILE:
+        lines = [f"pi-conformance: {impl_name}"]
+        label, width = "lab", 4
+    else:
+        lines = [f"pi-conformance: {impl_name} (profile {profile})"]
+        label, width = get_profile(profile).group_label, 13
     for lab in sorted({result.lab for result in results}):
         counts = summary(result for result in results if result.lab == lab)
         extra = ", ".join(f"{counts[status]} {status}" for status in STATUSES[1:] if counts[status])
-        lines.append(f"  lab {lab:<4} {counts['passed']:>4}/{counts['total']:<4} passed" + (f"  ({extra})" if extra else ""))
+        lines.append(f"  {label} {lab:<{width}} {counts['passed']:>4}/{counts['total']:<4} passed" + (f"  ({extra})" if extra else ""))
     total = summary(results)
     lines.append("  total    " + ", ".join(f"{total[key]} {key}" for key in ("total", *STATUSES)))
     return lines
@@ -99,11 +105,15 @@ def _case_json(result: CaseResult, every_divergence: bool) -> dict[str, object]:
 
 
 def json_report(
-    results: list[CaseResult], clauses: Mapping[str, Clause] | None = None, every_divergence: bool = False
+    results: list[CaseResult],
+    clauses: Mapping[str, Clause] | None = None,
+    every_divergence: bool = False,
+    profile: str = DEFAULT_PROFILE,
 ) -> dict[str, object]:
-    """The ``--report-json`` document: summary, failure groups, and every case."""
+    """The ``--report-json`` document: summary, failure groups, and every case; it names the profile when not the default."""
     groups = groups_of(results, clauses or {})
     return {
+        **({"profile": profile} if profile != DEFAULT_PROFILE else {}),
         "summary": summary(results),
         "groups": [
             {"clause": group.clause, "pattern": group.pattern, "count": len(group.members), "cases": [case.id for case, _ in group.members]}
@@ -115,10 +125,14 @@ def json_report(
 
 
 def write_json_report(
-    path: Path, results: list[CaseResult], clauses: Mapping[str, Clause] | None = None, every_divergence: bool = False
+    path: Path,
+    results: list[CaseResult],
+    clauses: Mapping[str, Clause] | None = None,
+    every_divergence: bool = False,
+    profile: str = DEFAULT_PROFILE,
 ) -> None:
     """Write the JSON report to ``path`` (atomically: a previous report stays until this one is whole)."""
     from conformance.atomicfile import write_text_atomic
 
-    document = json_report(results, clauses, every_divergence)
+    document = json_report(results, clauses, every_divergence, profile)
     write_text_atomic(path, json.dumps(document, ensure_ascii=False, indent=2) + "\n")

@@ -360,6 +360,8 @@ class ProcessAdapter(Adapter):
         self._last_exit: dict[str, str] = {}
         self._in_flight: str | None = None
         self._cancelled = False
+        #: The profile the run checks, sent in the handshake when set (spec/protocol.md).
+        self.requested_profile: str | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -432,6 +434,8 @@ class ProcessAdapter(Adapter):
             "protocol": PROTOCOL_VERSION,
             "settle_deadline_s": self.options.settle_deadline_s,
         }
+        if self.requested_profile is not None:
+            hello["profile"] = self.requested_profile
         try:
             response = self._exchange(session, hello, self.options.handshake_timeout_s, "HelloResponse", "the handshake")
         except HarnessError as error:
@@ -445,6 +449,8 @@ class ProcessAdapter(Adapter):
         if isinstance(implementation, dict) and isinstance(implementation.get("name"), str):
             self.name = str(implementation["name"])
             self.version = str(implementation.get("version", ""))
+        stated_profile = response.get("profile")
+        self.profile = stated_profile if isinstance(stated_profile, str) else None
         self._hello = response
         self._handshake_failures = 0
         self._session = session
@@ -553,6 +559,10 @@ class ProcessAdapter(Adapter):
 
     def scripted_model(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
         return self._request("scripted_model", input, steps)
+
+    def forward_operation(self, operation: str, input: JsonObject, steps: list[JsonObject] | None) -> JsonObject:
+        """Any other profile's operation (conformance/profiles.py), sent as it is."""
+        return self._request(operation, input, steps)
 
 
 if sys.platform == "win32":  # pragma: no cover - the course runs on POSIX machines

@@ -8,4 +8,6 @@ from conformance.adapters.binding import BindingAdapter
 
 def create() -> BindingAdapter:
     """An adapter for :mod:`reference_impl`."""
-    return BindingAdapter(reference_impl, name="reference", version=getattr(reference_impl, "__version__", ""))
+    adapter = BindingAdapter(reference_impl, name="reference", version=getattr(reference_impl, "__version__", ""))
+    adapter.profile = "course"  # the reference implements the course's chapters, not upstream pi-ai
+    return adapter

@@ -15,6 +15,7 @@ IMPL_FORMS = (
     "python:MODULE[:ATTR]      an Adapter, an adapter factory, or a binding module, in process",
     "cmd:'COMMAND LINE'        any program speaking the JSON-lines protocol (spec/protocol.md)",
     "pi-course:PATH            a course repository, its packages/pi-course, or a folder of compiled modules (Node.js 18+)",
+    "pi-ai:PATH                an installed @earendil-works/pi-ai (a folder holding node_modules/, or the package), profile pi-ai-1",
 )
 
 
@@ -44,6 +45,7 @@ def resolve_adapter(spec: str, settings: ImplSettings | None = None) -> Adapter:
         "python": _python,
         "cmd": _command,
         "pi-course": _pi_course,
+        "pi-ai": _pi_ai,
     }
     factory = factories.get(kind)
     if factory is None:
@@ -121,4 +123,13 @@ def _pi_course(path: str, settings: ImplSettings) -> Adapter:
     try:
         return pi_course_adapter(path, settings)
     except CourseLayoutError as error:
+        raise ImplSpecError(str(error)) from error
+
+
+def _pi_ai(path: str, settings: ImplSettings) -> Adapter:
+    from conformance.adapters.pi_ai import PiAiLayoutError, pi_ai_adapter
+
+    try:
+        return pi_ai_adapter(path, settings)
+    except PiAiLayoutError as error:
         raise ImplSpecError(str(error)) from error

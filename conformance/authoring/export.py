@@ -86,20 +86,22 @@ def case_entries(root: Path) -> list[JsonObject]:
         fixture = read(path, root)
         relative = path.relative_to(root).as_posix()
         chapter = fixture.data.get("chapter") if isinstance(fixture.data, dict) else None
+        profile = fixture.data.get("profile", "course") if isinstance(fixture.data, dict) else "course"
         for _, raw in fixture.cases:
-            entries.append(
-                {
-                    "id": raw.get("id"),
-                    "file": f"fixtures/{relative}",
-                    "json_file": f"json/{Path(relative).with_suffix('.json').as_posix()}",
-                    "chapter": chapter,
-                    "lab": raw.get("lab"),
-                    "operation": raw.get("operation"),
-                    "clauses": raw.get("clauses"),
-                    "features": raw.get("features") or [],
-                    "sha256": canonical.sha256(raw),
-                }
-            )
+            entry: JsonObject = {
+                "id": raw.get("id"),
+                "file": f"fixtures/{relative}",
+                "json_file": f"json/{Path(relative).with_suffix('.json').as_posix()}",
+                "chapter": chapter,
+                "lab": raw.get("lab"),
+                "operation": raw.get("operation"),
+                "clauses": raw.get("clauses"),
+                "features": raw.get("features") or [],
+                "sha256": canonical.sha256(raw),
+            }
+            if profile != "course":  # another profile's case: no chapter or lab, its areas instead
+                entry.update(profile=profile)
+            entries.append(entry)
     return entries
 
 
@@ -114,7 +116,7 @@ def manifest(root: Path) -> JsonObject:
     """The manifest of a bundle of the fixtures under ``root``."""
     entries = case_entries(root)
     version = spec_version()
-    labs = Counter(str(entry["lab"]) for entry in entries)
+    labs = Counter(str(entry["lab"]) for entry in entries if "profile" not in entry)
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -144,6 +146,8 @@ def export_bundle(target: Path, root: Path | None = None, force: bool = False) -
         json_path.write_text(json.dumps(fixture.data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     for name in SPEC_DOCUMENTS:
         _copy(spec_file().parent / name, target / "spec" / name)
+    for document_path in sorted((spec_file().parent / "pi-ai-1").glob("*.md")):  # the pi-ai-1 profile's spec and notes
+        _copy(document_path, target / "spec" / "pi-ai-1" / document_path.name)
     for schema in sorted(schemas_dir().glob("*.json")):
         _copy(schema, target / "spec" / "schemas" / schema.name)
     changelog = data_root() / "CHANGELOG.md"

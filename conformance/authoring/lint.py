@@ -22,6 +22,7 @@ from conformance.features import BEYOND_CHAPTER, SOURCES, Feature, load_features
 from conformance.jsontypes import JsonObject
 from conformance.loader import Suite, display_path, fixture_files, load_suite
 from conformance.paths import fixtures_dir
+from conformance.profiles import DEFAULT_PROFILE, PROFILES
 
 SCHEMA_FILE = "fixture-file.schema.json"
 HEADER_PREFIX = "# yaml-language-server: $schema="
@@ -33,6 +34,8 @@ def lint(root: Path | None = None) -> list[Problem]:
     """Every problem under the fixtures folder ``root`` (default: the bundled fixtures), by file and line."""
     root = root or fixtures_dir()
     suite = load_suite(root)
+    # Every other profile's files are loaded (and checked) against that profile's schema and clauses.
+    others = [load_suite(root, profile=name) for name in PROFILES if name != DEFAULT_PROFILE]
     texts = [read(path, root) for path in fixture_files(root)]
     problems: list[Problem] = []
     # Loader problems caused by a placeholder are replaced by the placeholder's own message.
@@ -45,13 +48,16 @@ def lint(root: Path | None = None) -> list[Problem]:
             problems.extend(problem for _, problem in found)
             problems.extend(_description_problems(fixture, node, raw))
         problems.extend(_file_placeholder_problems(fixture))
-    for broken in suite.broken:
+    for broken in [entry for loaded in (suite, *others) for entry in loaded.broken]:
         covered = placeholder_paths.get((broken.file, broken.line), [])
         for message in broken.problems:
             if not any(_caused_by(path, message) for path in covered):
                 problems.append(Problem(broken.file, broken.line, broken.id, message))
     problems.extend(_duplicate_inputs(suite.cases))
     problems.extend(_feature_problems(suite.cases))
+    for other in others:
+        problems.extend(_duplicate_inputs(other.cases))
+        problems.extend(_ids_of_another_profile(other, suite))
     problems.extend(_missing_labs(suite, root))
     # Stable sort: problems of one line keep the order they were found in.
     return sorted(problems, key=lambda problem: (problem.file, problem.line))
@@ -162,3 +168,13 @@ def _missing_labs(suite: Suite, root: Path) -> list[Problem]:
     present = {case.lab for case in suite.cases} | {broken.lab for broken in suite.broken if broken.lab}
     where = display_path(root, root)
     return [Problem(where, 0, "-", f"no case for lab {lab}: every lab needs at least one") for lab in LABS if lab not in present]
+
+
+def _ids_of_another_profile(other: Suite, course: Suite) -> list[Problem]:
+    """Ids are unique across profiles too: a baseline or a report names a case by its id alone."""
+    seen = {case.id: case.location for case in course.cases}
+    return [
+        Problem(case.file, case.line, case.id, f"id: duplicate id, first defined at {seen[case.id]} (profile course)")
+        for case in other.cases
+        if case.id in seen
+    ]

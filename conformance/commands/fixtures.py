@@ -14,9 +14,10 @@ from conformance.authoring.regen import RegenRefused, regenerate, write
 from conformance.authoring.scaffold import ScaffoldError, scaffold_case
 from conformance.authoring.version import VersionError, spec_version
 from conformance.cases import LABS, OPERATIONS
-from conformance.clauses import load_clauses
+from conformance.clauses import load_clauses, load_profile_clauses
 from conformance.loader import load_suite
 from conformance.paths import fixtures_dir
+from conformance.profiles import DEFAULT_PROFILE, PROFILES
 
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
@@ -39,7 +40,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     _fixtures_option(coverage_parser)
     coverage_parser.add_argument("--format", choices=("markdown", "json"), default="markdown", help="report format (default: markdown)")
     coverage_parser.add_argument("--output", help="write the report to this file instead of standard output")
-    coverage_parser.add_argument("--check", action="store_true", help="exit 1 when a clause has no case")
+    coverage_parser.add_argument("--check", action="store_true", help="exit 1 when a clause of any profile has no case")
+    coverage_parser.add_argument("--profile", default=DEFAULT_PROFILE, help="the profile whose clauses to report (default: course)")
     coverage_parser.set_defaults(handler=coverage_command)
 
     new_parser = subcommands.add_parser("new", help="append a scaffold case (fresh id, TODO placeholders) to the right file")
@@ -94,13 +96,28 @@ def coverage_command(args: argparse.Namespace) -> int:
         print(f"fixtures coverage: {error}", file=sys.stderr)
         return EXIT_PROBLEMS
     table = coverage.compute(load_clauses(), suite.cases, version, broken=len(suite.broken))
+    if args.profile != DEFAULT_PROFILE:
+        profile_suite = load_suite(_root(args), profile=args.profile)
+        table = coverage.compute(load_profile_clauses(args.profile), profile_suite.cases, version, broken=len(profile_suite.broken))
     report = coverage.to_json(table) if args.format == "json" else coverage.to_markdown(table)
     if args.output:
         Path(args.output).write_text(report, encoding="utf-8")
     else:
         sys.stdout.write(report)
     print(f"fixtures {table.summary()}", file=sys.stderr)
-    return EXIT_PROBLEMS if args.check and table.unchecked else 0
+    unchecked = bool(table.unchecked)
+    if args.check:
+        # --check covers every profile: a clause of any spec document without a case fails it.
+        for name in PROFILES:
+            if name == args.profile:
+                continue
+            other_suite = load_suite(_root(args), profile=name)
+            if not other_suite.cases and not other_suite.broken:
+                continue  # a fixtures folder without this profile's files (a course-only held-out set)
+            other = coverage.compute(load_profile_clauses(name), other_suite.cases, version, broken=len(other_suite.broken))
+            print(f"fixtures (profile {name}) {other.summary()}", file=sys.stderr)
+            unchecked = unchecked or bool(other.unchecked)
+    return EXIT_PROBLEMS if args.check and unchecked else 0
 
 
 def new_command(args: argparse.Namespace) -> int:

@@ -26,6 +26,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         epilog="implementations (--impl):\n  " + "\n  ".join(IMPL_FORMS),
     )
     run.add_argument("--impl", default="reference", help="the implementation under test (default: reference)")
+    run.add_argument("--profile", default="course", help="the profile to check: course (default) or pi-ai-1 (upstream pi-ai 1.x)")
     run.add_argument("-k", dest="keyword", help="select cases by pytest keyword expression (ids, lab_3_1, clause_SM_ABORT_1, ...)")
     run.add_argument("--lab", action="append", default=[], help="run only this lab; repeatable")
     run.add_argument("--chapter", action="append", default=[], help="run only this chapter (03, 04); repeatable")
@@ -57,6 +58,8 @@ def pytest_arguments(args: argparse.Namespace) -> list[str]:
     argv += ["-v"] if args.verbose else ["-q", "--tb=no"]
     if args.all_divergences:
         argv.append("--all-divergences")
+    if args.profile != "course":
+        argv += ["--profile", args.profile]
     if args.keyword:
         argv += ["-k", args.keyword]
     for option, values in (("--lab", args.lab), ("--chapter", args.chapter), ("--clause", args.clause)):

@@ -793,7 +793,7 @@ class Server {
     const info = this.modules.packageInfo;
     const implementation = { name: typeof info?.name === "string" && info.name ? info.name : "pi-course", language: "javascript" };
     if (typeof info?.version === "string") implementation.version = info.version;
-    return { ok: true, protocol: PROTOCOL, implementation, operations: OPERATIONS };
+    return { ok: true, protocol: PROTOCOL, profile: "course", implementation, operations: OPERATIONS };
   }
 
   async operation(request) {
