@@ -4,8 +4,12 @@ A binding is any object (usually a module) exposing the chapter API under Python
 ``text_of``, ``system_message_text``, ``current_system_message``, ``current_system_prompt``,
 ``text``, ``user_message``, ``assistant_message``, ``EventStream``,
 ``AssistantMessageEventStream``, ``ScriptedModel`` and ``AbortController``, with IR values
-as plain dicts that use the IR's own field names. :class:`BindingAdapter` turns that API
-into observations, playing scenarios on a fresh asyncio event loop.
+as plain dicts that use the IR's own field names, or as the port's own objects when the
+binding also has the two hooks ``to_impl(json)`` (a JSON input value to the port's object) and
+``to_json(obj)`` (the port's object to its JSON form). :class:`BindingAdapter` turns that API
+into observations, playing scenarios on a fresh asyncio event loop. Mutation checks compare
+the port's own objects (through ``to_json``) before and after a call, and identity
+(``same_object_as``) is decided on the port's objects. The whole contract: docs/porting.md.
 """
 
 from __future__ import annotations
@@ -89,11 +93,63 @@ class BindingAdapter(Adapter):
         except Exception as error:
             raise ImplementationThrew(f"{name}() threw {describe_exception(error)}") from error
 
+    # -- hooks: the port's own objects ---------------------------------------------------------
+
+    def to_impl(self, value: JsonValue) -> Any:
+        """The port's own object for a JSON input value: the binding's ``to_impl`` of a private copy.
+
+        A list is converted item by item (a list of messages, turns or blocks). Without the
+        hook, the copy itself (plain dicts). Subclasses may override this.
+        """
+        copied = copy.deepcopy(value)
+        hook = getattr(self.binding, "to_impl", None)
+        if not callable(hook):
+            return copied
+        try:
+            if isinstance(copied, list):
+                return [hook(item) for item in copied]
+            return hook(copied)
+        except Exception as error:
+            raise HarnessError(f"the binding's to_impl() threw {describe_exception(error)}") from error
+
+    def to_json(self, value: Any, what: str) -> JsonValue:
+        """A detached JSON copy of what the port produced: the binding's ``to_json`` (item by item for a list), checked."""
+        hook = getattr(self.binding, "to_json", None)
+        if callable(hook):
+            try:
+                value = [hook(item) for item in value] if isinstance(value, list | tuple) else hook(value)
+            except Exception as error:
+                raise ImplementationThrew(f"to_json() of {what} threw {describe_exception(error)}") from error
+        return to_json(value, what)
+
+    def _fingerprint(self, value: Any) -> str:
+        """What a port's object looks like now (through ``to_json``), to tell whether it changed."""
+        try:
+            return fingerprint(self.to_json(value, "an input"))
+        except ImplementationThrew as error:
+            return f"<not serializable: {error}>"
+
+    def _field(self, event: Any, name: str) -> Any:
+        """An event's field: a dict's key or an object's attribute of the IR's name."""
+        if isinstance(event, dict):
+            return event.get(name)
+        return getattr(event, name, None)
+
+    def _event_type(self, event: Any) -> Any:
+        """An event's ``type``: a dict's key, else that of its JSON form."""
+        if isinstance(event, dict):
+            return event.get("type")
+        try:
+            serialized = self.to_json(event, "an event")
+        except ImplementationThrew:
+            return None
+        return serialized.get("type") if isinstance(serialized, dict) else None
+
     def _pure(self, name: str, argument: Any) -> tuple[JsonValue, bool]:
-        argument = copy.deepcopy(argument)
-        before = fingerprint(argument)
-        value = to_json(self._call(name, argument), f"the value {name}() returned")
-        return value, fingerprint(argument) == before
+        argument = self.to_impl(argument)
+        before = self._fingerprint(argument)
+        value = self.to_json(self._call(name, argument), f"the value {name}() returned")
+        return value, self._fingerprint(argument) == before
 
     # -- pure operations -----------------------------------------------------------------
 
@@ -116,18 +172,18 @@ class BindingAdapter(Adapter):
         return {"value": value, "input_unchanged": unchanged}
 
     def make_text(self, input: JsonObject) -> JsonObject:
-        return {"value": to_json(self._call("text", input["value"]), "text()")}
+        return {"value": self.to_json(self._call("text", input["value"]), "text()")}
 
     def make_user_message(self, input: JsonObject) -> JsonObject:
-        return {"value": to_json(self._call("user_message", input["value"]), "user_message()")}
+        return {"value": self.to_json(self._call("user_message", input["value"]), "user_message()")}
 
     def make_assistant_message(self, input: JsonObject) -> JsonObject:
-        args: list[Any] = [copy.deepcopy(input["content"])]
+        args: list[Any] = [self.to_impl(input["content"])]
         if "stop_reason" in input or "overrides" in input:
             args.append(input.get("stop_reason", "stop"))
         if "overrides" in input:
             args.append(copy.deepcopy(input["overrides"]))
-        return {"value": to_json(self._call("assistant_message", *args), "assistant_message()")}
+        return {"value": self.to_json(self._call("assistant_message", *args), "assistant_message()")}
 
     # -- scenarios -----------------------------------------------------------------------
 
@@ -146,8 +202,8 @@ class BindingAdapter(Adapter):
             result_field = str(input["result_field"])
             stream = self._call(
                 "EventStream",
-                lambda event: event.get("type") in terminal_types,
-                lambda event: event[result_field],
+                lambda event: self._field(event, "type") in terminal_types,
+                lambda event: self._field(event, result_field),
             )
             terminal_field = lambda event: result_field if event.get("type") in terminal_types else None  # noqa: E731
         terminal_payload: Any = _NO_TERMINAL
@@ -159,15 +215,15 @@ class BindingAdapter(Adapter):
             action = step["action"]
             observation: JsonObject = {}
             if action == "push":
-                event = copy.deepcopy(step["event"])
-                if terminal_payload is _NO_TERMINAL and isinstance(event, dict):
-                    name = terminal_field(event)
+                event = self.to_impl(step["event"])
+                if terminal_payload is _NO_TERMINAL and isinstance(step["event"], dict):
+                    name = terminal_field(step["event"])
                     if name is not None:
-                        terminal_payload = event.get(name)
+                        terminal_payload = self._field(event, name)
                 observation["threw"] = _threw(stream.push, event)
             elif action == "end":
                 if "result" in step:
-                    end_argument = copy.deepcopy(step["result"])
+                    end_argument = self.to_impl(step["result"])
                     observation["threw"] = _threw(stream.end, end_argument)
                 else:
                     observation["threw"] = _threw(stream.end)
@@ -185,8 +241,8 @@ class BindingAdapter(Adapter):
         return observations
 
     async def _play_scripted_model(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:
-        turns = copy.deepcopy(input["turns"])
-        turns_before = fingerprint(turns)
+        turns = self.to_impl(input["turns"])
+        turns_before = self._fingerprint(turns)
         model = self._call("ScriptedModel", turns)
         calls: dict[str, _Call] = {}
         observations: list[JsonValue] = []
@@ -195,7 +251,7 @@ class BindingAdapter(Adapter):
             observation: JsonObject = {}
             call = calls.get(str(step.get("call")))
             if action == "stream":
-                call = _Call(copy.deepcopy(step["context"]))
+                call = _Call(self.to_impl(step["context"]))
                 calls[str(step["call"])] = call
                 signal_mode = step.get("signal", "none")
                 if signal_mode != "none":
@@ -216,7 +272,7 @@ class BindingAdapter(Adapter):
                 raise HarnessError(f"step uses call {step.get('call')!r} before any stream step created it")
             elif action == "mutate_context":
                 assert call is not None
-                _mutate(call.context, step)
+                _mutate(call.context, step, self.to_impl)
             elif action == "abort":
                 assert call is not None
                 if call.controller is None:
@@ -232,11 +288,11 @@ class BindingAdapter(Adapter):
                 observation = await self._mutate_result(call, step)
             elif action == "context":
                 assert call is not None
-                observation["context"] = to_json(call.context, "the caller's context")
+                observation["context"] = self.to_json(call.context, "the caller's context")
             elif action == "requests":
-                observation["requests"] = to_json(list(model.requests), "model.requests")
+                observation["requests"] = self.to_json(list(model.requests), "model.requests")
             elif action == "check_turns":
-                observation["turns_unchanged"] = fingerprint(turns) == turns_before
+                observation["turns_unchanged"] = self._fingerprint(turns) == turns_before
             else:
                 raise HarnessError(f"unknown scripted_model action {action!r}")
             observations.append(observation)
@@ -250,11 +306,11 @@ class BindingAdapter(Adapter):
             return {}
         if action == "consume":
             return await self._finish_consumer(call.stream, call.consumer)
-        terminal = next(
-            (event for event in reversed(call.consumer.received) if isinstance(event, dict) and event.get("type") in {"done", "error"}),
-            None,
+        terminal, kind = next(
+            ((event, kind) for event in reversed(call.consumer.received) if (kind := self._event_type(event)) in {"done", "error"}),
+            (None, None),
         )
-        payload = _NO_TERMINAL if terminal is None else terminal.get("message" if terminal.get("type") == "done" else "error")
+        payload = _NO_TERMINAL if terminal is None else self._field(terminal, "message" if kind == "done" else "error")
         return await self._result(call.stream, {"terminal_event": payload})
 
     async def _next(self, stream: Any, iterator: list[Any]) -> JsonObject:
@@ -272,7 +328,7 @@ class BindingAdapter(Adapter):
             return {"state": "resolved", "done": True, "value": None}
         if failure is not None:
             return {"state": "rejected", "error": describe_exception(failure)}
-        return {"state": "resolved", "done": False, "value": to_json(future.result(), "the event next() gave")}
+        return {"state": "resolved", "done": False, "value": self.to_json(future.result(), "the event next() gave")}
 
     async def _mutate_result(self, call: _Call, step: JsonObject) -> JsonObject:
         """Wait for the call's result, then change it in place as the step says."""
@@ -288,7 +344,7 @@ class BindingAdapter(Adapter):
         if future.exception() is not None:
             return {"applied": False, "error": f"result() rejected: {describe_exception(future.exception())}"}
         try:
-            _change(future.result(), step)
+            _change(future.result(), step, self.to_impl)
         except (KeyError, IndexError, ValueError, TypeError, AttributeError) as error:
             return {"applied": False, "error": f"the result has no {_change_path(step)}: {error}"}
         return {"applied": True}
@@ -309,8 +365,10 @@ class BindingAdapter(Adapter):
             assert consumer.task is not None
             await wait_settled(consumer.task, self.settle_deadline_s)
         except Exception as error:
-            return {"events": to_json(consumer.received, "the events"), "finished": False, "threw": describe_exception(error)}
-        observation: JsonObject = {"events": to_json(consumer.received, "the events"), "finished": consumer.task.done()}
+            return {"events": self.to_json(consumer.received, "the events"), "finished": False, "threw": describe_exception(error)}
+        # Serialized now, after the stream finished (spec/spec.md section 8): a partial shared
+        # between events and changed by later ones shows in every event that holds it.
+        observation: JsonObject = {"events": self.to_json(consumer.received, "the events"), "finished": consumer.task.done()}
         if consumer.task.done() and consumer.task.exception() is not None:
             observation["finished"] = False
             observation["threw"] = f"iteration threw {describe_exception(consumer.task.exception())}"  # type: ignore[arg-type]
@@ -329,7 +387,7 @@ class BindingAdapter(Adapter):
             return {"state": "rejected", "error": describe_exception(failure), "same_object_as": None}
         value = future.result()
         same = next((name for name, candidate in identities.items() if candidate is value), None)
-        return {"state": "resolved", "value": to_json(value, "the result"), "same_object_as": same}
+        return {"state": "resolved", "value": self.to_json(value, "the result"), "same_object_as": same}
 
 
 def _threw(action: Callable[..., object], *args: Any) -> str | None:
@@ -341,23 +399,23 @@ def _threw(action: Callable[..., object], *args: Any) -> str | None:
     return None
 
 
-def _mutate(context: Any, step: JsonObject) -> None:
+def _mutate(context: Any, step: JsonObject, convert: Callable[[JsonValue], Any]) -> None:
     try:
-        _change(context, step)
-    except (KeyError, IndexError, ValueError, TypeError) as error:
+        _change(context, step, convert)
+    except (KeyError, IndexError, ValueError, TypeError, AttributeError) as error:
         raise HarnessError(f"mutate_context cannot apply {step}: {error}") from error
 
 
-def _change(target: Any, step: JsonObject) -> None:
-    """Apply a step's ``append`` or ``set`` (``{path, value}``) to ``target`` in place."""
+def _change(target: Any, step: JsonObject, convert: Callable[[JsonValue], Any]) -> None:
+    """Apply a step's ``append`` or ``set`` (``{path, value}``) to ``target`` in place; ``convert`` makes the port's value."""
     if "append" in step:
         change = step["append"]
         assert isinstance(change, dict)
-        json_pointer.append_value(target, str(change["path"]), copy.deepcopy(change["value"]))
+        json_pointer.append_value(target, str(change["path"]), convert(change["value"]))
     else:
         change = step["set"]
         assert isinstance(change, dict)
-        json_pointer.set_value(target, str(change["path"]), copy.deepcopy(change["value"]))
+        json_pointer.set_value(target, str(change["path"]), convert(change["value"]))
 
 
 def _change_path(step: JsonObject) -> str:

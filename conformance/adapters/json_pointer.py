@@ -1,8 +1,23 @@
-"""Just enough JSON Pointer (RFC 6901) to apply the fixtures' ``mutate_context`` steps."""
+"""Just enough JSON Pointer (RFC 6901) to apply the fixtures' ``mutate_context`` steps.
+
+Besides dicts and lists, a step may go through a port's own objects: a part names an
+attribute, as spelt in the IR (``stopReason``) or in snake case (``stop_reason``).
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+
+def attribute_name(container: Any, part: str) -> str:
+    """The attribute of ``container`` that the pointer part ``part`` names (IR spelling, else snake case)."""
+    if hasattr(container, part):
+        return part
+    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", part).lower()
+    if hasattr(container, snake):
+        return snake
+    raise KeyError(part)
 
 
 def _parts(pointer: str) -> list[str]:
@@ -16,7 +31,9 @@ def _parts(pointer: str) -> list[str]:
 def _step(container: Any, part: str) -> Any:
     if isinstance(container, list):
         return container[int(part)]
-    return container[part]
+    if isinstance(container, dict):
+        return container[part]
+    return getattr(container, attribute_name(container, part))
 
 
 def resolve(document: Any, pointer: str) -> Any:
@@ -36,8 +53,10 @@ def set_value(document: Any, pointer: str, value: Any) -> None:
         parent = _step(parent, part)
     if isinstance(parent, list):
         parent[int(parts[-1])] = value
-    else:
+    elif isinstance(parent, dict):
         parent[parts[-1]] = value
+    else:
+        setattr(parent, attribute_name(parent, parts[-1]), value)
 
 
 def append_value(document: Any, pointer: str, value: Any) -> None:
