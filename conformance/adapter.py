@@ -51,6 +51,8 @@ class Adapter:
     isolation: str = "none"
     #: The profile the implementation implements (``course``, ``pi-ai-1``), when it says so; None: not stated.
     profile: str | None = None
+    #: Features (spec/features.yaml) the implementation says it does not have; their cases are skipped, "not claimed".
+    unclaimed_features: tuple[str, ...] = ()
 
     def _unsupported(self, operation: str) -> JsonObject:
         raise OperationNotSupported(f"{self.name} does not implement {operation}")

@@ -19,6 +19,7 @@ from conformance.adapter import (
 )
 from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
 from conformance.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
+from conformance.features import not_claimed_reason
 from conformance.jsontypes import JsonObject, JsonValue
 from conformance.matcher import MISSING, Divergence, first_divergence, iter_divergences
 from conformance.profiles import get_profile, mismatch_message
@@ -150,6 +151,9 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
         # An implementation of another profile fails with the reason, not with unrelated divergences.
         if adapter.profile is not None and adapter.profile != case.profile:
             return done("failed", mismatch_message(adapter.name, adapter.profile, case.profile))
+        unclaimed = not_claimed_reason(case.features, frozenset(adapter.unclaimed_features))
+        if unclaimed is not None:  # the implementation said so in its handshake
+            return done("skipped", unclaimed)
         observation = observe(adapter, case, limit)
     except _Timeout:
         return done("failed", f"timed out: the operation did not finish within {limit:g} s", timed_out=True)

@@ -60,3 +60,32 @@ def load_features(path: Path | None = None) -> dict[str, Feature]:
 def beyond_chapter_sources(text: str) -> tuple[str, ...]:
     """The sources named by the ``[beyond-chapter: SOURCE]`` markers of a clause's text."""
     return tuple(match["source"] for match in BEYOND_CHAPTER.finditer(text))
+
+
+#: The reason a case is skipped when it depends on a feature the implementation does not claim.
+NOT_CLAIMED: Final = re.compile(r"^feature (?P<name>[a-z0-9-]+) not claimed$")
+
+
+def not_claimed_reason(case_features: tuple[str, ...] | list[str], unclaimed: set[str] | frozenset[str]) -> str | None:
+    """``feature NAME not claimed`` for the first of ``case_features`` in ``unclaimed``; None when the case is claimed."""
+    name = next((feature for feature in case_features if feature in unclaimed), None)
+    return None if name is None else f"feature {name} not claimed"
+
+
+def is_not_claimed(message: str) -> bool:
+    """Whether a skip message says the case's feature was not claimed (counted apart from other skips)."""
+    return NOT_CLAIMED.match(message) is not None
+
+
+def feature_names(profile_areas: tuple[str, ...] = ()) -> list[str]:
+    """The names ``--without-feature`` accepts: spec/features.yaml's, and the profile's areas."""
+    return sorted({*load_features(), *profile_areas})
+
+
+def unknown_feature_problem(names: list[str], profile_areas: tuple[str, ...] = ()) -> str | None:
+    """A usage error for ``--without-feature`` names that name no feature, listing the valid ones; else None."""
+    valid = feature_names(profile_areas)
+    unknown = [name for name in names if name not in valid]
+    if not unknown:
+        return None
+    return f"--without-feature: unknown feature {', '.join(map(repr, unknown))}; valid features: {', '.join(valid)}"

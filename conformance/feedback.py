@@ -65,11 +65,15 @@ def first_difference(expected: list[str], actual: list[str]) -> int | None:
     return None
 
 
-def failure_report(case: Case, outcome: Outcome, clauses: Mapping[str, Clause], clause_limit: int | None = _CLAUSE_TEXT_LIMIT) -> str:
+def failure_report(
+    case: Case, outcome: Outcome, clauses: Mapping[str, Clause], clause_limit: int | None = _CLAUSE_TEXT_LIMIT, course_hints: bool = True
+) -> str:
     """The full feedback for a failed or errored case.
 
     ``clause_limit`` cuts each clause's text (the pytest output stays short); ``None``
-    quotes it whole, as grading reports do.
+    quotes it whole, as grading reports do. Without ``course_hints`` (a port, not a course
+    project), the hint keeps only what is not about the course's TypeScript code
+    (:func:`porter_hint`).
     """
     lines = [outcome.message]
     group = "lab" if case.profile == "course" else "area"  # another profile groups its cases by area
@@ -96,6 +100,7 @@ def failure_report(case: Case, outcome: Outcome, clauses: Mapping[str, Clause], 
     if silence:
         lines.append(f"  note:    {silence}")
     hint = fitting_hint(case, outcome)
+    hint = (hint and hint.removeprefix(COURSE_HINT_MARKER)) if course_hints else porter_hint(hint)
     if hint:
         lines.append(f"  hint:    {hint}")
     return "\n".join(lines)
@@ -113,6 +118,21 @@ def symptom_keys(path: str) -> set[str]:
         return {key for key in (match["step_key"], match["item_key"]) if key and key != "events"}
     keys = {key for key in _PATH_KEY.findall(path) if key != "value"}
     return keys or {"value"}
+
+
+#: A hint rung that starts with this marker is about the course's code only: porters never see it.
+COURSE_HINT_MARKER = "[course] "
+#: A sentence naming a course source file (``scripted-model.ts``) is for students of the course.
+_COURSE_SENTENCE = re.compile(r"\b[\w-]+\.ts\b")
+_SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[A-Z])")
+
+
+def porter_hint(hint: str | None) -> str | None:
+    """A hint as a porter sees it: none for a ``[course]`` rung, else without the sentences naming course files."""
+    if not hint or hint.startswith(COURSE_HINT_MARKER):
+        return None
+    kept = [sentence for sentence in _SENTENCE_END.split(hint) if not _COURSE_SENTENCE.search(sentence)]
+    return " ".join(kept) or None
 
 
 def fitting_hint(case: Case, outcome: Outcome) -> str | None:

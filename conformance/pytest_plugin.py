@@ -20,6 +20,7 @@ from conformance.adapters.settings import ImplSettings
 from conformance.cases import LABS, BrokenCase, Case
 from conformance.clauses import Clause, load_profile_clauses
 from conformance.execution import Outcome, all_divergences, run_case
+from conformance.features import not_claimed_reason, unknown_feature_problem
 from conformance.feedback import failure_report
 from conformance.grading.baseline import Baseline, BaselineError, Verdict, baseline_document, compare, load_baseline, write_baseline
 from conformance.loader import Suite, load_suite
@@ -53,6 +54,10 @@ class RunState:
     baseline: Baseline | None = None
     write_baseline: Path | None = None
     all_divergences: bool = False
+    #: Features not claimed (``--without-feature``): their cases are skipped, counted apart.
+    without_features: frozenset[str] = frozenset()
+    #: Show hints written for the course's TypeScript code (``--course-hints``; always for pi-course:).
+    course_hints: bool = True
 
     def get_adapter(self) -> Adapter:
         if self.adapter is None:
@@ -97,6 +102,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--all-divergences", action="store_true", default=False, help="list every divergence of a failing case, not only the first"
     )
+    group.addoption(
+        "--without-feature",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="do not claim this feature (spec/features.yaml): its cases are skipped, 'not claimed'; repeatable",
+    )
+    group.addoption(
+        "--course-hints", action="store_true", default=False, help="show hints about the course's TypeScript code (always for pi-course:)"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -134,6 +149,12 @@ def pytest_configure(config: pytest.Config) -> None:
     written = config.getoption("--write-baseline")
     STATE.write_baseline = Path(written) if written else None
     STATE.all_divergences = config.getoption("--all-divergences")
+    without = config.getoption("--without-feature")
+    unknown_features = unknown_feature_problem(without, profile.features)
+    if unknown_features:
+        raise pytest.UsageError(unknown_features)
+    STATE.without_features = frozenset(without)
+    STATE.course_hints = config.getoption("--course-hints") or STATE.impl.startswith("pi-course:")
     STATE.results = []
     STATE.suite = None
     STATE.adapter = None
@@ -212,7 +233,8 @@ def conformance_adapter() -> Iterator[Adapter]:
 
 def check_case(entry: Case | BrokenCase, adapter: Adapter) -> None:
     """Run one case and turn its outcome into a pytest result."""
-    outcome = run_case(adapter, entry, STATE.timeout_s)
+    unclaimed = not_claimed_reason(entry.features, STATE.without_features) if isinstance(entry, Case) else None
+    outcome = Outcome(entry.id, "skipped", unclaimed, 0.0) if unclaimed else run_case(adapter, entry, STATE.timeout_s)
     STATE.results.append(CaseResult(outcome, entry.lab or "?", entry.chapter or "?", entry))
     baseline = STATE.baseline
     known = baseline.cases.get(entry.id) if baseline is not None else None
@@ -231,7 +253,7 @@ def _example(entry: Case | BrokenCase, outcome: Outcome) -> str:
     """The full feedback for a failing case (with every divergence under ``--all-divergences``)."""
     if not isinstance(entry, Case):
         return outcome.message
-    message = failure_report(entry, outcome, STATE.clauses)
+    message = failure_report(entry, outcome, STATE.clauses, course_hints=STATE.course_hints)
     if STATE.all_divergences and outcome.observation is not None and outcome.divergence is not None:
         every = all_divergences(entry, outcome.observation)
         message += f"\n  all {len(every)} divergences:" + "".join(f"\n    {divergence}" for divergence in every)

@@ -12,6 +12,7 @@ from conformance.cases import BrokenCase, Case
 from conformance.clauses import Clause
 from conformance.execution import Outcome, all_divergences
 from conformance.failure_groups import FailureGroup, group_failures, skip_reasons
+from conformance.features import is_not_claimed
 from conformance.matcher import Divergence
 from conformance.profiles import DEFAULT_PROFILE, get_profile
 
@@ -29,9 +30,17 @@ class CaseResult:
 
 
 def summary(results: Iterable[CaseResult]) -> dict[str, int]:
-    """Counts per status, plus the total."""
+    """Counts per status, plus the total; skipped cases whose feature is not claimed are counted apart (``not_claimed``)."""
+    results = list(results)
     counts: Counter[str] = Counter(result.outcome.status for result in results)
-    return {"total": sum(counts.values()), **{status: counts.get(status, 0) for status in STATUSES}}
+    not_claimed = sum(1 for result in results if _not_claimed(result))
+    counts["skipped"] -= not_claimed
+    counted = {"total": len(results), **{status: counts.get(status, 0) for status in STATUSES}}
+    return {**counted, "not_claimed": not_claimed} if not_claimed else counted
+
+
+def _not_claimed(result: CaseResult) -> bool:
+    return result.outcome.status == "skipped" and is_not_claimed(result.outcome.message)
 
 
 def summary_lines(results: list[CaseResult], impl_name: str, profile: str = DEFAULT_PROFILE) -> list[str]:
@@ -45,9 +54,12 @@ def summary_lines(results: list[CaseResult], impl_name: str, profile: str = DEFA
     for lab in sorted({result.lab for result in results}):
         counts = summary(result for result in results if result.lab == lab)
         extra = ", ".join(f"{counts[status]} {status}" for status in STATUSES[1:] if counts[status])
+        if counts.get("not_claimed"):
+            extra += (", " if extra else "") + f"{counts['not_claimed']} not claimed"
         lines.append(f"  {label} {lab:<{width}} {counts['passed']:>4}/{counts['total']:<4} passed" + (f"  ({extra})" if extra else ""))
     total = summary(results)
-    lines.append("  total    " + ", ".join(f"{total[key]} {key}" for key in ("total", *STATUSES)))
+    not_claimed = f", {total['not_claimed']} not claimed" if total.get("not_claimed") else ""
+    lines.append("  total    " + ", ".join(f"{total[key]} {key}" for key in ("total", *STATUSES)) + not_claimed)
     return lines
 
 
@@ -69,9 +81,13 @@ def group_lines(groups: list[FailureGroup], example: Callable[[Case | BrokenCase
 def skip_lines(results: list[CaseResult]) -> list[str]:
     """Why cases were skipped, each reason once with its count."""
     reasons = skip_reasons([result.outcome for result in results])
-    if not reasons:
-        return []
-    return ["", "skipped", *(f"  {count:>4} x {reason}" for reason, count in reasons)]
+    skipped = [(reason, count) for reason, count in reasons if not is_not_claimed(reason)]
+    unclaimed = [(reason, count) for reason, count in reasons if is_not_claimed(reason)]
+    lines = ["", "skipped", *(f"  {count:>4} x {reason}" for reason, count in skipped)] if skipped else []
+    if unclaimed:
+        lines += ["", "not claimed (skipped on purpose: neither passed nor failed)"]
+        lines += [f"  {count:>4} x {reason}" for reason, count in unclaimed]
+    return lines
 
 
 def groups_of(results: list[CaseResult], clauses: Mapping[str, Clause]) -> list[FailureGroup]:

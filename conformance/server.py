@@ -33,7 +33,11 @@ def answer(adapter: Adapter, request: JsonObject) -> JsonObject:
             adapter.settle_deadline_s = float(settle)
         implementation: JsonObject = {"name": adapter.name, "version": adapter.version or __version__, "language": "python"}
         operations: list[JsonValue] = [*sorted(OPERATIONS)]
-        return {"seq": seq, "ok": True, "protocol": PROTOCOL_VERSION, "implementation": implementation, "operations": operations}
+        hello: JsonObject = {"seq": seq, "ok": True, "protocol": PROTOCOL_VERSION, "implementation": implementation}
+        hello["operations"] = operations
+        if adapter.unclaimed_features:
+            hello["unclaimed_features"] = list(adapter.unclaimed_features)
+        return hello
     if op == "stop":
         return {"seq": seq, "ok": True}
     if op not in OPERATIONS or not isinstance(request.get("input"), dict):
@@ -72,8 +76,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: ``python -m conformance.server --impl reference``."""
     parser = argparse.ArgumentParser(prog="python -m conformance.server", description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--impl", default="reference", help="the in-process implementation to serve (reference, python:...)")
+    parser.add_argument(
+        "--without-feature", action="append", default=[], metavar="NAME", help="state this feature as unclaimed in the handshake"
+    )
     args = parser.parse_args(argv)
     adapter = resolve_adapter(args.impl)
+    if args.without_feature:
+        adapter.unclaimed_features = tuple(args.without_feature)
     # Anything the implementation prints must not corrupt the protocol stream.
     protocol_out, sys.stdout = sys.stdout, sys.stderr
     try:

@@ -451,6 +451,8 @@ class ProcessAdapter(Adapter):
             self.version = str(implementation.get("version", ""))
         stated_profile = response.get("profile")
         self.profile = stated_profile if isinstance(stated_profile, str) else None
+        unclaimed = response.get("unclaimed_features")
+        self.unclaimed_features = tuple(str(name) for name in unclaimed) if isinstance(unclaimed, list) else ()
         self._hello = response
         self._handshake_failures = 0
         self._session = session

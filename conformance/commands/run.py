@@ -37,6 +37,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     run.add_argument("-v", "--verbose", action="store_true", help="list every case, with the full feedback of every failing one")
     run.add_argument("--all-divergences", action="store_true", help="list every divergence of a failing case, not only the first")
     run.add_argument(
+        "--without-feature",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="do not claim this feature (spec/features.yaml): its cases are skipped, counted as 'not claimed'; repeatable",
+    )
+    run.add_argument("--course-hints", action="store_true", help="show hints about the course's TypeScript code (pi-course: always does)")
+    run.add_argument(
         "--baseline", metavar="FILE", help="known failures (YAML/JSON, case id -> reason); exit 1 on an unexpected failure or a stale entry"
     )
     run.add_argument(
@@ -58,6 +66,10 @@ def pytest_arguments(args: argparse.Namespace) -> list[str]:
     argv += ["-v"] if args.verbose else ["-q", "--tb=no"]
     if args.all_divergences:
         argv.append("--all-divergences")
+    for name in args.without_feature:
+        argv += ["--without-feature", name]
+    if args.course_hints:
+        argv.append("--course-hints")
     if args.profile != "course":
         argv += ["--profile", args.profile]
     if args.keyword:
@@ -104,6 +116,7 @@ def run_command(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     code = pytest.main(pytest_arguments(args))
     # Imported after pytest has started, so that pytest-cases is loaded (and rewritten) by pytest.
+    from conformance.features import is_not_claimed
     from conformance.pytest_plugin import STATE, baseline_verdict
 
     if code in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.INTERRUPTED):
@@ -114,7 +127,8 @@ def run_command(args: argparse.Namespace) -> int:
     if STATE.baseline is not None:
         # Known failures are fine; a regression or a case that now passes (stale) is not.
         return 0 if baseline_verdict().holds else 1
-    return 0 if all(result.outcome.status == "passed" for result in STATE.results) else 1
+    # A case whose feature is not claimed is neither a pass nor a failure: it does not fail the run.
+    return 0 if all(result.outcome.status == "passed" or is_not_claimed(result.outcome.message) for result in STATE.results) else 1
 
 
 def _usage_problem(args: argparse.Namespace) -> str | None:
@@ -127,6 +141,17 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
     problem = same_file_problem(targets)
     if problem:
         return problem
+    if args.without_feature:
+        from conformance.features import unknown_feature_problem
+        from conformance.profiles import UnknownProfile, get_profile
+
+        try:
+            areas = get_profile(args.profile).features
+        except UnknownProfile:
+            areas = ()
+        problem = unknown_feature_problem(args.without_feature, areas)
+        if problem:
+            return problem
     if args.baseline:
         from conformance.grading.baseline import BaselineError, load_baseline
 
