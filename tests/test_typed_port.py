@@ -120,3 +120,10 @@ def test_a_result_that_is_not_the_terminal_events_message_is_caught(port: Module
 
     failed = failures(variant(port, AssistantMessageEventStream=CopyingChannel), suite, "event_stream")
     assert any('same_object_as: expected "terminal_event"' in message for message in failed.values()), failed
+
+
+def test_the_guide_shows_the_binding_as_it_is() -> None:
+    guide = (EXAMPLES.parent / "docs" / "porting.md").read_text(encoding="utf-8")
+    shown = guide.split("The whole binding:\n\n```python\n", 1)[1].split("```", 1)[0]
+    binding = (EXAMPLES / "typed_port" / "binding.py").read_text(encoding="utf-8")
+    assert shown.strip() in binding
