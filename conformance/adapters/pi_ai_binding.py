@@ -34,7 +34,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from conformance.adapters.binding import BindingAdapter, fingerprint, to_json
+from conformance.adapters.binding import BindingAdapter
 from conformance.jsontypes import JsonObject, JsonValue
 
 
@@ -50,11 +50,11 @@ class PiAiBindingAdapter(BindingAdapter):
         return {"value": value, "input_unchanged": unchanged}
 
     def _pure_many(self, name: str, arguments: list[Any]) -> tuple[JsonValue, bool]:
-        """Call on private copies; report whether the first argument changed."""
-        copies = copy.deepcopy(arguments)
-        before = fingerprint(copies[0])
-        value = to_json(self._call(name, *copies), f"the value {name}() returned")
-        return value, fingerprint(copies[0]) == before
+        """Call on private copies (the port's objects, through ``to_impl``); report whether the first argument changed."""
+        copies = [self.to_impl(argument) for argument in arguments]
+        before = self._fingerprint(copies[0])
+        value = self.to_json(self._call(name, *copies), f"the value {name}() returned")
+        return value, self._fingerprint(copies[0]) == before
 
     # -- messages ----------------------------------------------------------------------------
 
@@ -77,13 +77,13 @@ class PiAiBindingAdapter(BindingAdapter):
         else:
             extra = {"id": input["id"]} if "id" in input else {}
             value = self._call("faux_tool_call", input["name"], copy.deepcopy(input["arguments"]), **extra)
-        return {"value": to_json(value, "the block")}
+        return {"value": self.to_json(value, "the block")}
 
     def faux_message(self, input: JsonObject) -> JsonObject:
-        arguments: list[Any] = [copy.deepcopy(input["content"])]
+        arguments: list[Any] = [self.to_impl(input["content"])]
         if "options" in input:
             arguments.append(copy.deepcopy(input["options"]))
-        return {"value": to_json(self._call("faux_assistant_message", *arguments), "faux_assistant_message()")}
+        return {"value": self.to_json(self._call("faux_assistant_message", *arguments), "faux_assistant_message()")}
 
     # -- system replay -----------------------------------------------------------------------
 
