@@ -164,7 +164,7 @@ def overview(
             students = ", ".join(f'<a href="{e(files[name])}">{e(name)}</a>' for name in group.students[:8])
             more = f" and {len(group.students) - 8} more" if len(group.students) > 8 else ""
             rows_html.append(
-                f'<tr><td class="num">{number}</td><td>{clause_cell}</td><td><code>{e(group.pattern)}</code></td>'
+                f'<tr><td class="num">{number}</td><td style="white-space:nowrap">{clause_cell}</td><td><code>{e(group.pattern)}</code></td>'
                 f'<td class="num">{len(group.students)}</td><td class="num">{group.cases}</td><td class="small">{students}{more}</td><td>{example}</td></tr>'
             )
         parts.append(

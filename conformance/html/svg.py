@@ -47,7 +47,8 @@ def histogram(values: Sequence[float], maximum: float, label: str, count: int = 
     parts.append(f'<line x1="{left}" y1="{axis}" x2="{width - 4}" y2="{axis}" stroke="#000"/>')
     for index in (0, count // 2, count):
         x = left + index * bar_w
-        parts.append(f'<text x="{x:.1f}" y="{axis + 14}" text-anchor="middle">{maximum * index / count:g}</text>')
+        align = "start" if index == 0 else "end" if index == count else "middle"
+        parts.append(f'<text x="{x:.1f}" y="{axis + 14}" text-anchor="{align}">{maximum * index / count:g}</text>')
     aria = f"{label}: " + ", ".join(described)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{e(aria)}" width="{width}" height="{height}" '
