@@ -140,6 +140,8 @@ def evidence(case: Case, outcome: Outcome) -> str:
 
 
 def _step_heading(case: Case, step: int) -> str:
+    if step >= len(case.steps):
+        return f'<p class="small">step <code>steps[{step}]</code> (the case has {len(case.steps)} steps)</p>'
     line = case.step_lines[step] if step < len(case.step_lines) else case.line
     return f'<p class="small">step <code>steps[{step}] {e(describe_step(case.steps[step]))}</code> ({e(case.file)}:{line})</p>'
 
@@ -195,5 +197,9 @@ def case_section(
         lines.append(f'<p class="divergence"><code>{e(outcome.divergence)}</code></p>')
     elif outcome.message and outcome.observation is not None:
         lines.append(f'<p class="divergence">{e(outcome.message.splitlines()[0])}</p>')
-    body = f'<div class="case-grid"><div>{evidence(case, outcome)}</div>{clause_aside(case, outcome, clauses)}</div>'
+    try:
+        traces = evidence(case, outcome)
+    except Exception as error:  # an observation of any shape must not cost the page: say so and go on
+        traces = f'<p class="muted">(the traces could not be shown: {e(type(error).__name__)})</p><pre>{e(outcome.message)}</pre>'
+    body = f'<div class="case-grid"><div>{traces}</div>{clause_aside(case, outcome, clauses)}</div>'
     return f'<section class="case" id="{anchor(case.id)}" aria-label="case {e(case.id)}">{head}{"".join(lines)}{body}</section>'
