@@ -153,12 +153,13 @@ def overview(
         parts.append("<p>No failures.</p>")
     else:
         rows_html = []
-        for number, group in enumerate(groups[:TOP_GROUPS], start=1):
+        for number, group in enumerate(groups, start=1):
             example = ""
             if group.example is not None:
                 name, case, outcome = group.example
                 href = f"{files[name]}#{anchor(case.id)}"
-                example = f'<a href="{e(href)}">{e(name)}: <code>{e(case.id)}</code></a><br><code class="small">{e(outcome.divergence or outcome.message.splitlines()[0] if outcome.message else "")}</code>'
+                first_line = str(outcome.divergence) if outcome.divergence is not None else (outcome.message.splitlines() or [""])[0]
+                example = f'<a href="{e(href)}">{e(name)}: <code>{e(case.id)}</code></a><br><code class="small">{e(first_line)}</code>'
             clause_text = clauses[group.clause].text if group.clause is not None and group.clause in clauses else ""
             clause_cell = f'<abbr title="{e(clause_text)}">{e(group.clause)}</abbr>' if group.clause else '<span class="muted">—</span>'
             students = ", ".join(f'<a href="{e(files[name])}">{e(name)}</a>' for name in group.students[:8])
@@ -167,11 +168,16 @@ def overview(
                 f'<tr><td class="num">{number}</td><td style="white-space:nowrap">{clause_cell}</td><td><code>{e(group.pattern)}</code></td>'
                 f'<td class="num">{len(group.students)}</td><td class="num">{group.cases}</td><td class="small">{students}{more}</td><td>{example}</td></tr>'
             )
-        parts.append(
+        table_head = (
             '<table><thead><tr><th scope="col">#</th><th scope="col">clause</th><th scope="col">divergence pattern</th>'
             '<th scope="col">students</th><th scope="col">cases</th><th scope="col">who</th><th scope="col">example</th></tr></thead>'
-            f"<tbody>{''.join(rows_html)}</tbody></table>"
         )
+        parts.append(f"{table_head}<tbody>{''.join(rows_html[:TOP_GROUPS])}</tbody></table>")
+        if len(rows_html) > TOP_GROUPS:
+            rest = len(rows_html) - TOP_GROUPS
+            parts.append(
+                f"<details><summary>{rest} more failure group{'s' if rest != 1 else ''}</summary>{table_head}<tbody>{''.join(rows_html[TOP_GROUPS:])}</tbody></table></details>"
+            )
     head = "".join(f'<th scope="col">lab {e(lab)}</th>' for lab in labs)
     body = []
     for result in results:
