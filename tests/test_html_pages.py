@@ -234,3 +234,22 @@ def test_histogram_bins_and_text_equivalent() -> None:
     assert bins([0, 2.4, 2.5, 24.9, 25], 25) == [2, 1, 0, 0, 0, 0, 0, 0, 0, 2]
     svg = histogram([25, 25, 0], 25, "lab 3.1")
     assert 'role="img"' in svg and "lab 3.1: 0 to 2.5: 1" in svg and "22.5 to 25: 2" in svg
+
+
+def test_the_command_lines(tmp_path: Path) -> None:
+    from tests.test_grading_batch import cli
+
+    (tmp_path / "subs").mkdir()
+    refused = cli("grade-batch", str(tmp_path / "subs"), "--out", str(tmp_path / "out"), "--for-students")
+    assert refused.returncode == 2 and "--for-students goes with --html" in refused.stderr
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    refused = cli("run", "--lab", "3.1", "--html", str(tmp_path / "file"))
+    assert refused.returncode == 2 and "is a file, but a folder is meant" in refused.stderr
+    run = cli("run", "--lab", "3.1", "--html", str(tmp_path / "run"))
+    assert run.returncode == 0 and "html report: 1 pages" in run.stdout, run.stdout[-2000:]
+    assert "No failures." in (tmp_path / "run" / "index.html").read_text(encoding="utf-8")
+    matrix = cli("matrix", "--impl", "reference", "--impl", "reference", "--lab", "3.1", "--html", str(tmp_path / "matrix"))
+    assert matrix.returncode == 0, matrix.stderr
+    index = (tmp_path / "matrix" / "index.html").read_text(encoding="utf-8")
+    assert "i-reference.html" in index and "i-reference__2.html" in index and "✗" not in index.split("</p>", 2)[-1]
+    check_site(tmp_path / "matrix")
