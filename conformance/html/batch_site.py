@@ -10,6 +10,7 @@ every row of the gradebook that has one.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -37,7 +38,10 @@ class HtmlBatch:
         def record(result: SubmissionResult) -> None:
             on_result(result)
             self.grading_s += result.duration_s
-            write_text_atomic(self.reports / result.name / RESULT_FILE, json.dumps(result_to_json(result), ensure_ascii=False))
+            try:
+                write_text_atomic(self.reports / result.name / RESULT_FILE, json.dumps(result_to_json(result), ensure_ascii=False))
+            except OSError as error:  # a full disk costs this submission its page, not the batch
+                print(f"pi-conformance: cannot save the result of {result.name} for the HTML site: {error}", file=sys.stderr)
 
         return record
 
