@@ -6,10 +6,10 @@ import argparse
 from collections.abc import Sequence
 
 from conformance import __version__
-from conformance.commands import fixtures, fuzz, grade, run
+from conformance.commands import fixtures, fuzz, grade, matrix, run
 
 # Each module adds its subcommand(s) and sets ``handler`` on the parsed arguments.
-SUBCOMMANDS = (run, fixtures, grade, fuzz)
+SUBCOMMANDS = (run, fixtures, grade, fuzz, matrix)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -33,6 +33,7 @@ from conformance.grading.journal import GRADEBOOK, Journal, JournalError
 from conformance.grading.reports import WRITERS
 from conformance.grading.rubric import RubricError, load_rubric
 from conformance.grading.shard import ShardError, resolve_shard, select_shard
+from conformance.html.batch_site import HtmlBatch
 from conformance.loader import load_suite
 
 EXIT_OK = 0
@@ -94,6 +95,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="TEMPLATE",
         help="the --impl of a submission; {path} is its folder, {name} its name (default: pi-course:{path})",
     )
+    batch.add_argument("--html", metavar="DIR", help="also write a static HTML site: class overview, one page per submission")
+    batch.add_argument("--for-students", action="store_true", help="with --html: leave held-out cases out of the site entirely")
     batch.set_defaults(handler=grade_batch_command)
 
     merge = commands.add_parser("gradebook-merge", help="join the gradebooks of several shards into one")
@@ -207,6 +210,9 @@ def grade_batch_command(args: argparse.Namespace) -> int:
     problem = output_folder_problem("--out", out, files=(GRADEBOOK, meta_path(gradebook).name), folders=("reports", WORK_DIR))
     if problem:
         return usage(problem)
+    html_problem = _html_problem(args)
+    if html_problem:
+        return usage(html_problem)
     try:
         shard = resolve_shard(args.shard, os.environ)
         context = _context(args)
@@ -232,9 +238,11 @@ def grade_batch_command(args: argparse.Namespace) -> int:
         work_dir=work_dir,
         reap_orphans=True,
     )
+    html = HtmlBatch(out, Path(args.html), args.for_students) if args.html else None
+    on_result = html.wrap(journal.record) if html is not None else journal.record
     try:
         with _sigterm_as_interrupt():
-            grade_batch(pending, context, options, stream=sys.stderr, on_result=journal.record)
+            grade_batch(pending, context, options, stream=sys.stderr, on_result=on_result)
     except KeyboardInterrupt:
         journal.finish()
         print(
@@ -249,7 +257,16 @@ def grade_batch_command(args: argparse.Namespace) -> int:
     statuses = [entry["status"] for entry in journal.rows.values()]
     ok = statuses.count("ok")
     print(f"pi-conformance grade-batch: {len(statuses)} submissions, {ok} ok, {len(statuses) - ok} not ok; gradebook: {gradebook}")
+    if html is not None:
+        stats, _ = html.build(context, journal.rows)
+        print(f"pi-conformance grade-batch: html site: {stats.line()}")
     return EXIT_OK if ok == len(statuses) else EXIT_NOT_OK
+
+
+def _html_problem(args: argparse.Namespace) -> str | None:
+    if args.for_students and not args.html:
+        return "--for-students goes with --html"
+    return output_folder_problem("--html", Path(args.html)) if args.html else None
 
 
 @contextmanager

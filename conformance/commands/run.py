@@ -34,6 +34,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     run.add_argument("--fixtures", help="fixtures folder (default: the bundled fixtures)")
     run.add_argument("--timeout", type=positive_number, help="per-operation timeout in seconds (default 1)")
     run.add_argument("--report-json", help="write a JSON report to this file")
+    run.add_argument("--html", metavar="DIR", help="write a static HTML report: failures by cause, each with its trace diff")
     run.add_argument("-v", "--verbose", action="store_true", help="list every case, with the full feedback of every failing one")
     run.add_argument("--all-divergences", action="store_true", help="list every divergence of a failing case, not only the first")
     run.add_argument(
@@ -124,6 +125,10 @@ def run_command(args: argparse.Namespace) -> int:
     if not STATE.results:
         print("pi-conformance: no case matches the selection", file=sys.stderr)
         return EXIT_NO_CASES
+    if args.html:
+        from conformance.html.run_site import write_from_run
+
+        print(f"pi-conformance: html report: {write_from_run(Path(args.html), STATE, args.impl).line()}")
     if STATE.baseline is not None:
         # Known failures are fine; a regression or a case that now passes (stale) is not.
         return 0 if baseline_verdict().holds else 1
@@ -150,6 +155,12 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
         except UnknownProfile:
             areas = ()
         problem = unknown_feature_problem(args.without_feature, areas)
+        if problem:
+            return problem
+    if args.html:
+        from conformance.commands.checks import output_folder_problem
+
+        problem = output_folder_problem("--html", Path(args.html))
         if problem:
             return problem
     if args.baseline:
