@@ -5,6 +5,7 @@ Loaded by ``conformance/suite/conftest.py``; the ``pi-conformance`` CLI runs the
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +65,7 @@ class RunState:
     def get_suite(self) -> Suite:
         if self.suite is None:
             self.suite = load_suite(self.fixtures, self.clauses, self.profile)
+            gc.freeze()  # the loaded cases live as long as the session: keep them out of the collector's passes
         return self.suite
 
 
