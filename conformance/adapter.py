@@ -51,6 +51,10 @@ class Adapter:
     isolation: str = "none"
     #: The profile the implementation implements (``course``, ``pi-ai-1``), when it says so; None: not stated.
     profile: str | None = None
+    #: True only for the bundled reference in process: its observations are built by our own binding
+    #: from our own code, so they are not checked against the observation schema again.
+    #: Anything that crosses a process boundary is always checked.
+    observations_trusted: bool = False
 
     def _unsupported(self, operation: str) -> JsonObject:
         raise OperationNotSupported(f"{self.name} does not implement {operation}")
