@@ -51,39 +51,48 @@ class _Timeout(Exception):
 
 
 class _Worker:
-    """One daemon thread that runs cases one after another (a thread per case costs a start each).
+    """A daemon thread that runs one calling thread's cases one after another (a thread per case costs a start each).
 
-    A worker whose case overran is abandoned: it finishes (or never finishes) that case
-    and then ends, and the next case gets a new worker.
+    Each calling thread has its own worker (the grader retries cases from several threads at
+    once: none may wait behind another's case). A worker whose case overran is abandoned (it
+    ends once that case returns, if ever) and the next case gets a new one; an idle worker
+    ends soon after its calling thread has ended.
     """
 
     def __init__(self) -> None:
         self.jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         self.abandoned = False
-        self.thread = threading.Thread(target=self._serve, name="pi-conformance case worker", daemon=True)
+        self.owner = threading.current_thread()
+        self.thread = threading.Thread(target=self._serve, name=f"cases of {self.owner.name}", daemon=True)
         self.thread.start()
 
     def _serve(self) -> None:
         try:
             while not self.abandoned:
                 try:
-                    self.jobs.get()()
+                    job = self.jobs.get(timeout=_IDLE_CHECK_S)
+                except queue.Empty:
+                    if not self.owner.is_alive():
+                        return
+                    continue
+                try:
+                    job()
                 except BaseException:  # an exception sent into this thread to stop an overrunning case
                     continue
         except BaseException:  # the same, landing between two cases: this worker ends quietly
             return
 
 
-_worker_lock = threading.Lock()
-_worker: _Worker | None = None
+_IDLE_CHECK_S = 2.0
+_workers = threading.local()
 
 
 def _take_worker() -> _Worker:
-    global _worker
-    with _worker_lock:
-        if _worker is None or _worker.abandoned or not _worker.thread.is_alive():
-            _worker = _Worker()
-        return _worker
+    worker: _Worker | None = getattr(_workers, "worker", None)
+    if worker is None or worker.abandoned or not worker.thread.is_alive():
+        worker = _Worker()
+        _workers.worker = worker
+    return worker
 
 
 def observe(adapter: Adapter, case: Case, timeout_s: float) -> JsonObject:
