@@ -1,6 +1,6 @@
 """What the suite costs beyond pytest itself, and how it scales: every ratio in one run.
 
-Usage: python bench/suite_overhead.py [--rounds N] [--impl SPEC ...] [--scales 1,10,100] [--scale-rounds N]
+Usage: python bench/suite_overhead.py [--rounds N] [--impl SPEC ...] [--scales 1,10,100] [--scale-rounds N] [--cold-scales 1,10]
 
 Each row is a whole ``pi-conformance run`` process (start-up included). The rows run
 alternately, round after round, so a slower moment of the machine is shared by all of them;
@@ -120,6 +120,7 @@ def main() -> None:
     parser.add_argument("--impl", action="append", default=None, help="implementations to time (default: reference, cmd:, pi-course:)")
     parser.add_argument("--scales", default="1,10,100", help="copies of the fixtures to scale to (default 1,10,100; empty: none)")
     parser.add_argument("--scale-rounds", type=int, default=3, help="runs per scale and cache state (default 3)")
+    parser.add_argument("--cold-scales", default=None, help="the scales also timed with a cold cache (default: every scale)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="pi-bench-") as folder:
@@ -160,8 +161,10 @@ def main() -> None:
                 warm_row = Row(f"{scale}x warm", command, REPO, environment(work / f"warm-{scale}"))
                 forget = lambda c=cold_cache: shutil.rmtree(c, True)  # noqa: E731
                 cold_row = Row(f"{scale}x cold", command, REPO, environment(cold_cache), prepare=forget)
-                alternate([warm_row, cold_row], args.scale_rounds)
-                for state, row in (("warm", warm_row), ("cold", cold_row)):
+                cold = args.cold_scales is None or str(scale) in args.cold_scales.split(",")
+                timed = [warm_row, cold_row] if cold else [warm_row]
+                alternate(timed, args.scale_rounds)
+                for state, row in (("warm", warm_row), ("cold", cold_row))[: len(timed)]:
                     base.setdefault(state, row.wall)
                     ratio = row.wall / base[state]
                     codes = ",".join(str(code) for code in sorted(row.codes))
