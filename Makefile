@@ -29,8 +29,10 @@ conformance: $(BIN)/pi-conformance toolchain
 	$(BIN)/pi-conformance run --impl reference
 
 ## Run the project's own tests (the suite against the reference included).
+# Bytecode caches on (PYTHONDONTWRITEBYTECODE emptied): the tests start hundreds of Python
+# processes, each of which would otherwise recompile the package and redo pytest's assert rewriting.
 test: $(BIN)/pi-conformance toolchain
-	$(BIN)/python -m pytest
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
 
 ## ruff and mypy --strict on the Python packages; fixture lint and clause coverage.
 lint: $(BIN)/pi-conformance toolchain

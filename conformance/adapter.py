@@ -53,6 +53,10 @@ class Adapter:
     profile: str | None = None
     #: Features (spec/features.yaml) the implementation says it does not have; their cases are skipped, "not claimed".
     unclaimed_features: tuple[str, ...] = ()
+    #: True only for the bundled reference in process: its observations are built by our own binding
+    #: from our own code, so they are not checked against the observation schema again.
+    #: Anything that crosses a process boundary is always checked.
+    observations_trusted: bool = False
 
     def _unsupported(self, operation: str) -> JsonObject:
         raise OperationNotSupported(f"{self.name} does not implement {operation}")

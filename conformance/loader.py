@@ -6,22 +6,24 @@ that the runner reports as errored, next to the cases that did load.
 
 from __future__ import annotations
 
+import gc
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import yaml
-from jsonschema.exceptions import ValidationError
-
-from conformance import broken_yaml, schema_errors, validation_cache, yamlsafe
+from conformance import validation_cache
 from conformance.cases import LABS, BrokenCase, Case
 from conformance.clauses import Clause, load_profile_clauses
 from conformance.jsontypes import JsonObject
 from conformance.matcher import join_index, join_key
 from conformance.paths import fixtures_dir
 from conformance.profiles import DEFAULT_PROFILE, PROFILES, get_profile
-from conformance.schemas import validator
+
+if TYPE_CHECKING:  # yaml and jsonschema are imported only when a file misses the parsed cache
+    import yaml
+    from jsonschema.exceptions import ValidationError
 
 FIXTURE_SUFFIXES = (".yaml", ".yml")
 
@@ -52,6 +54,18 @@ def load_suite(root: Path | None = None, clauses: Mapping[str, Clause] | None = 
     """
     root = root or fixtures_dir()
     registry = clauses if clauses is not None else load_profile_clauses(profile)
+    # Loading allocates many objects and frees few: the cyclic collector's full passes over the
+    # growing heap would make it superlinear in the number of cases (104 of them at 100x).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _load_suite(root, registry, profile)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _load_suite(root: Path, registry: Mapping[str, Clause], profile: str) -> Suite:
     suite = Suite(root)
     first_seen: dict[str, str] = {}
     for path in fixture_files(root):
@@ -91,6 +105,8 @@ class _Lines:
         self._root = node
 
     def line(self, path: Iterable[str | int]) -> int:
+        import yaml
+
         node = self._root
         line = node.start_mark.line + 1 if node is not None else 1
         for part in path:
@@ -106,7 +122,28 @@ class _Lines:
         return line
 
 
-def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause], profile: str = DEFAULT_PROFILE) -> Iterator[Case | BrokenCase]:
+def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause], profile: str = DEFAULT_PROFILE) -> Sequence[Case | BrokenCase]:
+    """The file's entries, from the parsed cache when this exact text loaded cleanly before."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        data = None
+    key = validation_cache.parsed_key(data, relative, profile, clauses) if data is not None else None
+    if key is not None:
+        cached = validation_cache.load_parsed(key)
+        if cached is not None:
+            return cached
+    entries = list(_parse_file(path, relative, clauses, profile))
+    if key is not None and all(isinstance(entry, Case) for entry in entries):  # failures are never cached
+        validation_cache.store_parsed(key, entries)
+    return entries
+
+
+def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profile: str = DEFAULT_PROFILE) -> Iterator[Case | BrokenCase]:
+    import yaml
+
+    from conformance import broken_yaml, yamlsafe
+
     stem_id = f"{path.stem}::file"
     try:
         text = path.read_text(encoding="utf-8")
@@ -150,6 +187,9 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause], profile
         return
     if file_profile != profile:
         return
+    from conformance import schema_errors
+    from conformance.schemas import validator
+
     schema_name = get_profile(profile).fixture_schema
     non_json = list(_non_json_values(data, []))
     file_problems: list[str] = []
@@ -275,6 +315,8 @@ def _semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_sha
     ``check_shapes`` is False for a file that passed these same schemas before (the shape
     checks depend only on the file and the schemas; the clause registry can change).
     """
+    from conformance import schema_errors
+
     spec = get_profile(profile).spec
     problems = [
         f"clauses: unknown clause id {clause!r} (not in {spec})"
@@ -293,6 +335,9 @@ def _semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_sha
 
 
 def _scenario_problems(raw: JsonObject, check_shapes: bool) -> list[str]:
+    from conformance import schema_errors
+    from conformance.schemas import validator
+
     problems: list[str] = []
     steps = raw.get("steps")
     if not isinstance(steps, list) or not steps:

@@ -27,8 +27,13 @@ def _load_all(folder: Path) -> tuple[Registry, dict[str, JsonObject]]:
 
 
 def validator(name: str, pointer: str = "", folder: Path | None = None) -> Draft202012Validator:
-    """A validator for schema file ``name``, or for the sub-schema at JSON pointer ``pointer`` in it."""
-    registry, by_name = _load_all(folder or schemas_dir())
+    """A validator for schema file ``name``, or for the sub-schema at JSON pointer ``pointer`` in it (built once, shared)."""
+    return _validator(name, pointer, folder or schemas_dir())
+
+
+@cache
+def _validator(name: str, pointer: str, folder: Path) -> Draft202012Validator:
+    registry, by_name = _load_all(folder)
     schema = by_name[name]
     if pointer:
         schema = {"$ref": f"{schema.get('$id', SCHEMA_BASE + name)}#{pointer}"}

@@ -4,15 +4,23 @@ Schema validation is most of the cost of loading the fixtures, and staff run the
 fixtures once per submission. The key is a hash of the file's bytes and of every schema's
 bytes, so any edit to either makes the entry miss; only successes are stored. Set
 ``PI_CONFORMANCE_CACHE=off`` to disable it, or to a folder to move it.
+
+Besides the "validated" marks, a file whose every case loaded is kept parsed (its cases as
+JSON), keyed also by its name, the profile and the clause registry: a hit skips YAML, the
+schemas and jsonschema's import altogether.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 import os
+from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
 
+from conformance.cases import Case
 from conformance.paths import schemas_dir
 
 # Bumped when the loader's own shape checks (beyond the schemas) change: old entries then miss.
@@ -57,4 +65,49 @@ def remember_valid(text: str) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / key(text)).touch()
     except OSError:
+        pass
+
+
+# Bumped when the loader's parsing (what a Case holds, how it is built) changes.
+_PARSED = b"parsed-cases-1\0"
+_TUPLE_FIELDS = ("clauses", "steps", "hint", "features", "step_lines")
+
+
+def parsed_key(data: bytes, relative: str, profile: str, clauses: Iterable[str]) -> str:
+    """The parsed-cache key of a fixture file's bytes, as loaded under this name, profile and clause registry."""
+    digest = hashlib.sha256(_PARSED + _CHECKS + _schemas_digest(schemas_dir()))
+    digest.update(f"{relative}\0{profile}\0{chr(31).join(sorted(clauses))}\0".encode())
+    digest.update(data)
+    return "parsed-" + digest.hexdigest()
+
+
+def load_parsed(key: str) -> list[Case] | None:
+    """The cases stored under ``key``, or None (no entry, no cache, or an unreadable entry)."""
+    folder = _cache_dir()
+    if folder is None:
+        return None
+    try:
+        stored = json.loads((folder / key).read_bytes())
+        cases: list[Case] = []
+        for fields in stored:
+            for name in _TUPLE_FIELDS:
+                fields[name] = tuple(fields[name])
+            cases.append(Case(**fields))
+        return cases
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def store_parsed(key: str, cases: Sequence[object]) -> None:
+    """Store the cases of a file that loaded without a problem; a cache that cannot be written is skipped."""
+    folder = _cache_dir()
+    if folder is None:
+        return
+    fields = [{f.name: getattr(case, f.name) for f in dataclasses.fields(Case)} for case in cases]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        temporary = folder / f"{key}.{os.getpid()}.tmp"
+        temporary.write_text(json.dumps(fields, ensure_ascii=False), encoding="utf-8")
+        temporary.replace(folder / key)
+    except (OSError, TypeError, ValueError):
         pass

@@ -64,6 +64,37 @@ def test_hang_times_out_and_cancels_the_adapter() -> None:
     assert adapter.cancelled.is_set()
 
 
+class Uncancellable(Scripted):
+    """A hang that ``cancel`` cannot stop (a busy loop in student code): its worker stays busy."""
+
+    def cancel(self) -> None:
+        pass
+
+
+def test_cases_run_from_several_threads_never_wait_behind_each_other() -> None:
+    # The grader retries cases from several threads at once: a hang in one must not delay another.
+    hang = Uncancellable("hang")
+    results: dict[str, str] = {}
+
+    def hanging() -> None:
+        results["hang"] = run_case(hang, TEXT_CASE, timeout_s=0.5).status
+
+    thread = threading.Thread(target=hanging)
+    thread.start()
+    time.sleep(0.05)
+    started = time.perf_counter()
+    assert run_case(reference_adapter(), TEXT_CASE, timeout_s=0.3).status == "passed"
+    assert time.perf_counter() - started < 0.3
+    thread.join()
+    assert results["hang"] == "failed"
+    # After a timeout the worker that hung is left behind: the next case runs on a new one.
+    again = Uncancellable("hang")
+    assert run_case(again, TEXT_CASE, timeout_s=0.2).status == "failed"
+    assert run_case(reference_adapter(), TEXT_CASE).status == "passed"
+    hang.cancelled.set()
+    again.cancelled.set()
+
+
 def test_case_timeout_overrides_the_default() -> None:
     case = Case(**{**TEXT_CASE.__dict__, "timeout_s": 0.1})
     assert "within 0.1 s" in run_case(Scripted("hang"), case, timeout_s=5).message

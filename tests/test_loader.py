@@ -5,6 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from conformance.loader import Suite, load_suite
 
 HEADER = 'chapter: "03"\ntopic: scratch\ncases:\n'
@@ -162,3 +164,14 @@ def test_a_non_json_value_does_not_hide_other_cases_problems(tmp_path: Path) -> 
     assert len(problems) == 2
     assert "scratch-good: input.message.timestamp" in problems[0] and "not a JSON value" in problems[0]
     assert 'scratch-bad-lab: lab: "9.9" is not one of' in problems[1]
+
+
+def test_the_parsed_cache_serves_the_same_cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, "a.yaml", HEADER + GOOD_CASE)
+    monkeypatch.setenv("PI_CONFORMANCE_CACHE", "off")
+    uncached = load_suite(tmp_path)
+    monkeypatch.setenv("PI_CONFORMANCE_CACHE", str(tmp_path / "cache"))
+    assert load_suite(tmp_path) == uncached  # parsed, then stored
+    assert any(path.name.startswith("parsed-") for path in (tmp_path / "cache").iterdir())
+    served = load_suite(tmp_path)
+    assert served == uncached and [case.step_lines for case in served.cases] == [case.step_lines for case in uncached.cases]

@@ -17,7 +17,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -188,10 +189,10 @@ class BindingAdapter(Adapter):
     # -- scenarios -----------------------------------------------------------------------
 
     def event_stream(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
-        return {"steps": asyncio.run(self._play_event_stream(input, steps))}
+        return {"steps": run_coroutine(self._play_event_stream(input, steps))}
 
     def scripted_model(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
-        return {"steps": asyncio.run(self._play_scripted_model(input, steps))}
+        return {"steps": run_coroutine(self._play_scripted_model(input, steps))}
 
     async def _play_event_stream(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:
         if input["kind"] == "assistant":
@@ -470,3 +471,43 @@ async def _settle() -> None:
     """Let deferred callbacks (call_soon chains, woken consumers) run."""
     for _ in range(_SETTLE_TICKS):
         await asyncio.sleep(0)
+
+
+_thread_loops = threading.local()
+
+
+def run_coroutine(coroutine: Coroutine[Any, Any, Any]) -> Any:
+    """``asyncio.run``, on one event loop per thread reused from case to case.
+
+    After each run the tasks the implementation left behind are cancelled; a loop that still
+    holds anything (a live timer, a pending callback, an unfinished async generator) is
+    closed, as ``asyncio.run`` would, and the next run starts on a fresh one, so nothing of
+    one case can reach the next (nor the next case's idle settling).
+    """
+    loop: asyncio.AbstractEventLoop | None = getattr(_thread_loops, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = asyncio.new_event_loop()
+        _thread_loops.loop = loop
+    asyncio.set_event_loop(loop)
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        leftovers = [task for task in asyncio.all_tasks(loop) if not task.done()]
+        for task in leftovers:
+            task.cancel()
+        if leftovers:
+            loop.run_until_complete(asyncio.gather(*leftovers, return_exceptions=True))
+        if not _loop_is_clean(loop):
+            _thread_loops.loop = None
+            try:
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            finally:
+                asyncio.set_event_loop(None)
+                loop.close()
+
+
+def _loop_is_clean(loop: asyncio.AbstractEventLoop) -> bool:
+    ready, scheduled, asyncgens = getattr(loop, "_ready", None), getattr(loop, "_scheduled", None), getattr(loop, "_asyncgens", None)
+    if ready is None or scheduled is None or asyncgens is None:
+        return False
+    return not ready and not any(not handle.cancelled() for handle in scheduled) and not asyncgens

@@ -63,6 +63,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def pytest_arguments(args: argparse.Namespace) -> list[str]:
     """The pytest command line that runs the suite as ``args`` asks."""
     argv = [str(SUITE_DIR), "-p", "no:cacheprovider", "--impl", args.impl, "-rN"]
+    # The suite has no assert statements to rewrite, and needs no Hypothesis: without them pytest
+    # neither rewrites (and, without a bytecode cache, recompiles) pytest-cases nor imports Hypothesis.
+    argv += ["--assert=plain", "-p", "no:hypothesispytest"]
     # Without -v, failures are printed once per cause (the summary's failure groups), not once per case.
     argv += ["-v"] if args.verbose else ["-q", "--tb=no"]
     if args.all_divergences:
