@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,6 +135,9 @@ def _case_in(fixture: FixtureText, case: Case) -> tuple[yamltext.Node, JsonObjec
     raise _Refusal("not found in its file's text")
 
 
+_CLOCK_TICK_S = 0.005
+
+
 def _regenerate_case(adapter: Adapter, case: Case, raw: JsonObject) -> JsonObject | None:
     """The case with new expectations, or None when the reference already passes it."""
     if raw.get("expectations") == HAND_WRITTEN:
@@ -166,6 +170,8 @@ def _regenerate_case(adapter: Adapter, case: Case, raw: JsonObject) -> JsonObjec
     if divergence is not None:
         raise _Refusal(f"the regenerated expectations still diverge ({divergence}); please report this")
     # A value that differs between two runs (a clock, an id) must be a matcher, chosen by the author.
+    # The pause lets a millisecond clock move on: two fast runs can otherwise stamp the same time.
+    time.sleep(_CLOCK_TICK_S)
     again = run_case(adapter, regenerated)
     if again.status != "passed":
         where = again.divergence.path if again.divergence else again.message
