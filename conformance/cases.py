@@ -6,20 +6,11 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from conformance.jsontypes import JsonObject
-from conformance.profiles import ALL_SCENARIO_OPERATIONS, DEFAULT_PROFILE
+from conformance.profiles import ALL_SCENARIO_OPERATIONS, COURSE, DEFAULT_PROFILE
 
-PURE_OPERATIONS: Final = frozenset(
-    {
-        "text_of",
-        "system_message_text",
-        "current_system_message",
-        "current_system_prompt",
-        "make_text",
-        "make_user_message",
-        "make_assistant_message",
-    }
-)
-SCENARIO_OPERATIONS: Final = frozenset({"event_stream", "scripted_model"})
+# The course profile's operations (conformance/profiles.py lists them once).
+SCENARIO_OPERATIONS: Final = COURSE.scenario_operations
+PURE_OPERATIONS: Final = COURSE.operations - SCENARIO_OPERATIONS
 OPERATIONS: Final = PURE_OPERATIONS | SCENARIO_OPERATIONS
 LABS: Final = ("3.1", "3.2", "4.1", "4.2")
 DEFAULT_TIMEOUT_S: Final = 1.0

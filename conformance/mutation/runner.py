@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.adapters.binding import BindingAdapter
-from conformance.cases import Case
+from conformance.cases import OPERATIONS, Case
 from conformance.execution import run_case
 from conformance.jsontypes import JsonObject
 from conformance.loader import load_suite
@@ -141,17 +141,7 @@ def _tracked(name: str) -> Callable[..., JsonObject]:
     return method
 
 
-for _operation in (
-    "text_of",
-    "system_message_text",
-    "current_system_message",
-    "current_system_prompt",
-    "make_text",
-    "make_user_message",
-    "make_assistant_message",
-    "event_stream",
-    "scripted_model",
-):
+for _operation in sorted(OPERATIONS):
     setattr(_MutantAdapter, _operation, _tracked(_operation))
 
 
