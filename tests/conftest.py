@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from conformance.cases import Case
 from conformance.loader import Suite, load_suite
+from tests.graded_class import GradedClass, grade_class
 from tests.js_variants import ensure_generated
 
 REPO = Path(__file__).resolve().parent.parent
@@ -36,3 +38,11 @@ def suite() -> Suite:
 def cases_by_id(suite: Suite) -> dict[str, Case]:
     """Every loaded case by id."""
     return {case.id: case for case in suite.cases}
+
+
+@pytest.fixture(scope="session")
+def graded_class(tmp_path_factory: pytest.TempPathFactory) -> GradedClass:
+    """The class of JavaScript submissions, graded once for every test that reads its results."""
+    if shutil.which("node") is None:
+        pytest.skip("Node.js 18+ is needed to grade the JavaScript submissions and is not installed")
+    return grade_class(tmp_path_factory.mktemp("class"))

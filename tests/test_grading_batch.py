@@ -2,19 +2,16 @@
 
 The batch (``tests/grading_batch.py``) mixes correct copies, every broken variant under
 ``tests/js/variants``, a build that fails, two hanging submissions, a crashing one and an
-empty one. It is graded once per module with ``grade-batch --jobs 2 --build``; the tests
-then read its gradebook and report folders.
+empty one. It is graded once per session (``tests/graded_class.py``, shared with the HTML
+tests) with ``grade-batch --jobs 2``, which builds each submission; the tests then read its
+gradebook and report folders.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
-import subprocess
-import sys
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -23,8 +20,8 @@ import pytest
 
 from conformance.clauses import load_clauses
 from conformance.loader import load_suite
-from tests.conftest import REPO
-from tests.grading_batch import JS, Expected, make_batch
+from tests.graded_class import GradedClass, cli
+from tests.grading_batch import JS
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None, reason="Node.js 18+ is needed to grade the JavaScript submissions and is not installed"
@@ -57,20 +54,13 @@ BUG_NAMED = {
 }
 
 
-def cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True, cwd=REPO, env=env, timeout=timeout
-    )
-
-
 class Batch:
-    def __init__(self, root: Path, expected: dict[str, Expected], result: subprocess.CompletedProcess[str], wall_s: float) -> None:
-        self.wall_s = wall_s
-        self.root = root
-        self.expected = expected
-        self.result = result
-        with (root / "out" / "gradebook.csv").open(encoding="utf-8", newline="") as file:
+    def __init__(self, graded: GradedClass) -> None:
+        self.wall_s = graded.wall_s
+        self.root = graded.root
+        self.expected = graded.expected
+        self.result = graded.result
+        with (graded.out / "gradebook.csv").open(encoding="utf-8", newline="") as file:
             self.rows = {row["submission"]: row for row in csv.DictReader(file)}
 
     def report(self, name: str) -> dict[str, Any]:
@@ -79,12 +69,8 @@ class Batch:
 
 
 @pytest.fixture(scope="module")
-def batch(tmp_path_factory: pytest.TempPathFactory) -> Batch:
-    root = tmp_path_factory.mktemp("class")
-    expected = make_batch(root / "submissions")
-    started = time.monotonic()
-    result = cli("grade-batch", str(root / "submissions"), "--jobs", "2", "--timeout", "0.5", "--out", str(root / "out"))
-    return Batch(root, expected, result, time.monotonic() - started)
+def batch(graded_class: GradedClass) -> Batch:
+    return Batch(graded_class)
 
 
 def test_the_whole_class_grades_in_one_command(batch: Batch) -> None:
