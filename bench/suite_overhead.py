@@ -41,6 +41,19 @@ def test_trivial(n):
 # A case's id line: top-level list items of ``cases`` (indented by at most two spaces).
 CASE_ID = re.compile(r"^( {0,2}- id: *)([a-z0-9-]+)", re.MULTILINE)
 TARGETS = {"in process": 1.5, "cmd:": 2.0, "pi-course:": 2.5}
+SUITE = REPO / "conformance" / "suite"
+# The suite as it would be without pytest-cases: the same cases, marks and checks as plain
+# ``pytest.param`` values. Timed next to the real suite module to show what pytest-cases costs.
+PLAIN_SUITE = """
+import pytest
+
+from conformance.pytest_plugin import case_parameters, check_case
+
+
+@pytest.mark.parametrize("entry", case_parameters())
+def test_case(entry, conformance_adapter):
+    check_case(entry, conformance_adapter)
+"""
 
 
 @dataclass
@@ -138,6 +151,7 @@ def main() -> None:
         ]
         for impl in impls:
             rows.append(Row(label(impl), run_command(impl), REPO, warm))
+        rows += pytest_cases_rows(work, warm)
         alternate(rows, args.rounds)
         print(f"cases: {count}; {args.rounds} alternating rounds; medians")
         print(f"{'run':<52} {'wall s':>7} {'CPU s':>7} {'wall/floor':>10} {'CPU/floor':>9} {'target':>7}  exit")
@@ -171,6 +185,19 @@ def main() -> None:
                     target = f"<= {1.05 * scale:g}" if scale > 1 and state == "warm" else ""
                     print(f"{scale:>6} {count * scale:>7} {state:>5} {row.wall:>8.3f} {row.cpu:>8.3f} {ratio:>10.2f} {target:>8}  {codes}")
                 shutil.rmtree(fixtures)
+
+
+def pytest_cases_rows(work: Path, env: dict[str, str]) -> list[Row]:
+    """The suite through plain pytest twice: its own module (pytest-cases) and the same cases as ``pytest.param``."""
+    plain = work / "plain-suite"
+    plain.mkdir()
+    shutil.copy(SUITE / "conftest.py", plain / "conftest.py")
+    (plain / "test_conformance.py").write_text(PLAIN_SUITE, encoding="utf-8")
+    options = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--assert=plain", "-q", "--tb=no", "--impl", "reference"]
+    return [
+        Row("pytest-cases: pytest conformance/suite", [sys.executable, "-m", "pytest", str(SUITE), *options], REPO, env),
+        Row("no pytest-cases: same cases as pytest.param", [sys.executable, "-m", "pytest", str(plain), *options], REPO, env),
+    ]
 
 
 def label(impl: str) -> str:

@@ -181,7 +181,16 @@ def _entries(suite: Suite) -> list[Case | BrokenCase]:
     return [*suite.cases, *suite.broken]
 
 
-def _case_function(entry: Case | BrokenCase) -> Callable[[], Case | BrokenCase]:
+def case_parameters() -> list[Any]:
+    """The same cases as plain ``pytest.param`` values: what the suite would be without pytest-cases.
+
+    Not used by the suite; ``bench/suite_overhead.py`` times it next to :func:`case_functions`,
+    which is how pytest-cases' own cost is measured.
+    """
+    return [pytest.param(entry, id=entry.id, marks=_marks(entry)) for entry in _entries(STATE.get_suite())]
+
+
+def _marks(entry: Case | BrokenCase) -> list[Any]:
     marks: list[Any] = []
     if entry.lab:
         marks.append(getattr(pytest.mark, marker_name("lab", entry.lab)))
@@ -189,8 +198,11 @@ def _case_function(entry: Case | BrokenCase) -> Callable[[], Case | BrokenCase]:
         marks.append(getattr(pytest.mark, marker_name("chapter", entry.chapter)))
     clause_ids = entry.clauses if isinstance(entry, Case) else ()
     marks.extend(getattr(pytest.mark, marker_name("clause", clause_id)) for clause_id in clause_ids)
+    return marks
 
-    @case_decorator(id=entry.id, marks=marks)
+
+def _case_function(entry: Case | BrokenCase) -> Callable[[], Case | BrokenCase]:
+    @case_decorator(id=entry.id, marks=_marks(entry))
     def fixture_case() -> Case | BrokenCase:
         return entry
 
