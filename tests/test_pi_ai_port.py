@@ -122,3 +122,30 @@ def test_a_handle_without_a_method_skips_the_faux_cases_naming_it(pi_ai_suite: S
     assert faux_cases and {results[case_id].status for case_id in faux_cases} == {"skipped"}
     assert all("faux_provider() has no set_responses" in results[case_id].message for case_id in faux_cases)
     assert all(outcome.status == "passed" for case_id, outcome in results.items() if case_id not in faux_cases)
+
+
+def test_the_abort_summary_tells_a_kept_prefix_from_anything_else() -> None:
+    from conformance.adapters.pi_ai_binding import abort_summary
+
+    script: Any = {"content": [{"type": "thinking", "thinking": "hmm"}, {"type": "toolCall", "id": "t1", "name": "read", "arguments": {}}]}
+
+    def summary(*kept: dict[str, Any]) -> Any:
+        error: Any = {"type": "error", "reason": "aborted", "error": {"content": list(kept), "stopReason": "aborted", "errorMessage": "x"}}
+        return abort_summary([{"type": "start"}, error], script)
+
+    thinking = {"type": "thinking", "thinking": "hm"}
+    assert summary(thinking, {"type": "toolCall", "id": "t1", "name": "read", "arguments": {"a": 1}})["content_is_prefix"] is True
+    assert summary({"type": "thinking", "thinking": "hmX"})["content_is_prefix"] is False
+    assert summary({"type": "text", "text": "h"})["content_is_prefix"] is False
+    assert summary(thinking, {"type": "toolCall", "id": "t2", "name": "read"})["content_is_prefix"] is False
+    assert summary(thinking, script["content"][1], thinking)["content_is_prefix"] is False
+    assert summary() == {
+        "type": "error",
+        "reason": "aborted",
+        "stop_reason": "aborted",
+        "error_message": "x",
+        "content_is_prefix": True,
+        "start_first": True,
+        "one_terminal": True,
+    }
+    assert abort_summary([], script)["start_first"] is False
