@@ -56,6 +56,8 @@ class _Consumer:
 
     received: list[Any] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
+    #: Called with the count of events received so far, after each one (faux_provider's ``abort_after``).
+    on_event: Callable[[int], None] | None = None
 
 
 @dataclass
@@ -86,7 +88,18 @@ class BindingAdapter(Adapter):
         return function  # type: ignore[no-any-return]
 
     def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        function = self._api(name)
+        return self._call_function(self._api(name), name, *args, **kwargs)
+
+    def _call_method(self, target: Any, owner: str, name: str, *args: Any) -> Any:
+        """Call ``target.name(*args)``, a method of an object the port returned (``owner`` names it in messages)."""
+        method = getattr(target, name, None)
+        if not callable(method):
+            raise OperationNotSupported(f"{self.name}: {owner} has no {name}")
+        return self._call_function(method, f"{owner}.{name}", *args)
+
+    @staticmethod
+    def _call_function(function: Callable[..., Any], name: str, *args: Any, **kwargs: Any) -> Any:
+        """Call the port: ``NotImplementedError`` skips the case, any other exception fails it."""
         try:
             return function(*args, **kwargs)
         except NotImplementedError as error:
@@ -254,11 +267,7 @@ class BindingAdapter(Adapter):
             if action == "stream":
                 call = _Call(self.to_impl(step["context"]))
                 calls[str(step["call"])] = call
-                signal_mode = step.get("signal", "none")
-                if signal_mode != "none":
-                    call.controller = self._call("AbortController")
-                    if signal_mode == "aborted":
-                        call.controller.abort()
+                self._give_controller(call, step.get("signal", "none"))
                 try:
                     if call.controller is None:
                         call.stream = model.stream(call.context)
@@ -276,9 +285,7 @@ class BindingAdapter(Adapter):
                 _mutate(call.context, step, self.to_impl)
             elif action == "abort":
                 assert call is not None
-                if call.controller is None:
-                    raise HarnessError(f"call {step['call']!r} has no abort controller (use signal: controller)")
-                call.controller.abort()
+                _abort_call(call, step)
             elif action == "settle":
                 await _settle()
             elif action in {"start_consumer", "consume", "result"}:
@@ -298,6 +305,13 @@ class BindingAdapter(Adapter):
                 raise HarnessError(f"unknown scripted_model action {action!r}")
             observations.append(observation)
         return observations
+
+    def _give_controller(self, call: _Call, signal_mode: JsonValue) -> None:
+        """Give the call an ``AbortController`` when the step's ``signal`` is ``controller`` or ``aborted`` (then aborted)."""
+        if signal_mode != "none":
+            call.controller = self._call("AbortController")
+            if signal_mode == "aborted":
+                call.controller.abort()
 
     async def _call_step(self, action: str, call: _Call) -> JsonObject:
         if call.stream is None:
@@ -354,6 +368,8 @@ class BindingAdapter(Adapter):
         async def consume() -> None:
             async for event in stream:
                 consumer.received.append(event)
+                if consumer.on_event is not None:
+                    consumer.on_event(len(consumer.received))
 
         if consumer.task is None:
             consumer.task = asyncio.ensure_future(consume())
@@ -389,6 +405,13 @@ class BindingAdapter(Adapter):
         value = future.result()
         same = next((name for name, candidate in identities.items() if candidate is value), None)
         return {"state": "resolved", "value": self.to_json(value, "the result"), "same_object_as": same}
+
+
+def _abort_call(call: _Call, step: JsonObject) -> None:
+    """An ``abort`` step: abort the call's controller."""
+    if call.controller is None:
+        raise HarnessError(f"call {step['call']!r} has no abort controller (use signal: controller)")
+    call.controller.abort()
 
 
 def _threw(action: Callable[..., object], *args: Any) -> str | None:

@@ -1,22 +1,38 @@
 """Python binding hooks for ports of upstream pi-ai 1.x (profile ``pi-ai-1``), reached in-process.
 
 A port exposes the upstream API under Python names, with IR values as plain dicts that use the
-IR's own field names (``spec/pi-ai-1/spec.md``):
+IR's own field names (``spec/pi-ai-1/spec.md``), options dicts included (``tokenSize``,
+``stopReason``, ``sessionId``):
 
-============================== =============================================
-binding name                   upstream
-============================== =============================================
-``content_text``               ``contentText(content, separator?)``
-``get_system_message_text``    ``getSystemMessageText(message)``
-``render_system_message_update`` ``renderSystemMessageUpdate(message)``
-``get_current_system_message`` ``getCurrentSystemMessage(messages)`` (None for nothing)
-``get_current_system_prompt``  ``getCurrentSystemPrompt(messages)``
-``get_current_tools``          ``getCurrentTools(messages)``
-``normalize_context``          ``normalizeContext(context)``
-``faux_text``, ``faux_thinking``, ``faux_tool_call(name, arguments, id=None)``
-``faux_assistant_message(content, options=None)``
-``EventStream``, ``AssistantMessageEventStream`` (as for the course binding)
-============================== =============================================
+================================================== ==========================================================================
+binding name                                       upstream
+================================================== ==========================================================================
+``content_text``                                   ``contentText(content, separator?)``
+``get_system_message_text``                        ``getSystemMessageText(message)``
+``render_system_message_update``                   ``renderSystemMessageUpdate(message)``
+``get_current_system_message``                     ``getCurrentSystemMessage(messages)`` (None for nothing)
+``get_current_system_prompt``                      ``getCurrentSystemPrompt(messages)``
+``get_current_tools``                              ``getCurrentTools(messages)``
+``normalize_context``                              ``normalizeContext(context)``
+``faux_text``, ``faux_thinking``                   ``fauxText(text)``, ``fauxThinking(thinking)``
+``faux_tool_call(name, arguments, id=None)``       ``fauxToolCall(name, arguments, {id})``
+``faux_assistant_message(content, options=None)``  ``fauxAssistantMessage(content, options)``
+``EventStream``                                    ``new EventStream(isComplete, extractResult)`` (as for the course binding:
+``AssistantMessageEventStream``                    ``push``, ``end(result?)``, ``async for``, an awaitable ``result()``)
+``AbortController``                                ``new AbortController()``: ``abort()`` and ``signal``
+``faux_provider(options=None)``                    ``fauxProvider(options)``, a handle with:
+``.provider.stream(model, context, options=None)`` ``provider.stream(model, context, {signal?, sessionId?})``
+``.get_model(id=None)``                            ``getModel(id?)`` (None for an unknown id)
+``.set_responses(steps)``                          ``setResponses(steps)``
+``.append_responses(steps)``                       ``appendResponses(steps)``
+``.get_pending_response_count()``                  ``getPendingResponseCount()``
+``.state.call_count``                              ``state.callCount``
+================================================== ==========================================================================
+
+A faux response step is a message, or a function called as ``step(context, options, state,
+model)`` that returns one (or an awaitable of one). Stream options are a dict with upstream's
+keys: ``signal`` (an ``AbortController``'s) and ``sessionId``; the binding passes none when
+the step asks for neither.
 
 Plug it in with a module of your own, e.g. ``my_port/conformance.py``::
 
@@ -25,17 +41,41 @@ Plug it in with a module of your own, e.g. ``my_port/conformance.py``::
     ADAPTER = PiAiBindingAdapter(my_port, name="my-port")
 
 and run ``pi-conformance run --profile pi-ai-1 --impl python:my_port.conformance:ADAPTER``.
-Anything the binding lacks is *skipped* with its name. The faux provider (``faux_provider``)
-is not bound yet: those cases are skipped with that reason.
+Anything the binding lacks is *skipped* with its name. ``examples/pi_ai_port`` is a complete
+port bound this way.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from conformance.adapters.binding import BindingAdapter
+from conformance.adapter import HarnessError, OperationNotSupported
+from conformance.adapters.binding import BindingAdapter, _abort_call, _Call, _settle, describe_exception, run_coroutine
 from conformance.jsontypes import JsonObject, JsonValue
+
+_SIGNAL_MODES = ("none", "aborted", "controller")
+_CALL_ACTIONS = frozenset({"abort", "start_consumer", "consume", "result"})
+_TERMINAL_FIELDS = {"done": "message", "error": "error"}
+
+
+@dataclass
+class _FauxCall(_Call):
+    """A faux_provider call: a scripted-model call plus the scripted message it plays (for ``abort_summary``)."""
+
+    script: JsonValue = None
+
+
+@dataclass
+class _Responses:
+    """What the binding handed to the provider as response steps, and what factories recorded."""
+
+    recorded: list[JsonValue]
+    script: list[JsonValue]  # the scripted message each later call plays, in queue order (None: a factory that throws)
+    given: list[Any]  # the step objects handed over, to tell whether playing changed them
+    given_before: str = ""
 
 
 class PiAiBindingAdapter(BindingAdapter):
@@ -102,3 +142,181 @@ class PiAiBindingAdapter(BindingAdapter):
 
     def normalize_context(self, input: JsonObject) -> JsonObject:
         return self._pure_call("normalize_context", input["context"])
+
+    # -- the faux provider -------------------------------------------------------------------
+
+    def faux_provider(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
+        return {"steps": run_coroutine(self._play_faux_provider(input, steps))}
+
+    async def _play_faux_provider(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:
+        faux = self._call("faux_provider", *([copy.deepcopy(input["options"])] if "options" in input else []))
+        responses = _Responses(recorded=[], script=[], given=[])
+        self._set_responses(faux, responses, input.get("responses", []), append=False)
+        calls: dict[str, _FauxCall] = {}
+        observations: list[JsonValue] = []
+        for step in steps:
+            action = step["action"]
+            observation: JsonObject = {}
+            call = calls.get(str(step.get("call")))
+            if action in _CALL_ACTIONS and call is None:
+                raise HarnessError(f"step uses call {step.get('call')!r} before any stream step created it")
+            if action == "stream":
+                arguments = [str(step["model"])] if "model" in step else []
+                model = self._call_method(faux, "faux_provider()", "get_model", *arguments)
+                if model is None:
+                    raise HarnessError(f"the faux provider has no model {step.get('model')!r}")
+                call = _FauxCall(None, script=responses.script.pop(0) if responses.script else None)
+                calls[str(step["call"])] = call
+                observation["threw"] = self._faux_stream(faux, model, call, step)
+            elif action == "abort":
+                assert call is not None
+                _abort_call(call, step)
+            elif action == "settle":
+                await _settle()
+            elif action in {"start_consumer", "result"} or (action == "consume" and "abort_after" not in step):
+                assert call is not None
+                observation = await self._call_step(action, call)
+            elif action == "consume":
+                assert call is not None
+                observation = await self._consume_aborting(call, step["abort_after"])
+            elif action == "requests":
+                observation["requests"] = list(responses.recorded)
+            elif action == "state":
+                observation = self._faux_state(faux)
+            elif action in {"set_responses", "append_responses"}:
+                self._set_responses(faux, responses, step["responses"], append=action == "append_responses")
+            elif action == "check_turns":
+                observation["turns_unchanged"] = self._steps_fingerprint(responses.given) == responses.given_before
+            else:
+                raise HarnessError(f"unknown faux_provider action {action!r}")
+            observations.append(observation)
+        return observations
+
+    def _faux_state(self, faux: Any) -> JsonObject:
+        """``{call_count, pending_responses}``: the handle's ``state.call_count`` and ``get_pending_response_count()``."""
+        state: Any = getattr(faux, "state", None)
+        if not hasattr(state, "call_count"):
+            raise OperationNotSupported(f"{self.name}: faux_provider() returned a handle without state.call_count")
+        count = self._call_method(faux, "faux_provider()", "get_pending_response_count")
+        return {
+            "call_count": self.to_json(state.call_count, "faux_provider().state.call_count"),
+            "pending_responses": self.to_json(count, "get_pending_response_count()"),
+        }
+
+    def _set_responses(self, faux: Any, responses: _Responses, given: JsonValue, append: bool) -> None:
+        """Hand the case's response steps to the provider (``set_responses`` or ``append_responses``)."""
+        made = self._response_steps(given, responses.recorded)
+        objects = [step for step, _ in made]
+        self._call_method(faux, "faux_provider()", "append_responses" if append else "set_responses", list(objects))
+        if append:
+            responses.given += objects
+            responses.script += [script for _, script in made]
+        else:
+            responses.given, responses.script = objects, [script for _, script in made]
+        responses.given_before = self._steps_fingerprint(responses.given)
+
+    def _response_steps(self, given: JsonValue, recorded: list[JsonValue]) -> list[tuple[Any, JsonValue]]:
+        """The provider's steps for the case's responses, each with the message it scripts.
+
+        ``{message: M}`` is the message itself; ``{factory: M}`` a function that records the
+        context it is called with and returns M; ``{factory_throws: TEXT}`` one that records
+        and raises ``Exception(TEXT)``.
+        """
+        if not isinstance(given, list):
+            raise HarnessError("responses must be a list")
+        made: list[tuple[Any, JsonValue]] = []
+        for response in given:
+            if not isinstance(response, dict):
+                raise HarnessError(f"a response is an object, not {response!r}")
+            if "message" in response:
+                made.append((self.to_impl(response["message"]), response["message"]))
+            elif "factory" in response:
+                made.append((self._factory(recorded, self.to_impl(response["factory"]), None), response["factory"]))
+            elif "factory_throws" in response:
+                made.append((self._factory(recorded, None, str(response["factory_throws"])), None))
+            else:
+                raise HarnessError(f"unknown response form {sorted(response)}")
+        return made
+
+    def _factory(self, recorded: list[JsonValue], message: Any, throws: str | None) -> Callable[..., Any]:
+        def step(context: Any, options: Any = None, state: Any = None, model: Any = None) -> Any:
+            count = self.to_json(getattr(state, "call_count", None), "state.call_count")
+            recorded.append({"context": self.to_json(context, "the context"), "call_count": count})
+            if throws is not None:
+                raise Exception(throws)
+            return message
+
+        return step
+
+    def _steps_fingerprint(self, given: list[Any]) -> str:
+        """The given steps as they are now: messages through ``to_json``, factories by identity."""
+        return "\n".join(f"factory {id(step)}" if callable(step) else self._fingerprint(step) for step in given)
+
+    def _faux_stream(self, faux: Any, model: Any, call: _FauxCall, step: JsonObject) -> str | None:
+        """Call ``faux.provider.stream()`` as the step asks; the step's ``threw`` observation."""
+        signal_mode = step.get("signal", "none")
+        if signal_mode not in _SIGNAL_MODES:
+            raise HarnessError(f"unknown signal mode {signal_mode!r}")
+        self._give_controller(call, signal_mode)
+        options: dict[str, Any] = {} if call.controller is None else {"signal": call.controller.signal}
+        if "session_id" in step:
+            options["sessionId"] = str(step["session_id"])
+        provider = getattr(faux, "provider", None)
+        stream = getattr(provider, "stream", None)
+        if not callable(stream):
+            raise OperationNotSupported(f"{self.name}: faux_provider() returned a handle without provider.stream")
+        call.context = self.to_impl(step["context"])
+        try:
+            call.stream = stream(model, call.context, options) if options else stream(model, call.context)
+        except NotImplementedError as error:
+            raise OperationNotSupported(f"provider.stream is not implemented: {error}") from error
+        except Exception as error:
+            return describe_exception(error)
+        return None
+
+    async def _consume_aborting(self, call: _FauxCall, abort_after: JsonValue) -> JsonObject:
+        """``consume`` with ``abort_after: N``: abort the call's controller once N events arrived; summarize the end."""
+        if call.stream is None:
+            return {"threw": "there is no stream: stream() threw"}
+        controller = call.controller
+        if controller is None:
+            raise HarnessError("abort_after needs a call with signal: controller")
+        call.consumer.on_event = lambda count: controller.abort() if count == abort_after else None
+        observation = await self._call_step("consume", call)
+        observation["abort_summary"] = abort_summary(observation["events"], call.script)
+        return observation
+
+
+def abort_summary(events: JsonValue, script: JsonValue) -> JsonObject:
+    """What is stable about a stream aborted mid-way (PA-FAUX-ABORT-3), from the events' JSON.
+
+    The terminal event's shape, and whether every kept block is a prefix of the scripted block.
+    """
+    received = events if isinstance(events, list) else []
+    last = received[-1] if received and isinstance(received[-1], dict) else {}
+    message = last.get(_TERMINAL_FIELDS.get(str(last.get("type")), "message"))
+    message = message if isinstance(message, dict) else {}
+    scripted = script.get("content") if isinstance(script, dict) else None
+    scripted = scripted if isinstance(scripted, list) else []
+    content = message.get("content")
+    content = content if isinstance(content, list) else []
+    return {
+        "type": last.get("type"),
+        "reason": last.get("reason"),
+        "stop_reason": message.get("stopReason"),
+        "error_message": message.get("errorMessage"),
+        "content_is_prefix": len(content) <= len(scripted) and all(map(_kept_prefix, content, scripted)),
+        "start_first": bool(received) and isinstance(received[0], dict) and received[0].get("type") == "start",
+        "one_terminal": sum(isinstance(event, dict) and event.get("type") in _TERMINAL_FIELDS for event in received) == 1,
+    }
+
+
+def _kept_prefix(kept: JsonValue, full: JsonValue) -> bool:
+    """A kept block is the scripted one cut short: its text a prefix, a tool call's id and name the same."""
+    if not isinstance(kept, dict) or not isinstance(full, dict) or kept.get("type") != full.get("type"):
+        return False
+    field = {"text": "text", "thinking": "thinking"}.get(str(kept.get("type")))
+    if field is not None:
+        text, whole = kept.get(field), full.get(field)
+        return isinstance(text, str) and isinstance(whole, str) and whole.startswith(text)
+    return kept.get("type") == "toolCall" and kept.get("id") == full.get("id") and kept.get("name") == full.get("name")
