@@ -37,6 +37,9 @@ class Profile:
     features: tuple[str, ...] = ()
     #: What a report calls the groups cases are summed up by.
     group_label: str = "lab"
+    #: The rubric ``pi-conformance grade --profile NAME`` uses without ``--rubric``: a file
+    #: name under ``conformance/grading``.
+    default_rubric: str = "default_rubric.yaml"
 
 
 COURSE: Final = Profile(
@@ -85,6 +88,7 @@ PI_AI_1: Final = Profile(
     ),
     features=("messages", "system-replay", "event-streams", "faux-provider"),
     group_label="area",
+    default_rubric="default_rubric_pi-ai-1.yaml",
 )
 
 PROFILES: Final = {profile.name: profile for profile in (COURSE, PI_AI_1)}

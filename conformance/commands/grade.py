@@ -29,12 +29,14 @@ from conformance.grading.batch import BatchOptions, discover_submissions, grade_
 from conformance.grading.formats import terminal
 from conformance.grading.gradebook import GradebookError, columns, merge_gradebooks, meta_path
 from conformance.grading.grader import GradeOptions, GradingContext, grade_submission, prepare
+from conformance.grading.impl_profile import DEFAULT_IMPL, DEFAULT_TEMPLATE, profile_problem, unconfined_problem
 from conformance.grading.journal import GRADEBOOK, Journal, JournalError
 from conformance.grading.reports import WRITERS
 from conformance.grading.rubric import RubricError, load_rubric
 from conformance.grading.shard import ShardError, resolve_shard, select_shard
 from conformance.html.batch_site import HtmlBatch
 from conformance.loader import load_suite
+from conformance.profiles import DEFAULT_PROFILE, PROFILES
 
 EXIT_OK = 0
 EXIT_NOT_OK = 1
@@ -52,7 +54,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         epilog="implementations (--impl):\n  " + "\n  ".join(IMPL_FORMS) + "\n\nexit status: 0 graded normally (any score), "
         "1 build failed, crashed, hung or nothing to grade (or --baseline broken), 2 bad rubric or implementation",
     )
-    grade.add_argument("--impl", default="reference", help="the submission (default: reference)")
+    grade.add_argument("--impl", help="the submission (default: reference, the course's; --profile pi-ai-1 needs one, e.g. pi-ai:PATH)")
     _grading_options(grade)
     reports = grade.add_argument_group("reports (any combination, each to its own file)")
     reports.add_argument("--markdown", metavar="FILE", help="Markdown report")
@@ -91,9 +93,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     batch.add_argument("--fresh", action="store_true", help="grade every submission again, replacing OUT's gradebook (default: resume it)")
     batch.add_argument(
         "--impl-template",
-        default="pi-course:{path}",
         metavar="TEMPLATE",
-        help="the --impl of a submission; {path} is its folder, {name} its name (default: pi-course:{path})",
+        help="the --impl of a submission; {path} is its folder, {name} its name "
+        "(default: pi-course:{path}; with --profile pi-ai-1: pi-ai:{path}, each folder an installed @earendil-works/pi-ai)",
     )
     batch.add_argument("--html", metavar="DIR", help="also write a static HTML site: class overview, one page per submission")
     batch.add_argument("--for-students", action="store_true", help="with --html: leave held-out cases out of the site entirely")
@@ -106,7 +108,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def _grading_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rubric", metavar="FILE", help="rubric YAML (default: the shipped 4 x 25 points, cases equal)")
+    parser.add_argument(
+        "--profile",
+        default=DEFAULT_PROFILE,
+        choices=list(PROFILES),
+        help="the profile to grade: course (default; points per lab) or pi-ai-1 (upstream pi-ai 1.x; points per area)",
+    )
+    parser.add_argument(
+        "--rubric", metavar="FILE", help="rubric YAML of the --profile (default: the profile's shipped one, 4 x 25 points, cases equal)"
+    )
     parser.add_argument(
         "--build",
         action=argparse.BooleanOptionalAction,
@@ -131,8 +141,18 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _context(args: argparse.Namespace) -> GradingContext:
-    rubric = load_rubric(Path(args.rubric) if args.rubric else None)
+    rubric = load_rubric(Path(args.rubric) if args.rubric else None, args.profile)
     return prepare(rubric, Path(args.fixtures) if args.fixtures else None)
+
+
+def _impl_problem(impl: str, args: argparse.Namespace, option: str = "--impl") -> str | None:
+    """Why ``impl`` cannot be graded as asked (profile, trust, sandbox), before anything runs."""
+    problem = profile_problem(impl, args.profile, option) or untrusted_in_process(impl, args.trust_python)
+    problem = problem or unconfined_problem(impl, args.sandbox)
+    if problem is None and impl.startswith("pi-ai:") and args.sandbox == "auto":
+        note = "pi-ai: packages run without a sandbox (the transport has none); grade only trusted ones"
+        print(f"pi-conformance: note: {note}", file=sys.stderr)
+    return problem
 
 
 def _options(args: argparse.Namespace) -> GradeOptions:
@@ -147,7 +167,12 @@ def _options(args: argparse.Namespace) -> GradeOptions:
 
 def grade_command(args: argparse.Namespace) -> int:
     """Grade one submission and write the reports asked for."""
-    refused = untrusted_in_process(args.impl, args.trust_python)
+    if args.impl is None and args.profile not in DEFAULT_IMPL:
+        message = f"--profile {args.profile} has no bundled implementation: give --impl (e.g. pi-ai:PATH)"
+        print(f"pi-conformance grade: {message}", file=sys.stderr)
+        return EXIT_USAGE
+    args.impl = args.impl or DEFAULT_IMPL[args.profile]
+    refused = _impl_problem(args.impl, args)
     if refused:
         print(f"pi-conformance grade: {refused}", file=sys.stderr)
         return EXIT_USAGE
@@ -181,7 +206,7 @@ def grade_command(args: argparse.Namespace) -> int:
     code = EXIT_OK if result.status == "ok" else EXIT_NOT_OK
     if known is not None:
         # Every case id of the fixtures, as `run` does: a baselined id that names no case is stale.
-        suite = load_suite(Path(args.fixtures) if args.fixtures else None, context.clauses)
+        suite = load_suite(Path(args.fixtures) if args.fixtures else None, context.clauses, context.rubric.profile)
         known_ids = [case.id for case in suite.cases] + [broken.id for broken in suite.broken]
         verdict = baselines.compare(known, [(graded.case.id, graded.outcome.status) for graded in result.score.cases], known_ids)
         print("\n".join(verdict.lines(args.baseline)))
@@ -201,9 +226,10 @@ def grade_batch_command(args: argparse.Namespace) -> int:
 
     if not directory.is_dir():
         return usage(f"{directory} is not a folder")
+    args.impl_template = args.impl_template or DEFAULT_TEMPLATE[args.profile]
     if "{path}" not in args.impl_template and "{name}" not in args.impl_template:
         return usage("--impl-template needs {path} or {name}")
-    refused = untrusted_in_process(args.impl_template, args.trust_python)
+    refused = _impl_problem(args.impl_template, args, "--impl-template")
     if refused:
         return usage(refused)
     gradebook = out / GRADEBOOK
@@ -217,7 +243,8 @@ def grade_batch_command(args: argparse.Namespace) -> int:
         shard = resolve_shard(args.shard, os.environ)
         context = _context(args)
         submissions = select_shard(discover_submissions(directory), *shard)
-        journal = Journal.open(out, columns(context.rubric), shard, [path.name for path in submissions], fresh=args.fresh)
+        names = [path.name for path in submissions]
+        journal = Journal.open(out, columns(context.rubric), shard, names, fresh=args.fresh, profile=args.profile)
     except (RubricError, ShardError, JournalError) as error:
         return usage(str(error))
     except OSError as error:

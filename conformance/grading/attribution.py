@@ -18,6 +18,10 @@ The rule, applied lab by lab in the rubric's order:
   that behaviour there; the case earns its points in L and its feedback says "fails because
   of lab 3.2 (fix that first)".
 
+Another profile's groups work the same way in that profile's order: for ``pi-ai-1`` the
+areas ``messages``, ``system-replay``, ``event-streams``, ``faux-provider`` (the faux
+provider streams through the event streams), and feedback says "fails because of area ...".
+
 Evidence is required: a case is never excused because its symptom *could* come from an
 earlier lab, only because the same submission demonstrably fails it there. A case that
 timed out, threw or errored has no divergence and is always charged.
@@ -32,6 +36,7 @@ from conformance.cases import Case
 from conformance.execution import Outcome
 from conformance.jsontypes import JsonValue
 from conformance.matcher import MISSING, first_divergence
+from conformance.profiles import get_profile
 
 #: Observation keys whose items are compared item by item, one symptom per item key.
 _LISTS = frozenset({"events", "requests"})
@@ -49,10 +54,15 @@ class Inherited:
     #: The symptoms, e.g. ``("result: same_object_as",)``.
     symptoms: tuple[str, ...]
 
+    @property
+    def group_label(self) -> str:
+        """What the evidence's profile calls its groups: ``lab`` (course) or ``area`` (pi-ai-1)."""
+        return get_profile(self.evidence.profile).group_label
+
     def explanation(self, clause: str | None = None) -> str:
-        """One line for the feedback: which lab to fix first (no case id: it may be held out)."""
+        """One line for the feedback: which lab (or area) to fix first (no case id: it may be held out)."""
         what = f"{clause}: " if clause else ""
-        return f"fails because of lab {self.lab} ({what}{'; '.join(self.symptoms)}); fix that first, it costs no points here"
+        return f"fails because of {self.group_label} {self.lab} ({what}{'; '.join(self.symptoms)}); fix that first, it costs no points here"
 
 
 def symptoms(case: Case, observation: Mapping[str, JsonValue] | None) -> frozenset[str]:

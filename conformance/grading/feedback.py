@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from conformance.clauses import Clause
 from conformance.feedback import failure_report, rank_clauses
 from conformance.grading.scoring import GradedCase
+from conformance.profiles import get_profile
 
 _ONE_LINE_LIMIT = 160
 
@@ -25,7 +26,7 @@ def case_feedback(graded: GradedCase, clauses: Mapping[str, Clause]) -> str:
         return "\n".join(
             [
                 f"skipped: {outcome.message}",
-                f"  case:    {case.id} (lab {case.lab}): {case.description}",
+                f"  case:    {case.id} ({get_profile(case.profile).group_label} {case.lab}): {case.description}",
                 f"  fixture: {case.location}",
             ]
         )
@@ -48,5 +49,5 @@ def one_line(graded: GradedCase, limit: int = _ONE_LINE_LIMIT) -> str:
     """The outcome's first line, cut to ``limit`` characters, for lists and gradebooks."""
     text = graded.outcome.message.strip().splitlines()[0] if graded.outcome.message.strip() else graded.outcome.status
     if graded.inherited is not None:
-        text = f"(because of lab {graded.inherited.lab}) {text}"
+        text = f"(because of {graded.inherited.group_label} {graded.inherited.lab}) {text}"
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,13 +1,14 @@
 """The gradebook: one CSV row per submission, its shard metadata, and the merge of shards.
 
 Columns: ``submission, status, total, max_total``, one ``lab_<lab>`` column per graded
-lab, ``cases_passed, cases_total, duration_s, sandbox, detail`` (``sandbox``: the isolation
-the submission ran under: ``bwrap``, ``none`` or ``in-process``). Points have two decimals.
+lab (``area_<area>`` per area for profile ``pi-ai-1``), ``cases_passed, cases_total,
+duration_s, sandbox, detail`` (``sandbox``: the isolation the submission ran under:
+``bwrap``, ``none`` or ``in-process``). Points have two decimals.
 
 Beside ``gradebook.csv``, ``gradebook.meta.json`` says which shard ``K/N`` the gradebook
-holds, which submissions that shard has, and whether the batch finished: the CSV keeps the
-plain columns spreadsheets and LMS imports expect, and the merge can still refuse a missing,
-repeated or unfinished shard.
+holds, which submissions that shard has, the profile they were graded against, and whether
+the batch finished: the CSV keeps the plain columns spreadsheets and LMS imports expect,
+and the merge can still refuse a missing, repeated or unfinished shard.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from conformance.atomicfile import write_text_atomic
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.rubric import Rubric
+from conformance.profiles import DEFAULT_PROFILE
 
 
 class GradebookError(ValueError):
@@ -35,7 +37,7 @@ def columns(rubric: Rubric) -> list[str]:
         "status",
         "total",
         "max_total",
-        *(f"lab_{lab}" for lab in rubric.labs),
+        *(f"{rubric.group_label}_{lab}" for lab in rubric.labs),
         "cases_passed",
         "cases_total",
         "duration_s",
@@ -58,7 +60,7 @@ def row(result: SubmissionResult) -> dict[str, str]:
         "detail": result.detail,
     }
     for lab in result.score.labs:
-        values[f"lab_{lab.lab}"] = f"{lab.points:.2f}"
+        values[f"{result.rubric.group_label}_{lab.lab}"] = f"{lab.points:.2f}"
     return values
 
 
@@ -90,13 +92,14 @@ def meta_path(gradebook: Path) -> Path:
 
 @dataclass(frozen=True)
 class GradebookMeta:
-    """What a gradebook holds: shard ``index`` of ``count``, its submissions, finished or not."""
+    """What a gradebook holds: shard ``index`` of ``count``, its submissions, finished or not, the profile."""
 
     index: int
     count: int
     columns: list[str]
     submissions: list[str]
     complete: bool = False
+    profile: str = DEFAULT_PROFILE
 
     def write(self, gradebook: Path) -> None:
         """Write the metadata beside ``gradebook`` (atomically)."""
@@ -117,6 +120,7 @@ def read_meta(gradebook: Path) -> GradebookMeta | None:
             columns=[str(item) for item in data["columns"]],
             submissions=[str(item) for item in data["submissions"]],
             complete=bool(data["complete"]),
+            profile=str(data.get("profile", DEFAULT_PROFILE)),  # older gradebooks: the course
         )
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
         raise GradebookError(f"cannot read {path}: {error}") from error
@@ -150,6 +154,10 @@ def check_shards(paths: Sequence[Path]) -> None:
                 "(grade-batch writes one; merge the gradebooks that came with theirs)"
             )
         metas.append((path, meta))
+    profiles = {meta.profile for _, meta in metas}
+    if len(profiles) > 1:
+        listed = ", ".join(f"{path} is profile {meta.profile}" for path, meta in metas)
+        raise GradebookError(f"the gradebooks were graded against different profiles: {listed}")
     counts = {meta.count for _, meta in metas}
     if len(counts) > 1:
         listed = ", ".join(f"{path} is {meta.index}/{meta.count}" for path, meta in metas)

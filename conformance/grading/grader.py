@@ -20,13 +20,14 @@ from conformance.adapter import Adapter
 from conformance.adapters.resolve import ImplSpecError, resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.cases import Case
-from conformance.clauses import Clause, load_clauses
+from conformance.clauses import Clause, load_profile_clauses
 from conformance.execution import Outcome, run_case
 from conformance.feedback import is_silent_stream
 from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import Score, score
 from conformance.grading.status import NOT_RUN, SubmissionStatus, classify
 from conformance.loader import load_suite
+from conformance.profiles import DEFAULT_PROFILE
 
 
 @dataclass(frozen=True)
@@ -39,13 +40,13 @@ class GradingContext:
 
 
 def prepare(rubric: Rubric, fixtures: Path | None = None) -> GradingContext:
-    """Load the fixtures and check the rubric against them.
+    """Load the fixtures of the rubric's profile and check the rubric against them.
 
     Refuses broken fixtures and rubric typos (:class:`RubricError`): a score computed from
     a suite that lost cases, or from a tag that matches nothing, would be silently wrong.
     """
-    clauses = load_clauses()
-    suite = load_suite(fixtures, clauses)
+    clauses = load_profile_clauses(rubric.profile)
+    suite = load_suite(fixtures, clauses, rubric.profile)
     if suite.broken:
         raise RubricError("the fixtures have problems; fix them before grading:\n  " + "\n  ".join(suite.problems))
     problems = rubric.check_against(suite.cases, clauses)
@@ -69,9 +70,9 @@ def build_summary(report: str) -> str:
 
 
 def default_name(impl: str) -> str:
-    """A submission's name when none is given: a ``pi-course:`` folder's name, else ``impl``."""
+    """A submission's name when none is given: a ``pi-course:`` or ``pi-ai:`` folder's name, else ``impl``."""
     kind, _, target = impl.partition(":")
-    if kind == "pi-course" and target:
+    if kind in ("pi-course", "pi-ai") and target:
         return Path(target).expanduser().resolve().name or impl
     return impl
 
@@ -91,6 +92,7 @@ def _retry_given_up(
     outcomes: list[Outcome],
     deadline: float | None,
     stop: threading.Event | None,
+    profile: str = DEFAULT_PROFILE,
 ) -> bool:
     """Run each case the adapter gave up on again, in a fresh process with a short timeout.
 
@@ -118,7 +120,7 @@ def _retry_given_up(
                     return
                 for _ in range(2):  # a fresh adapter never gives up on its first case
                     if adapter is None:
-                        adapter = resolve_adapter(impl, settings)
+                        adapter = make_adapter(impl, settings, profile)
                     retried = run_case(adapter, cases[index], RETRY_TIMEOUT_S)
                     if not retried.given_up:
                         break
@@ -139,8 +141,18 @@ def _retry_given_up(
     return out_of_time.is_set()
 
 
+def make_adapter(impl: str, settings: ImplSettings, profile: str = DEFAULT_PROFILE) -> Adapter:
+    """The adapter ``impl`` names, told which profile it is graded against (as ``run`` tells it)."""
+    adapter = resolve_adapter(impl, settings)
+    if profile != DEFAULT_PROFILE and hasattr(adapter, "requested_profile"):
+        adapter.requested_profile = profile  # stated in the JSON-lines handshake; absent means course
+    return adapter
+
+
 def planned_isolation(impl: str, settings: ImplSettings) -> str:
     """The isolation a submission gets (or would have got) with ``settings``, for reports."""
+    if impl.startswith("pi-ai:"):
+        return "none"  # the pi-ai: transport runs the installed package unconfined, whatever --sandbox says
     if not impl.startswith(("cmd:", "pi-course:")):
         return "in-process"
     from conformance.adapters.sandbox import SandboxUnavailable, choose_isolation
@@ -152,7 +164,7 @@ def planned_isolation(impl: str, settings: ImplSettings) -> str:
 
 
 def _isolation_of(adapter: Adapter, impl: str) -> str:
-    return adapter.isolation if impl.startswith(("cmd:", "pi-course:")) else "in-process"
+    return adapter.isolation if impl.startswith(("cmd:", "pi-course:", "pi-ai:")) else "in-process"
 
 
 def _close(adapter: Adapter) -> None:
@@ -233,6 +245,13 @@ def grade_submission(
         if project.is_dir() and not is_course_project(project):
             message = "not a course project: no package.json (in it or in packages/pi-course) and no compiled modules"
             return finish("not-a-project", message, not_run(message), name)
+    if kind == "pi-ai" and target and Path(target).expanduser().is_dir():
+        from conformance.adapters.pi_ai import PiAiLayoutError, package_folder
+
+        try:
+            package_folder(Path(target).expanduser())
+        except PiAiLayoutError as error:
+            return finish("not-a-project", str(error), not_run(str(error)), name)
     if options.build and kind == "pi-course":
         # Built here rather than by resolve_adapter, which prints the build log on stderr:
         # in a batch that log belongs in the submission's row and report, not the terminal.
@@ -249,7 +268,7 @@ def grade_submission(
         settings = replace(settings, build=options.build)
 
     try:
-        adapter: Adapter = resolve_adapter(impl, settings)
+        adapter: Adapter = make_adapter(impl, settings, context.rubric.profile)
     except ImplSpecError as error:
         message = " ".join(str(error).split())
         return finish("invalid", message, not_run(message), name)
@@ -274,7 +293,7 @@ def grade_submission(
     finally:
         _close(adapter)
     if any(outcome.given_up for outcome in outcomes) and not budget_exhausted:
-        budget_exhausted = _retry_given_up(impl, settings, context.cases, outcomes, deadline, stop)
+        budget_exhausted = _retry_given_up(impl, settings, context.cases, outcomes, deadline, stop, context.rubric.profile)
     silent = [outcome for case, outcome in zip(context.cases, outcomes, strict=True) if is_silent_stream(case, outcome)]
     status, detail = classify(outcomes, budget_exhausted=budget_exhausted, silent=silent)
     return finish(status, detail, outcomes, adapter.name or name, isolation=_isolation_of(adapter, impl))

@@ -18,6 +18,7 @@ from typing import get_args
 from conformance.grading.gradebook import GradebookError, GradebookMeta, csv_text, read_gradebook, read_meta, row, write_rows
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.status import SubmissionStatus
+from conformance.profiles import DEFAULT_PROFILE
 
 GRADEBOOK = "gradebook.csv"
 
@@ -36,7 +37,9 @@ class Journal:
         self.rows = rows
 
     @classmethod
-    def open(cls, out: Path, header: list[str], shard: tuple[int, int], names: Sequence[str], fresh: bool = False) -> Journal:
+    def open(
+        cls, out: Path, header: list[str], shard: tuple[int, int], names: Sequence[str], fresh: bool = False, profile: str = DEFAULT_PROFILE
+    ) -> Journal:
         """Start or resume the gradebook in ``out`` for the submissions ``names`` of ``shard``.
 
         Rows of an earlier run with the same columns and shard are kept (a half-written last
@@ -46,8 +49,8 @@ class Journal:
         path = out / GRADEBOOK
         kept: dict[str, dict[str, str]] = {}
         if not fresh and path.exists():
-            kept = _resumable_rows(path, header, shard, set(names))
-        meta = GradebookMeta(shard[0], shard[1], list(header), list(names), complete=False)
+            kept = _resumable_rows(path, header, shard, set(names), profile)
+        meta = GradebookMeta(shard[0], shard[1], list(header), list(names), complete=False, profile=profile)
         meta.write(path)
         write_rows(path, header, kept.values())
         return cls(path, list(header), meta, kept)
@@ -69,10 +72,12 @@ class Journal:
         """Rewrite the gradebook sorted and mark it complete when every submission has a row."""
         write_rows(self.path, self.header, self.rows.values())
         complete = all(name in self.rows for name in self.meta.submissions)
-        GradebookMeta(self.meta.index, self.meta.count, self.header, self.meta.submissions, complete).write(self.path)
+        GradebookMeta(self.meta.index, self.meta.count, self.header, self.meta.submissions, complete, self.meta.profile).write(self.path)
 
 
-def _resumable_rows(path: Path, header: list[str], shard: tuple[int, int], names: set[str]) -> dict[str, dict[str, str]]:
+def _resumable_rows(
+    path: Path, header: list[str], shard: tuple[int, int], names: set[str], profile: str = DEFAULT_PROFILE
+) -> dict[str, dict[str, str]]:
     fresh_hint = "pass --fresh to grade every submission again (replacing it), or choose another --out"
     try:
         meta = read_meta(path)
@@ -81,6 +86,8 @@ def _resumable_rows(path: Path, header: list[str], shard: tuple[int, int], names
         raise JournalError(f"{error}; {fresh_hint}") from error
     if meta is None:
         raise JournalError(f"{path} exists but has no {path.stem}.meta.json, so it cannot be resumed; {fresh_hint}")
+    if meta.profile != profile:
+        raise JournalError(f"{path} was graded against profile {meta.profile}, not {profile}; {fresh_hint}")
     if found_header != header or meta.columns != header:
         raise JournalError(f"{path} has other columns (graded with another rubric?); {fresh_hint}")
     if (meta.index, meta.count) != shard:

@@ -1,5 +1,10 @@
 """A rubric: each lab's points and how its cases share them (``spec/schemas/rubric.schema.json``).
 
+A rubric grades one profile (``profile:``, default ``course``) and groups cases as that
+profile does: by lab for ``course`` (``labs:``), by area for ``pi-ai-1`` (``areas:``, a
+case's area is its first feature). In code every group is a "lab" (:class:`LabRule`,
+``Rubric.labs``, ``Case.lab``); reports name it with :attr:`Rubric.group_label`.
+
 A submission's score is the sum over the rubric's labs of
 ``weight x (weight of the passed cases / weight of all the lab's cases)``. Inside a lab the
 cases share the points equally, or by tag: a tag is a clause id (``SM-ABORT-1``), a clause
@@ -18,9 +23,10 @@ from typing import Literal
 from conformance.cases import LABS, Case
 from conformance.clauses import Clause
 from conformance.grading.yamlfile import read_yaml
+from conformance.profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from conformance.schemas import validator
 
-DEFAULT_RUBRIC = Path(__file__).resolve().with_name("default_rubric.yaml")
+DEFAULT_RUBRIC = Path(__file__).resolve().with_name(get_profile(DEFAULT_PROFILE).default_rubric)
 
 Scoring = Literal["equal", "by-tag"]
 HeldOutVisibility = Literal["after_published", "after_due_date", "hidden"]
@@ -28,6 +34,21 @@ HeldOutVisibility = Literal["after_published", "after_due_date", "hidden"]
 
 class RubricError(ValueError):
     """A rubric that cannot be used: unreadable, invalid, or at odds with the fixtures."""
+
+
+def profile_groups(profile: str) -> tuple[str, ...]:
+    """The groups of ``profile`` in its order: the course's labs, another profile's areas."""
+    return LABS if profile == DEFAULT_PROFILE else get_profile(profile).features
+
+
+def group_key(profile: str) -> str:
+    """The rubric key that lists a profile's groups: ``labs`` or ``areas``."""
+    return f"{get_profile(profile).group_label}s"
+
+
+def default_rubric_path(profile: str = DEFAULT_PROFILE) -> Path:
+    """The rubric shipped for ``profile`` (:attr:`Profile.default_rubric`)."""
+    return DEFAULT_RUBRIC.with_name(get_profile(profile).default_rubric)
 
 
 def tag_matches(tag: str, name: str) -> bool:
@@ -66,6 +87,13 @@ class Rubric:
     source: str = "default"
     #: Gradescope visibility of held-out tests: they stay out of sight until grades are published.
     held_out_visibility: HeldOutVisibility = "after_published"
+    #: The profile the rubric grades; its labs are that profile's groups.
+    profile: str = DEFAULT_PROFILE
+
+    @property
+    def group_label(self) -> str:
+        """What reports call a group of cases: ``lab`` (course) or ``area`` (pi-ai-1)."""
+        return get_profile(self.profile).group_label
 
     @property
     def max_score(self) -> float:
@@ -81,6 +109,7 @@ class Rubric:
         cases = list(cases)
         problems: list[str] = []
         ids = {case.id for case in cases}
+        key, label, spec = group_key(self.profile), self.group_label, get_profile(self.profile).spec
         for case_id in sorted(self.held_out - ids):
             problems.append(f"held_out: no case has the id {case_id!r}")
         for lab, rule in self.labs.items():
@@ -88,22 +117,35 @@ class Rubric:
             names = {name for case in lab_cases for name in (case.id, *case.clauses)}
             for tag in rule.tags:
                 if not any(tag_matches(tag, name) for name in names):
-                    known = "a clause of spec/spec.md" if any(tag_matches(tag, c) for c in clauses) else "any clause or case id"
-                    problems.append(f"labs.{lab}.tags.{tag}: matches no case of lab {lab} (it is not a prefix of {known} there)")
+                    known = f"a clause of {spec}" if any(tag_matches(tag, c) for c in clauses) else "any clause or case id"
+                    problems.append(f"{key}.{lab}.tags.{tag}: matches no case of {label} {lab} (it is not a prefix of {known} there)")
             lab_weight = sum(rule.case_weight(case) for case in lab_cases)
             if not math.isfinite(lab_weight):
-                problems.append(f"labs.{lab}: its case weights add up to {lab_weight}; use smaller tag weights")
+                problems.append(f"{key}.{lab}: its case weights add up to {lab_weight}; use smaller tag weights")
             elif lab_weight <= 0:
-                problems.append(f"labs.{lab}: the lab has no case with a weight above 0, so its {rule.weight:g} points cannot be earned")
+                problems.append(
+                    f"{key}.{lab}: the {label} has no case with a weight above 0, so its {rule.weight:g} points cannot be earned"
+                )
         return problems
 
 
-def load_rubric(path: Path | None = None) -> Rubric:
-    """Load and validate a rubric file (default: the one shipped with the package)."""
-    path = path or DEFAULT_RUBRIC
+def load_rubric(path: Path | None = None, profile: str = DEFAULT_PROFILE) -> Rubric:
+    """Load and validate a rubric file for ``profile`` (default: the one shipped for the profile).
+
+    A rubric of another profile is a :class:`RubricError`: its groups are not the profile's.
+    """
+    default = default_rubric_path(profile)
+    path = path or default
     data = read_yaml(path, "rubric", RubricError)
-    source = "default" if path == DEFAULT_RUBRIC else str(path)
-    return parse_rubric(data, source)
+    source = "default" if path == default else str(path)
+    rubric = parse_rubric(data, source)
+    if rubric.profile != profile:
+        raise RubricError(
+            f"{source}: a rubric of profile {rubric.profile!r} (its profile:, default course), but grading is for --profile {profile}; "
+            f"grade with --profile {rubric.profile}, or give a rubric that says profile: {profile} "
+            f"(the shipped one: conformance/grading/{get_profile(profile).default_rubric})"
+        )
+    return rubric
 
 
 def parse_rubric(data: object, source: str = "rubric") -> Rubric:
@@ -111,6 +153,9 @@ def parse_rubric(data: object, source: str = "rubric") -> Rubric:
     if isinstance(data, dict) and isinstance(data.get("labs"), dict):
         # Staff naturally write `3.1:` unquoted, which YAML reads as a number.
         data = {**data, "labs": {_lab_key(key): value for key, value in data["labs"].items()}}
+    misplaced = _group_key_problem(data)
+    if misplaced:
+        raise RubricError(f"{source}: not a valid rubric: {misplaced}")
     errors = sorted(validator("rubric.schema.json").iter_errors(data), key=lambda error: list(map(str, error.absolute_path)))
     if errors:
         lines = []
@@ -119,12 +164,14 @@ def parse_rubric(data: object, source: str = "rubric") -> Rubric:
             lines.append(f"  {where}: {error.message}")
         raise RubricError(f"{source}: not a valid rubric (spec/schemas/rubric.schema.json):\n" + "\n".join(lines))
     assert isinstance(data, dict)
-    problems = _number_problems(data["labs"])
+    profile = str(data.get("profile", DEFAULT_PROFILE))
+    key = group_key(profile)
+    problems = _number_problems(data[key], key)
     if problems:
         raise RubricError(f"{source}: not a valid rubric:\n" + "\n".join(f"  {problem}" for problem in problems))
     labs: dict[str, LabRule] = {}
-    for lab in LABS:  # the course's order, whatever the file's order
-        raw = data["labs"].get(lab)
+    for lab in profile_groups(profile):  # the profile's order, whatever the file's order
+        raw = data[key].get(lab)
         if raw is None:
             continue
         labs[lab] = LabRule(
@@ -140,10 +187,27 @@ def parse_rubric(data: object, source: str = "rubric") -> Rubric:
         held_out=frozenset(data.get("held_out") or ()),
         source=source,
         held_out_visibility=data.get("held_out_visibility", "after_published"),
+        profile=profile,
     )
 
 
-def _number_problems(labs: Mapping[str, Mapping[str, object]]) -> list[str]:
+def _group_key_problem(data: object) -> str | None:
+    """A rubric that lists its groups under the other profile's key, said plainly (the schema's words are not)."""
+    if not isinstance(data, dict) or data.get("profile", DEFAULT_PROFILE) not in PROFILES:
+        return None
+    profile = str(data.get("profile", DEFAULT_PROFILE))
+    key = group_key(profile)
+    for other in sorted({group_key(name) for name in PROFILES} - {key}):
+        if other in data:
+            owner = next(name for name in PROFILES if group_key(name) == other)
+            return (
+                f"{other}: a rubric of profile {profile} lists its {get_profile(profile).group_label}s under {key}:, not {other}: "
+                f"({other}: is for a rubric that says profile: {owner})"
+            )
+    return None
+
+
+def _number_problems(labs: Mapping[str, Mapping[str, object]], key: str = "labs") -> list[str]:
     """Weights JSON Schema lets through but arithmetic cannot use: NaN, infinities, sums that overflow.
 
     A lab's ``weight`` must be finite and above 0, tag weights and ``default_weight``
@@ -155,7 +219,7 @@ def _number_problems(labs: Mapping[str, Mapping[str, object]]) -> list[str]:
     for lab, raw in labs.items():
         weight = raw.get("weight")
         if isinstance(weight, int | float) and not (math.isfinite(weight) and weight > 0):
-            problems.append(f"labs.{lab}.weight: {weight} is not a finite number above 0")
+            problems.append(f"{key}.{lab}.weight: {weight} is not a finite number above 0")
         elif isinstance(weight, int | float):
             total += float(weight)
         tags = raw.get("tags")
@@ -164,11 +228,11 @@ def _number_problems(labs: Mapping[str, Mapping[str, object]]) -> list[str]:
             named["default_weight"] = raw["default_weight"]
         for where, value in named.items():
             if isinstance(value, int | float) and not (math.isfinite(value) and value >= 0):
-                problems.append(f"labs.{lab}.{where}: {value} is not a finite number of at least 0")
+                problems.append(f"{key}.{lab}.{where}: {value} is not a finite number of at least 0")
             elif isinstance(value, int | float) and isinstance(weight, int | float) and not math.isfinite(float(value) * weight):
-                problems.append(f"labs.{lab}.{where}: {value} is too large to score with (weight x case weight overflows)")
+                problems.append(f"{key}.{lab}.{where}: {value} is too large to score with (weight x case weight overflows)")
     if not problems and not math.isfinite(total):
-        problems.append(f"labs: the lab weights add up to {total}, not a finite number of points")
+        problems.append(f"{key}: the {key[:-1]} weights add up to {total}, not a finite number of points")
     return problems
 
 

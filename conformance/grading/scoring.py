@@ -13,10 +13,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from conformance.cases import LABS, Case
+from conformance.cases import Case
 from conformance.execution import Outcome
 from conformance.grading.attribution import Inherited, attribute
-from conformance.grading.rubric import Rubric
+from conformance.grading.rubric import Rubric, profile_groups
 from conformance.report import STATUSES
 
 
@@ -107,7 +107,9 @@ def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]]) -> Score:
     for case, outcome in results:
         if case.lab in by_lab:
             by_lab[case.lab].append((case, outcome))
-    lab_order = sorted(rubric.labs, key=lambda lab: LABS.index(lab) if lab in LABS else len(LABS))
+    # Earlier groups first, in the profile's order (labs 3.1 ... 4.2; the areas as the profile lists them).
+    groups = profile_groups(rubric.profile)
+    lab_order = sorted(rubric.labs, key=lambda lab: groups.index(lab) if lab in groups else len(groups))
     inherited = attribute((pair for lab in lab_order for pair in by_lab[lab]), lab_order)
     graded: list[GradedCase] = []
     labs: list[LabScore] = []

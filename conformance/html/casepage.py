@@ -17,6 +17,7 @@ from conformance.execution import Outcome
 from conformance.feedback import describe_step, event_types, first_difference, fitting_hint, rank_clauses
 from conformance.html.layout import anchor, badge, compact, e, pretty
 from conformance.jsontypes import JsonValue
+from conformance.profiles import get_profile
 
 _EVENT_PATH = re.compile(r"^steps\[(?P<step>\d+)\]\.events(?:\[(?P<index>\d+)\](?:\.(?P<field>[A-Za-z_$][\w$]*))?)?")
 _STEP_PATH = re.compile(r"^steps\[(?P<step>\d+)\]")
@@ -187,10 +188,12 @@ def case_section(
 ) -> str:
     """A whole case: heading with status, divergence, traces beside the clause text and hint."""
     status = status or outcome.status
-    head = f"<{heading}>{badge(status)} <code>{e(case.id)}</code>"
+    group = get_profile(case.profile).group_label  # lab (course) or area (pi-ai-1)
+    label = f"fails because of an earlier {group}" if status == "inherited" else None
+    head = f"<{heading}>{badge(status, label)} <code>{e(case.id)}</code>"
     if isinstance(case, BrokenCase):
         return f'<section class="case" id="{anchor(case.id)}">{head}</{heading}><pre>{e(outcome.message)}</pre></section>'
-    head += f' <span class="muted small">lab {e(case.lab)}</span></{heading}>'
+    head += f' <span class="muted small">{e(group)} {e(case.lab)}</span></{heading}>'
     lines = [f'<p>{e(case.description)}<br><span class="small muted">fixture {e(case.location)}</span></p>']
     lines += [f"<p>{line}</p>" for line in extra]
     if outcome.divergence is not None:

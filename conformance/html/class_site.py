@@ -10,6 +10,9 @@ because of an earlier lab, under that lab.
 Held-out cases follow the Gradescope rule: the staff site marks them and says when
 students see them; a ``for_students`` site leaves them out entirely (no points either,
 since lab points would tell how the held-out cases did).
+
+For a profile other than the course's (``pi-ai-1``) the pages name the profile and say
+"area" where the course's say "lab".
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from conformance.cases import Case
 from conformance.clauses import Clause
 from conformance.execution import Outcome
 from conformance.failure_groups import FailureGroup, group_failures, skip_reasons
-from conformance.grading.formats.common import lab_counts, points
+from conformance.grading.formats.common import lab_counts, points, profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.html.casepage import case_section
@@ -112,7 +115,11 @@ def overview(
     """The class overview page."""
     rubric = results[0].rubric if results else None
     labs = [lab for lab in rubric.labs] if rubric else []
+    label = rubric.group_label if rubric else "lab"
     parts = [f"<h1>Class overview: {len(results)} submission{'s' if len(results) != 1 else ''}</h1>"]
+    profile = profile_of(results[0]) if results else None
+    if profile:
+        parts.append(f"<p>profile {e(profile)}: cases grouped by {e(label)}</p>")
     if note:
         parts.append(f'<p class="muted">{e(note)}</p>')
     statuses = Counter(result.status for result in results)
@@ -121,7 +128,7 @@ def overview(
         f'<h2 id="statuses">Status</h2><table><thead><tr><th scope="col">status</th><th scope="col">submissions</th></tr></thead><tbody>{rows}</tbody></table>'
     )
     graded = [result for result in results if result.status not in _NOT_RUN]
-    parts.append('<h2 id="scores">Score distribution per lab</h2>')
+    parts.append(f'<h2 id="scores">Score distribution per {e(label)}</h2>')
     if for_students and rubric is not None and rubric.held_out:
         parts.append(
             '<p class="small muted">share of visible cases passed, in percent (held-out cases are graded too and shown when grades are published)</p>'
@@ -139,9 +146,9 @@ def overview(
                 if score is not None:
                     values.append(score.points)
                     maximum = score.max_points
-        label = f"lab {lab}, {len(values)} graded submissions"
+        chart_label = f"{label} {lab}, {len(values)} graded submissions"
         charts.append(
-            f'<figure style="display:inline-block;margin:0 1rem 1rem 0"><figcaption>lab {e(lab)}</figcaption>{histogram(values, maximum, label)}</figure>'
+            f'<figure style="display:inline-block;margin:0 1rem 1rem 0"><figcaption>{e(label)} {e(lab)}</figcaption>{histogram(values, maximum, chart_label)}</figure>'
         )
     parts.append("".join(charts))
     parts.append(
@@ -178,7 +185,7 @@ def overview(
             parts.append(
                 f"<details><summary>{rest} more failure group{'s' if rest != 1 else ''}</summary>{table_head}<tbody>{''.join(rows_html[TOP_GROUPS:])}</tbody></table></details>"
             )
-    head = "".join(f'<th scope="col">lab {e(lab)}</th>' for lab in labs)
+    head = "".join(f'<th scope="col">{e(label)} {e(lab)}</th>' for lab in labs)
     body = []
     for result in results:
         total = (
@@ -202,18 +209,21 @@ def submission_page(result: SubmissionResult, clauses: Mapping[str, Clause], for
     """One submission's page."""
     cases = _visible(result, for_students)
     hide_points = for_students and result.rubric.held_out
+    label = result.rubric.group_label
+    profile = profile_of(result)
     parts = [f"<h1>{e(result.name)}</h1>", f"<p>{_status_text(result.status)} {e(result.detail)}</p>"]
     parts.append(
-        f'<p class="small muted">implementation {e(result.implementation)}; sandbox {e(result.isolation)}; graded in {result.duration_s:.1f} s</p>'
+        f'<p class="small muted">implementation {e(result.implementation)}; {f"profile {e(profile)}; " if profile else ""}'
+        f"sandbox {e(result.isolation)}; graded in {result.duration_s:.1f} s</p>"
     )
     rows = []
     for lab_score in result.score.labs:
         in_lab = [graded for graded in cases if graded.case.lab == lab_score.lab]
         passed = sum(graded.passed for graded in in_lab)
         score_cell = "" if hide_points else f'<td class="num">{points(lab_score.points)} / {points(lab_score.max_points)}</td>'
-        note = "" if hide_points else e(lab_counts(lab_score))
+        note = "" if hide_points else e(lab_counts(lab_score, label))
         rows.append(
-            f'<tr><th scope="row">lab {e(lab_score.lab)}</th>{score_cell}<td class="num">{passed}/{len(in_lab)}</td><td class="small">{note}</td></tr>'
+            f'<tr><th scope="row">{e(label)} {e(lab_score.lab)}</th>{score_cell}<td class="num">{passed}/{len(in_lab)}</td><td class="small">{note}</td></tr>'
         )
     score_head = "" if hide_points else '<th scope="col">points</th>'
     total = (
@@ -222,7 +232,7 @@ def submission_page(result: SubmissionResult, clauses: Mapping[str, Clause], for
         else f'<tr><th scope="row">total</th><td class="num">{points(result.score.points)} / {points(result.score.max_points)}</td><td class="num">{result.score.passed}/{result.score.total}</td><td></td></tr>'
     )
     parts.append(
-        f'<h2 id="labs">Labs</h2><table><thead><tr><th scope="col">lab</th>{score_head}<th scope="col">cases passed</th><th scope="col">notes</th></tr></thead>'
+        f'<h2 id="labs">{e(label.capitalize())}s</h2><table><thead><tr><th scope="col">{e(label)}</th>{score_head}<th scope="col">cases passed</th><th scope="col">notes</th></tr></thead>'
         f"<tbody>{''.join(rows)}{total}</tbody></table>"
     )
     if result.build_report:
@@ -258,17 +268,17 @@ def submission_page(result: SubmissionResult, clauses: Mapping[str, Clause], for
             if graded.inherited is not None:
                 inherited.setdefault((graded.inherited.lab, graded.inherited.symptoms), []).append(graded)
         if inherited:
-            parts.append('<h2 id="inherited">Failing because of an earlier lab (no points lost here)</h2>')
+            parts.append(f'<h2 id="inherited">Failing because of an earlier {e(label)} (no points lost here)</h2>')
             for (lab, symptoms), members in inherited.items():
                 sections = "".join(
-                    f"<details><summary><code>{e(graded.case.id)}</code> (lab {e(graded.case.lab)})</summary>"
+                    f"<details><summary><code>{e(graded.case.id)}</code> ({e(label)} {e(graded.case.lab)})</summary>"
                     + case_section(graded.case, graded.outcome, clauses, extra(graded), status="inherited", heading="h4")
                     + "</details>"
                     for graded in members
                 )
                 parts.append(
-                    f"<h3>{badge('inherited', f'because of lab {lab}')} {len(members)} case{'s' if len(members) != 1 else ''}: "
-                    f'<code>{e("; ".join(symptoms))}</code></h3><p class="small">Fix lab {e(lab)} first; these cases cost no points here.</p>{sections}'
+                    f"<h3>{badge('inherited', f'because of {label} {lab}')} {len(members)} case{'s' if len(members) != 1 else ''}: "
+                    f'<code>{e("; ".join(symptoms))}</code></h3><p class="small">Fix {e(label)} {e(lab)} first; these cases cost no points here.</p>{sections}'
                 )
     skipped = skip_reasons([graded.outcome for graded in cases])
     if skipped:

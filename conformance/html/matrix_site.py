@@ -20,6 +20,7 @@ from conformance.execution import Outcome
 from conformance.html.class_site import SiteStats
 from conformance.html.layout import anchor, badge, e, page, slugs, write_page
 from conformance.html.run_site import implementation_body
+from conformance.profiles import get_profile
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def write_matrix_site(folder: Path, cases: Sequence[Case], runs: Sequence[ImplRu
                     cell = f'<span title="{e(outcome.message)}">{cell}</span> <span class="small muted">{e(outcome.message)}</span>'
                 cells.append(f"<td>{cell}</td>")
             rows.append(
-                f'<tr><th scope="row"><code>{e(case.id)}</code><br><span class="small muted">lab {e(case.lab)}: {e(case.description)}</span></th>{"".join(cells)}</tr>'
+                f'<tr><th scope="row"><code>{e(case.id)}</code><br><span class="small muted">{e(get_profile(case.profile).group_label)} {e(case.lab)}: {e(case.description)}</span></th>{"".join(cells)}</tr>'
             )
         text = e(clauses[clause].text) if clause in clauses else "(unknown clause)"
         body = (

@@ -1,4 +1,8 @@
-"""Helpers every report format shares: number formatting and grouping cases by lab."""
+"""Helpers every report format shares: number formatting, grouping cases by lab, naming the profile.
+
+A "lab" here is a group of the rubric's profile: a lab of the course, an area of ``pi-ai-1``;
+reports say which with :attr:`Rubric.group_label` and name a profile other than the course's.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,12 @@ from collections import Counter
 
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase, LabScore
+from conformance.profiles import DEFAULT_PROFILE
+
+
+def profile_of(result: SubmissionResult) -> str | None:
+    """The profile to name in a report: None for the course's (its reports read as they always have)."""
+    return None if result.rubric.profile == DEFAULT_PROFILE else result.rubric.profile
 
 
 def points(value: float) -> str:
@@ -31,8 +41,8 @@ def skipped_reasons(cases: list[GradedCase]) -> list[tuple[str, int]]:
     return counts.most_common()
 
 
-def lab_counts(lab: LabScore) -> str:
-    """``(3 failed, 1 skipped)`` for a lab, or ``""`` when everything passed.
+def lab_counts(lab: LabScore, group_label: str = "lab") -> str:
+    """``(3 failed, 1 skipped)`` for a lab (or area), or ``""`` when everything passed.
 
     Failed cases that an earlier lab's bug explains are counted apart: they cost nothing here.
     """
@@ -42,7 +52,7 @@ def lab_counts(lab: LabScore) -> str:
         if count:
             parts.append(f"{count} {status}")
     if lab.inherited:
-        parts.append(f"{lab.inherited} failed because of an earlier lab, no points lost")
+        parts.append(f"{lab.inherited} failed because of an earlier {group_label}, no points lost")
     return f"({', '.join(parts)})" if parts else ""
 
 

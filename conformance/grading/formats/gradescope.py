@@ -13,6 +13,9 @@ Held out means held out: the top-level ``output`` every student sees counts only
 cases, shows no points (lab points would reveal how the held-out cases did) and names no
 held-out case; the submission's status detail is left to ``extra_data``, which students
 do not see.
+
+A profile other than the course's is named (``extra_data.profile``, the summary's first
+line) and its groups are areas: tags ``area messages``, ``extra_data.areas``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from collections.abc import Mapping
 from conformance.clauses import Clause
 from conformance.grading.feedback import case_feedback
 from conformance.grading.formats import terminal
+from conformance.grading.formats.common import profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.jsontypes import JsonObject, JsonValue
 
@@ -31,6 +35,8 @@ _DIGITS = 4
 
 def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObject:
     """The ``results.json`` document as a JSON object."""
+    label = result.rubric.group_label
+    profile = profile_of(result)
     tests: list[JsonValue] = []
     for graded in result.score.cases:
         feedback = case_feedback(graded, clauses)
@@ -41,13 +47,13 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
                 "max_score": round(graded.max_points, _DIGITS),
                 "status": "passed" if graded.passed else "failed",
                 "output": feedback or "passed",
-                "tags": [f"lab {graded.case.lab}", *graded.case.clauses],
+                "tags": [f"{label} {graded.case.lab}", *graded.case.clauses],
                 "visibility": result.rubric.held_out_visibility if graded.held_out else "visible",
             }
         )
     labs: list[JsonValue] = [
         {
-            "lab": lab.lab,
+            label: lab.lab,
             "score": round(lab.points, _DIGITS),
             "max_score": round(lab.max_points, _DIGITS),
             "passed": lab.passed,
@@ -63,22 +69,28 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
         "output_format": "text",
         "extra_data": {
             "max_score": round(result.score.max_points, _DIGITS),
+            **({"profile": profile} if profile else {}),
             "status": result.status,
             "detail": result.detail,
             "sandbox": result.isolation,
-            "labs": labs,
+            f"{label}s": labs,
         },
         "tests": tests,
     }
 
 
 def student_summary(result: SubmissionResult) -> str:
-    """Per lab, how many *visible* cases passed: nothing a student could learn held-out results from."""
-    lines = [f"pi-conformance: {result.name}", "  visible cases (held-out cases are graded too; they are shown when grades are published)"]
+    """Per lab (area), how many *visible* cases passed: nothing a student could learn held-out results from."""
+    label, profile = result.rubric.group_label, profile_of(result)
+    name_width = max([5, *(len(lab.lab) + 2 for lab in result.score.labs)])
+    lines = [
+        f"pi-conformance: {result.name}" + (f" (profile {profile})" if profile else ""),
+        "  visible cases (held-out cases are graded too; they are shown when grades are published)",
+    ]
     for lab in result.score.labs:
         visible = [graded for graded in result.score.cases if graded.case.lab == lab.lab and not graded.held_out]
         passed = sum(graded.passed for graded in visible)
-        lines.append(f"  lab {lab.lab:<5}{passed:>4}/{len(visible):<4} passed")
+        lines.append(f"  {label} {lab.lab:<{name_width}}{passed:>4}/{len(visible):<4} passed")
     return "\n".join(lines) + "\n"
 
 

@@ -1,4 +1,9 @@
-"""The JSON report: everything the grader knows, for tools (dashboards, regrade scripts)."""
+"""The JSON report: everything the grader knows, for tools (dashboards, regrade scripts).
+
+A profile other than the course's is named (``profile``), and its groups are listed under
+their own name: ``areas`` with an ``area`` each for ``pi-ai-1``, where the course has ``labs``
+and ``lab``.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from collections.abc import Mapping
 from conformance.clauses import Clause
 from conformance.feedback import fitting_hint
 from conformance.grading.feedback import case_feedback, inherited_line
+from conformance.grading.formats.common import profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.jsontypes import JsonObject, JsonValue
@@ -18,6 +24,8 @@ _DIGITS = 4
 
 def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObject:
     """The report as a JSON object."""
+    label = result.rubric.group_label
+    profile = profile_of(result)
     cases: list[JsonValue] = []
     for graded in result.score.cases:
         outcome = graded.outcome
@@ -28,7 +36,7 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
         cases.append(
             {
                 "id": graded.case.id,
-                "lab": graded.case.lab,
+                label: graded.case.lab,
                 "status": outcome.status,
                 "points": round(graded.points, _DIGITS),
                 "max_points": round(graded.max_points, _DIGITS),
@@ -40,7 +48,7 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
                 "divergence": divergence,
                 "step_index": outcome.step_index,
                 "hint": None if graded.passed else fitting_hint(graded.case, outcome),
-                "inherited": _inherited(graded, clauses),
+                "inherited": _inherited(graded, clauses, label),
                 "feedback": case_feedback(graded, clauses),
                 "duration_s": round(outcome.duration_s, 6),
             }
@@ -49,6 +57,7 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
         "format": "pi-conformance-grade",
         "version": FORMAT_VERSION,
         "submission": result.name,
+        **({"profile": profile} if profile else {}),
         "impl": result.impl,
         "implementation": result.implementation,
         "status": result.status,
@@ -61,21 +70,21 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
         "duration_s": round(result.duration_s, 3),
         "build_report": result.build_report,
         "sandbox": result.isolation,
-        "labs": [
-            {"lab": lab.lab, "points": round(lab.points, _DIGITS), "max_points": round(lab.max_points, _DIGITS), **lab.counts}
+        f"{label}s": [
+            {label: lab.lab, "points": round(lab.points, _DIGITS), "max_points": round(lab.max_points, _DIGITS), **lab.counts}
             for lab in result.score.labs
         ],
         "cases": cases,
     }
 
 
-def _inherited(graded: GradedCase, clauses: Mapping[str, Clause]) -> JsonValue:
-    """Which earlier lab's bug explains the case's failure (None when it does not)."""
+def _inherited(graded: GradedCase, clauses: Mapping[str, Clause], label: str = "lab") -> JsonValue:
+    """Which earlier lab's (or area's) bug explains the case's failure (None when it does not)."""
     inherited = graded.inherited
     if inherited is None:
         return None
     return {
-        "lab": inherited.lab,
+        label: inherited.lab,
         "symptoms": list(inherited.symptoms),
         "evidence": inherited.evidence.id,
         "explanation": inherited_line(graded, clauses),

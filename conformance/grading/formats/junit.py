@@ -4,6 +4,8 @@ The common structure (the Ant/Jenkins ``JUnit.xsd`` family): ``<testsuites>`` ho
 ``<testsuite>`` per lab, one ``<testcase>`` per case whose ``classname`` is the lab and
 ``name`` the case id, with a ``<failure>``, ``<error>`` or ``<skipped>`` child when it did
 not pass. Counts and times are attributes; each suite's points are ``<properties>``.
+For a profile other than the course's a suite is an area (``area messages``,
+``pi-conformance.area_messages``) and the root names the profile.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Mapping
 
 from conformance.clauses import Clause
 from conformance.grading.feedback import case_feedback, one_line
-from conformance.grading.formats.common import points
+from conformance.grading.formats.common import points, profile_of
 from conformance.grading.grader import SubmissionResult
 
 _CHILD = {"failed": "failure", "errored": "error", "skipped": "skipped"}
@@ -31,7 +33,8 @@ def _xml_text(text: str) -> str:
 def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
     """The report as JUnit XML."""
     graded_cases = result.score.cases
-    root = ET.Element("testsuites", name=f"pi-conformance: {result.name}")
+    label, profile = result.rubric.group_label, profile_of(result)
+    root = ET.Element("testsuites", name=f"pi-conformance: {result.name}" + (f" (profile {profile})" if profile else ""))
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     total_time = 0.0
     for lab in result.score.labs:
@@ -46,7 +49,7 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
         }
         for key, value in counts.items():
             totals[key] += value
-        attributes = {"name": f"lab {lab.lab}", **{key: str(value) for key, value in counts.items()}, "time": _time(lab_time)}
+        attributes = {"name": f"{label} {lab.lab}", **{key: str(value) for key, value in counts.items()}, "time": _time(lab_time)}
         suite = ET.SubElement(root, "testsuite", attributes)
         properties = ET.SubElement(suite, "properties")
         ET.SubElement(properties, "property", name="points", value=points(lab.points))
@@ -56,7 +59,7 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
             testcase = ET.SubElement(
                 suite,
                 "testcase",
-                classname=f"pi-conformance.lab_{lab.lab.replace('.', '_')}",
+                classname=f"pi-conformance.{label}_{lab.lab.replace('.', '_').replace('-', '_')}",
                 name=graded.case.id,
                 file=graded.case.file,
                 line=str(graded.case.line),

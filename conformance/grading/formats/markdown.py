@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from conformance.clauses import Clause
 from conformance.grading.feedback import case_feedback, inherited_line
-from conformance.grading.formats.common import not_passed_by_lab, points, skipped_reasons
+from conformance.grading.formats.common import not_passed_by_lab, points, profile_of, skipped_reasons
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.status import NOT_STARTED
 
@@ -23,7 +23,9 @@ def _fence(text: str) -> str:
 
 
 def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
-    """The report as Markdown."""
+    """The report as Markdown (a profile other than the course's is named, its groups called areas)."""
+    label = result.rubric.group_label
+    profile = profile_of(result)
     lines = [
         f"# pi-conformance grade: {result.name}",
         "",
@@ -32,10 +34,11 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
         "",
         f"- status: `{result.status}`" + (f": {_cell(result.detail)}" if result.detail else ""),
         f"- implementation: `{result.implementation}` (`{result.impl}`)",
+        *([f"- profile: `{profile}`"] if profile else []),
         f"- rubric: {result.rubric.name}",
         f"- sandbox: `{result.isolation}`",
         "",
-        "| lab | points | max | passed | failed | of which because of an earlier lab | errored | skipped |",
+        f"| {label} | points | max | passed | failed | of which because of an earlier {label} | errored | skipped |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for lab in result.score.labs:
@@ -51,14 +54,15 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
     for lab in result.score.labs:
         if lab.lab not in failing and lab.lab not in skipped and not lab.inherited:
             continue
-        lines += ["", f"## Lab {lab.lab}: {lab.passed}/{lab.total} passed, {points(lab.points)} / {points(lab.max_points)} points"]
+        heading = f"## {label.capitalize()} {lab.lab}"
+        lines += ["", f"{heading}: {lab.passed}/{lab.total} passed, {points(lab.points)} / {points(lab.max_points)} points"]
         if result.status not in NOT_STARTED:
             for graded in failing.get(lab.lab, []):
                 held = " (held out)" if graded.held_out else ""
                 lines += ["", f"### `{graded.case.id}`: {graded.outcome.status}{held}", "", _fence(case_feedback(graded, clauses))]
         inherited = [graded for graded in result.score.cases if graded.case.lab == lab.lab and graded.inherited is not None]
         if inherited:
-            lines += ["", f"{len(inherited)} failed only because of an earlier lab's bug (no points lost here):", ""]
+            lines += ["", f"{len(inherited)} failed only because of an earlier {label}'s bug (no points lost here):", ""]
             lines += [f"- `{graded.case.id}`: {_cell(inherited_line(graded, clauses))}" for graded in inherited]
         reasons = skipped_reasons(skipped.get(lab.lab, []))
         if reasons:

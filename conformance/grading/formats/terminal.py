@@ -1,5 +1,7 @@
 """The summary ``pi-conformance grade`` prints: points per lab, failing cases by lab, feedback.
 
+For a profile other than the course's it names the profile and says "area" for "lab".
+
 Every failing case is listed with its first divergence; full feedback is printed for a few
 per lab, so one bug that fails forty cases does not bury the summary. The Markdown and JSON
 reports carry all of it.
@@ -17,7 +19,7 @@ from collections.abc import Mapping
 from conformance.clauses import Clause
 from conformance.feedback import fitting_hint
 from conformance.grading.feedback import case_feedback, inherited_line, one_line
-from conformance.grading.formats.common import inherited_groups, lab_counts, not_passed_by_lab, points, skipped_reasons
+from conformance.grading.formats.common import inherited_groups, lab_counts, not_passed_by_lab, points, profile_of, skipped_reasons
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.grading.status import NOT_STARTED
@@ -38,20 +40,27 @@ def render(
     ``list_cases=False`` leaves out the lists of failing and skipped cases too (just the
     points table), for summaries that must not name held-out cases.
     """
+    label = result.rubric.group_label
+    profile = profile_of(result)
     lines = [
-        f"pi-conformance grade: {result.name}",
+        f"pi-conformance grade: {result.name}" + (f" (profile {profile})" if profile else ""),
         f"  implementation: {result.implementation}   rubric: {result.rubric.name}   sandbox: {result.isolation}",
         "",
     ]
     width = len(points(result.score.max_points))
     count_width = max((len(str(lab.total)) for lab in result.score.labs), default=1)
+    # The course's labs take 5 columns (3.1 and two spaces); longer names (areas) one more than their length.
+    name_width = max([5, *(len(lab.lab) + 2 for lab in result.score.labs)])
     for lab in result.score.labs:
         ratio = f"{lab.passed:>{count_width}}/{lab.total:<{count_width}}"
         earned = f"{points(lab.points):>{width}} / {points(lab.max_points):<{width}}"
-        lines.append(f"  lab {lab.lab:<5}{earned}  {ratio} passed  {lab_counts(lab)}".rstrip())
+        lines.append(f"  {label} {lab.lab:<{name_width}}{earned}  {ratio} passed  {lab_counts(lab, label)}".rstrip())
     total = f"{result.score.passed}/{result.score.total}"
-    lines.append(f"  {'total':<9}{points(result.score.points):>{width}} / {points(result.score.max_points):<{width}}  {total} passed")
-    lines.append(f"  status   {result.status}" + (f": {result.detail}" if result.detail else ""))
+    total_width = len(label) + 1 + name_width
+    lines.append(
+        f"  {'total':<{total_width}}{points(result.score.points):>{width}} / {points(result.score.max_points):<{width}}  {total} passed"
+    )
+    lines.append(f"  {'status':<{total_width}}{result.status}" + (f": {result.detail}" if result.detail else ""))
     if result.build_report:
         build_lines = result.build_report.splitlines()
         lines += ["", "build output:", *(f"  {line}" for line in build_lines[:_BUILD_LINES])]
@@ -64,31 +73,31 @@ def render(
     if failing and result.status not in NOT_STARTED:
         lines += ["", "failing cases"]
         for lab_name, cases in failing.items():
-            lines.append(f"  lab {lab_name} ({len(cases)})")
+            lines.append(f"  {label} {lab_name} ({len(cases)})")
             lines += [f"    {graded.case.id}{' (held out)' if graded.held_out else ''}: {one_line(graded)}" for graded in cases]
     inherited = inherited_groups(result)
     if inherited:
-        lines += ["", "failing because of an earlier lab's bug (charged once, in that lab; these cost no points)"]
+        lines += ["", f"failing because of an earlier {label}'s bug (charged once, in that {label}; these cost no points)"]
         for group in inherited.values():
             labs = sorted({graded.case.lab for graded in group})
-            where = ", ".join(f"lab {lab}" for lab in labs)
+            where = ", ".join(f"{label} {lab}" for lab in labs)
             lines.append(f"  {len(group)} case{'s' if len(group) != 1 else ''} of {where}: {inherited_line(group[0], clauses)}")
     skipped = not_passed_by_lab(result, ("skipped",))
     if skipped:
         lines += ["", "skipped cases (they earn no points)"]
         for lab_name, cases in skipped.items():
             for reason, count in skipped_reasons(cases):
-                lines.append(f"  lab {lab_name}: {count} skipped: {reason}")
+                lines.append(f"  {label} {lab_name}: {count} skipped: {reason}")
 
     if failing and result.status not in NOT_STARTED and details_per_lab != 0:
-        shown = "every failing case" if details_per_lab is None else f"up to {details_per_lab} per lab, those whose hint fits first"
+        shown = "every failing case" if details_per_lab is None else f"up to {details_per_lab} per {label}, those whose hint fits first"
         lines += ["", f"feedback ({shown}; the --markdown and --json reports have every case)"]
         for lab_name, cases in failing.items():
             chosen = sorted(cases, key=lambda graded: not hint_fits(graded))  # stable: fixture order otherwise
             for graded in chosen if details_per_lab is None else chosen[:details_per_lab]:
                 lines += [
                     "",
-                    f"── lab {lab_name}: {graded.case.id} " + "─" * max(0, 60 - len(graded.case.id)),
+                    f"── {label} {lab_name}: {graded.case.id} " + "─" * max(0, 60 - len(graded.case.id)),
                     case_feedback(graded, clauses),
                 ]
     return "\n".join(lines) + "\n"
