@@ -101,12 +101,12 @@ def _divergence_json(divergence: Divergence | None) -> object:
     return {"path": divergence.path, "expected": divergence.expected, "actual": divergence.actual, "note": divergence.note}
 
 
-def _case_json(result: CaseResult, every_divergence: bool) -> dict[str, object]:
+def _case_json(result: CaseResult, every_divergence: bool, group_key: str) -> dict[str, object]:
     outcome, case = result.outcome, result.case
     entry: dict[str, object] = {
         "id": outcome.case_id,
         "status": outcome.status,
-        "lab": result.lab,
+        group_key: result.lab,
         "chapter": result.chapter,
         "fixture": case.location if case is not None else None,
         "clauses": list(case.clauses) if isinstance(case, Case) else [],
@@ -126,8 +126,12 @@ def json_report(
     every_divergence: bool = False,
     profile: str = DEFAULT_PROFILE,
 ) -> dict[str, object]:
-    """The ``--report-json`` document: summary, failure groups, and every case; it names the profile when not the default."""
+    """The ``--report-json`` document: summary, failure groups, and every case; it names the profile when not the default.
+
+    A case's group is under the profile's word for it: ``lab`` for the course, ``area`` for pi-ai-1.
+    """
     groups = groups_of(results, clauses or {})
+    group_key = get_profile(profile).group_label
     return {
         **({"profile": profile} if profile != DEFAULT_PROFILE else {}),
         "summary": summary(results),
@@ -136,7 +140,7 @@ def json_report(
             for group in groups
         ],
         "skipped": [{"reason": reason, "count": count} for reason, count in skip_reasons([result.outcome for result in results])],
-        "cases": [_case_json(result, every_divergence) for result in results],
+        "cases": [_case_json(result, every_divergence, group_key) for result in results],
     }
 
 

@@ -7,10 +7,12 @@ and must fail the cases of that rule, with a message naming the path where it sh
 from __future__ import annotations
 
 import copy
+import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -50,12 +52,18 @@ def test_the_port_passes_every_pi_ai_case_with_none_skipped(pi_ai_suite: Suite) 
     assert {case_id: (o.status, o.message) for case_id, o in results.items() if o.status != "passed"} == {}
 
 
-def test_the_documented_command_runs_the_port_from_the_repository_root() -> None:
+def test_the_documented_command_runs_the_port_from_the_repository_root(tmp_path: Path) -> None:
     environment = {**os.environ, "PYTHONPATH": "examples"}
     command = [sys.executable, "-m", "conformance.cli", "run", "--profile", "pi-ai-1", "--impl", "python:pi_ai_port.conformance:ADAPTER"]
+    command += ["--report-json", str(tmp_path / "report.json")]
     result = subprocess.run(command, cwd=REPO, env=environment, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert " 0 failed, 0 errored, 0 skipped" in result.stdout
+    # The JSON report groups cases by area, as the terminal summary does; "lab" is the course's word.
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["profile"] == "pi-ai-1"
+    assert {case["area"] for case in report["cases"]} == {"messages", "system-replay", "event-streams", "faux-provider"}
+    assert all("lab" not in case for case in report["cases"])
 
 
 def test_snapshotted_partials_are_caught(pi_ai_suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:
