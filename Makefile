@@ -36,9 +36,9 @@ test: $(BIN)/pi-conformance toolchain
 
 ## ruff and mypy --strict on the Python packages; fixture lint and clause coverage.
 lint: $(BIN)/pi-conformance toolchain
-	$(BIN)/ruff check conformance reference_impl tests bench
-	$(BIN)/ruff format --check conformance reference_impl tests bench
-	$(BIN)/mypy --strict conformance reference_impl
+	$(BIN)/ruff check conformance reference_impl tests bench examples
+	$(BIN)/ruff format --check conformance reference_impl tests bench examples
+	$(BIN)/mypy --strict conformance reference_impl examples
 	$(BIN)/pi-conformance fixtures lint
 	$(BIN)/pi-conformance fixtures coverage --check --output /dev/null
 
