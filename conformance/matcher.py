@@ -129,8 +129,21 @@ def _scalar_equal(expected: JsonValue, actual: JsonValue) -> bool:
     if isinstance(expected, bool) or isinstance(actual, bool):
         return type(expected) is type(actual) and expected == actual
     if isinstance(expected, int | float) and isinstance(actual, int | float):
-        return expected == actual
+        return expected == actual or _same_double(expected, actual)
     return type(expected) is type(actual) and expected == actual
+
+
+def _same_double(expected: int | float, actual: int | float) -> bool:
+    """Equal as IEEE-754 doubles, the IR's numbers (JavaScript's ``number``).
+
+    JSON text of an integral double past 2**53 (``123456789012345680000``, as JavaScript
+    prints it) parses in Python as an int whose exact value differs from the double's, so
+    ``==`` between that int and the same number written as a float is False.
+    """
+    try:
+        return float(expected) == float(actual)
+    except OverflowError:  # an int beyond any double: only exactly equal ints are the same
+        return False
 
 
 def _match_object(expected: dict[str, JsonValue], actual: dict[str, JsonValue], path: str) -> Iterator[Divergence]:

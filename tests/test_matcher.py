@@ -59,6 +59,12 @@ def test_non_identifier_keys_are_bracketed() -> None:
         (None, 0, False),
         ("1", 1, False),
         ([], {}, False),
+        # Numbers are doubles: JavaScript prints 1.2345678901234568e20 as 123456789012345680000,
+        # which Python parses as an int whose exact value is not the double's.
+        (1.2345678901234568e20, 123456789012345680000, True),
+        (2**53, 2**53 + 1, True),
+        (2**53, 2**53 + 2, False),
+        (10**400, 10**400 + 1, False),
     ],
 )
 def test_scalars_follow_json_equality(expected: JsonValue, actual: JsonValue, matches: bool) -> None:
