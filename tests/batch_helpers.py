@@ -31,8 +31,33 @@ case "$behaviour" in
     done
     sleep 30;;
   slow) sleep 1;;
+  kill-parent-once) exec "$PYEXE" -c "$KILL_ONCE" "$1";;
 esac
 exec "$PYEXE" -m conformance.server --impl reference
+"""
+
+# Serves the reference, logging each request's op to $1/requests; the first time the 5th
+# request arrives (a marker file remembers it), it kills the grading worker instead of answering.
+KILL_ONCE = """
+import json, os, signal, subprocess, sys, time
+folder = sys.argv[1]
+server = subprocess.Popen([sys.executable, "-m", "conformance.server", "--impl", "reference"], stdin=subprocess.PIPE)
+for count, line in enumerate(sys.stdin, start=1):
+    with open(os.path.join(folder, "requests"), "a") as log:
+        log.write(json.loads(line)["op"] + "\\n")
+    if count == 5 and not os.path.exists(os.path.join(folder, "killed")):
+        open(os.path.join(folder, "killed"), "w").close()
+        pid = os.getppid()
+        while pid > 1:
+            with open(f"/proc/{pid}/cmdline", "rb") as file:
+                if b"conformance.grading.worker" in file.read():
+                    os.kill(pid, signal.SIGKILL)
+                    break
+            with open(f"/proc/{pid}/stat") as file:
+                pid = int(file.read().rsplit(")", 1)[1].split()[1])
+        time.sleep(30)
+    server.stdin.write(line.encode())
+    server.stdin.flush()
 """
 
 
@@ -57,6 +82,8 @@ def make_class(root: Path, behaviours: dict[str, str]) -> tuple[Path, list[str]]
         f"PYEXE={sys.executable}",
         "--env",
         f"PYTHONPATH={REPO}",
+        "--env",
+        f"KILL_ONCE={KILL_ONCE}",
     ]
     return submissions, arguments
 

@@ -60,6 +60,27 @@ def test_a_submission_that_kills_its_parent_costs_only_its_own_row(tmp_path: Pat
     assert _processes_mentioning(str(submissions / "killer")) == []
 
 
+def test_a_worker_killed_midway_keeps_what_it_graded_and_a_new_worker_grades_the_rest(tmp_path: Path) -> None:
+    submissions, arguments = make_class(tmp_path, {"ann": "ok", "killer": "kill-parent-once"})
+    result = cli(*arguments, "--jobs", "1", "--sandbox", "none", "--out", str(tmp_path / "out"))
+    assert result.returncode == 1, result.stderr
+    graded = rows(tmp_path / "out" / "gradebook.csv")
+    killer = graded["killer"]
+    assert killer["status"] == "crashed" and "killed by SIGKILL" in killer["detail"], killer
+    assert "the other cases were graded in a new worker" in killer["detail"]
+    cases = json.loads((tmp_path / "out" / "reports" / "killer" / "report.json").read_text(encoding="utf-8"))["cases"]
+    # The 5th request (the hello, then the 4th case) killed the worker: that case alone is lost.
+    lost = [case for case in cases if case["status"] != "passed"]
+    assert [case["id"] for case in lost] == [cases[3]["id"]], lost
+    assert lost[0]["message"].startswith("the grading worker died while this case ran")
+    assert f"during case {cases[3]['id']}" in killer["detail"]
+    # Nothing was graded twice: one request per case, besides each worker's hello and the last one's stop.
+    ops = [op for op in (submissions / "killer" / "requests").read_text(encoding="utf-8").split() if op != "stop"]
+    assert ops.count("hello") == 2 and len(ops) - 2 == len(cases), ops
+    assert float(killer["total"]) == pytest.approx(10 * (len(cases) - 1) / len(cases), abs=0.01)
+    assert graded["ann"]["total"] == "10.00"
+
+
 def test_a_worker_past_its_hard_limit_is_killed_and_timed_out(tmp_path: Path) -> None:
     context = prepare(parse_rubric(yaml.safe_load(RUBRIC)))
     started = time.monotonic()

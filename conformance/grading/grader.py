@@ -12,7 +12,7 @@ import queue
 import re
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -210,12 +210,17 @@ def grade_submission(
     options: GradeOptions | None = None,
     name: str | None = None,
     stop: threading.Event | None = None,
+    given: Mapping[str, Outcome] | None = None,
+    on_outcome: Callable[[Outcome], None] | None = None,
 ) -> SubmissionResult:
     """Grade the implementation ``impl`` (an ``--impl`` value) against ``context``.
 
     ``stop``, when set by another thread (a batch being interrupted), ends the grading after
-    the case in flight; the cases left are not run.
+    the case in flight; the cases left are not run. ``given`` holds outcomes already known
+    (a batch resuming after its worker died): those cases are not run again. ``on_outcome``
+    learns each case's outcome as soon as it is known, in case order.
     """
+    given = given or {}
     options = options or GradeOptions()
     started = time.perf_counter()
     name = name or default_name(impl)
@@ -289,7 +294,12 @@ def grade_submission(
                 budget_exhausted = True
                 outcomes.append(Outcome(case.id, "errored", f"{NOT_RUN}the submission used up its {options.budget_s:g} s budget", 0.0))
                 continue
+            if case.id in given:
+                outcomes.append(given[case.id])
+                continue
             outcomes.append(run_case(adapter, case, options.case_timeout_s))
+            if on_outcome is not None:
+                on_outcome(outcomes[-1])
     finally:
         _close(adapter)
     if any(outcome.given_up for outcome in outcomes) and not budget_exhausted:

@@ -40,7 +40,7 @@ def result_to_json(result: SubmissionResult) -> dict[str, Any]:
         "duration_s": result.duration_s,
         "build_report": result.build_report,
         "isolation": result.isolation,
-        "outcomes": [_outcome_to_json(graded.outcome) for graded in result.score.cases],
+        "outcomes": [outcome_to_json(graded.outcome) for graded in result.score.cases],
     }
 
 
@@ -51,7 +51,7 @@ def result_from_json(data: object, context: GradingContext) -> SubmissionResult:
         assert isinstance(data, dict)
         status = data["status"]
         _require(status in get_args(SubmissionStatus), f"unknown status {status!r}")
-        outcomes = [_outcome_from_json(item) for item in data["outcomes"]]
+        outcomes = [outcome_from_json(item) for item in data["outcomes"]]
         by_id = {outcome.case_id: outcome for outcome in outcomes}
         # Every case of the context exactly once, scored in the context's order.
         whole = len(by_id) == len(outcomes) == len(context.cases) and all(case.id in by_id for case in context.cases)
@@ -83,13 +83,15 @@ def _require(condition: bool, problem: str) -> None:
         raise ResultFormatError(f"not a grading result of this run: {problem}")
 
 
-def _outcome_to_json(outcome: Outcome) -> dict[str, Any]:
+def outcome_to_json(outcome: Outcome) -> dict[str, Any]:
+    """One case's outcome as JSON (what :func:`outcome_from_json` reads back)."""
     data = dataclasses.asdict(outcome)
     data["divergence"] = dataclasses.asdict(outcome.divergence) if outcome.divergence is not None else None
     return data
 
 
-def _outcome_from_json(data: object) -> Outcome:
+def outcome_from_json(data: object) -> Outcome:
+    """An outcome read back from JSON a worker wrote; :class:`ResultFormatError` when malformed."""
     _require(isinstance(data, dict) and data.get("status") in _OUTCOME_STATUSES, "an outcome without a known status")
     assert isinstance(data, dict)  # for the type checker; _require checked it
     known = {item.name for item in dataclasses.fields(Outcome)}

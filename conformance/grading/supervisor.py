@@ -4,8 +4,9 @@ The worker (:mod:`conformance.grading.worker`) runs in a new session, so it and 
 it starts form a process group the supervisor can kill at once. The supervisor waits for
 it under a hard wall-clock limit (the ``--budget`` plus room for the build and start-up),
 then kills the group whatever happened, so nothing the submission left behind in it keeps
-running. If the worker died (a submission can SIGKILL its parent), broke, or overran, the
-submission gets a ``crashed`` or ``timed-out`` result saying so; the batch goes on.
+running. If the worker died (a submission can SIGKILL its parent) or broke, the outcomes it
+recorded are kept and a new worker grades the cases left; the submission is ``crashed``,
+saying so. A worker that overran makes it ``timed-out``. Either way the batch goes on.
 """
 
 from __future__ import annotations
@@ -18,14 +19,15 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from conformance.adapters.pi_course import BUILD_TIMEOUT_S
 from conformance.execution import Outcome
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult
 from conformance.grading.reaper import Reaper
-from conformance.grading.result_json import ResultFormatError, result_from_json
+from conformance.grading.result_json import ResultFormatError, outcome_from_json, result_from_json
 from conformance.grading.scoring import score
 from conformance.grading.status import NOT_RUN, SubmissionStatus
 from conformance.grading.worker import EXIT_GRADER_FAILED, Job
@@ -35,6 +37,8 @@ MARGIN_S = 30.0
 #: Used when no ``--budget`` is set: grading never waits forever.
 DEFAULT_BUDGET_S = 600.0
 _POLL_S = 0.2
+#: Workers one submission may use: after a worker dies, a new one grades the cases left.
+MAX_WORKERS = 3
 _PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
 
 
@@ -65,19 +69,79 @@ def grade_supervised(
 ) -> Supervised | None:
     """Grade ``impl`` in a worker process; None when ``stop`` was set before it finished.
 
-    ``work_dir`` holds the worker's result file and log (the grader's own folder, never
-    shown to the submission); both are removed once read. ``reaper``, when given, learns
-    of the worker and sweeps what it leaves behind once it is gone.
+    ``work_dir`` holds the worker's result, progress and log files (the grader's own folder,
+    never shown to the submission); they are removed once read. ``reaper``, when given,
+    learns of the worker and sweeps what it leaves behind once it is gone.
+
+    When a worker dies, the outcomes it recorded are kept, the case in flight is charged
+    with the death, and a new worker grades the cases left (up to :data:`MAX_WORKERS` in
+    all, within the one hard limit): a submission that kills its grader loses that case,
+    not every case after it.
     """
     reaper = reaper or Reaper()
     limit_s = limit_s if limit_s is not None else hard_limit_s(options)
     work_dir = work_dir.absolute()  # the worker may not share our idea of "here"
     work_dir.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    deadline = time.monotonic() + limit_s
+    known: dict[str, Outcome] = {}
+    deaths: list[str] = []
+    logs: list[str] = []
+    for _ in range(MAX_WORKERS):
+        worker = _run_worker(impl, name, context, options, work_dir, stop, max(0.0, deadline - time.monotonic()), reaper, known)
+        if worker is None:
+            return None
+        code, data, progress, log_text = worker
+        known.update(progress)
+        if log_text:
+            logs.append(log_text)
+        log = "\n".join(logs) or None
+        elapsed = time.perf_counter() - started
+        if code is None:
+            detail = f"stopped after {limit_s:g} s, the hard limit of one submission (its --budget plus room for the build)"
+            return Supervised(failed_result(name, impl, context, "timed-out", detail, elapsed, timed_out=True, known=known), log)
+        if code == 0:
+            try:
+                result = result_from_json(data, context)
+            except ResultFormatError as error:
+                detail = f"the grading worker left no usable result ({error})"
+                return Supervised(failed_result(name, impl, context, "crashed", detail, elapsed, known=known), log)
+            if deaths:
+                detail = f"{'; '.join(deaths)}; the other cases were graded in a new worker"
+                return Supervised(replace(result, status="crashed", detail=detail, duration_s=elapsed), log)
+            return Supervised(result)
+        death = _death(code, log_text)
+        in_flight = next((case for case in context.cases if case.id not in known), None)
+        if in_flight is None or time.monotonic() >= deadline:
+            deaths.append(death)
+            break
+        deaths.append(f"{death}, during case {in_flight.id}")
+        known[in_flight.id] = Outcome(in_flight.id, "errored", f"the grading worker died while this case ran: {death}", 0.0)
+        if len(known) == len(context.cases):
+            break
+    return Supervised(failed_result(name, impl, context, "crashed", "; ".join(deaths), time.perf_counter() - started, known=known), log)
+
+
+def _run_worker(
+    impl: str,
+    name: str,
+    context: GradingContext,
+    options: GradeOptions,
+    work_dir: Path,
+    stop: threading.Event | None,
+    limit_s: float,
+    reaper: Reaper,
+    known: dict[str, Outcome],
+) -> tuple[int | None, object, dict[str, Outcome], str | None] | None:
+    """One worker's run: its exit status (None: overran), its result's JSON, the outcomes it recorded, its log.
+
+    None when ``stop`` was set before it finished.
+    """
     token = f"{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
     result_path = work_dir / f"{token}.json"
+    progress_path = work_dir / f"{token}.progress"
     log_path = work_dir / f"{token}.log"
-    job = Job(impl, name, context, options, result_path, os.getpid())
-    started = time.perf_counter()
+    job = Job(impl, name, context, options, result_path, os.getpid(), progress_path, tuple(known.values()))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(_PACKAGE_ROOT), os.environ.get("PYTHONPATH"))))}
     with log_path.open("wb") as log, reaper.lock:
         worker = subprocess.Popen(
@@ -101,29 +165,47 @@ def grade_supervised(
     try:
         if code is None and stop is not None and stop.is_set():
             return None
-        elapsed = time.perf_counter() - started
-        log_text = _read(log_path)
-        if code is None:
-            detail = f"stopped after {limit_s:g} s, the hard limit of one submission (its --budget plus room for the build)"
-            return Supervised(failed_result(name, impl, context, "timed-out", detail, elapsed, timed_out=True), log_text)
+        data: object = None
         if code == 0:
             try:
                 data = json.loads(result_path.read_text(encoding="utf-8"))
-                return Supervised(result_from_json(data, context))
-            except (OSError, ValueError, ResultFormatError) as error:
-                detail = f"the grading worker left no usable result ({error})"
-                return Supervised(failed_result(name, impl, context, "crashed", detail, elapsed), log_text)
-        return Supervised(failed_result(name, impl, context, "crashed", _death(code, log_text), elapsed), log_text)
+            except (OSError, ValueError) as error:
+                data = {"error": f"unreadable result file: {error}"}
+        return code, data, _progress(progress_path, context), _read(log_path)
     finally:
         result_path.unlink(missing_ok=True)
+        progress_path.unlink(missing_ok=True)
         log_path.unlink(missing_ok=True)
 
 
+def _progress(path: Path, context: GradingContext) -> dict[str, Outcome]:
+    """The outcomes a worker recorded, by case id; a torn or malformed line ends the reading."""
+    ids = {case.id for case in context.cases}
+    known: dict[str, Outcome] = {}
+    text = _read(path) or ""
+    for line in text.splitlines():
+        try:
+            outcome = outcome_from_json(json.loads(line))
+        except (ValueError, ResultFormatError):
+            break  # the line the worker died writing
+        if outcome.case_id in ids:
+            known[outcome.case_id] = outcome
+    return known
+
+
 def failed_result(
-    name: str, impl: str, context: GradingContext, status: SubmissionStatus, detail: str, duration_s: float, timed_out: bool = False
+    name: str,
+    impl: str,
+    context: GradingContext,
+    status: SubmissionStatus,
+    detail: str,
+    duration_s: float,
+    timed_out: bool = False,
+    known: Mapping[str, Outcome] | None = None,
 ) -> SubmissionResult:
-    """A result for a submission whose grading did not finish: every case not run, 0 points."""
-    outcomes = [Outcome(case.id, "errored", f"{NOT_RUN}{detail}", 0.0, timed_out=timed_out) for case in context.cases]
+    """A result for a submission whose grading did not finish: the ``known`` outcomes kept, every other case not run."""
+    known = known or {}
+    outcomes = [known.get(case.id) or Outcome(case.id, "errored", f"{NOT_RUN}{detail}", 0.0, timed_out=timed_out) for case in context.cases]
     graded = score(context.rubric, zip(context.cases, outcomes, strict=True))
     return SubmissionResult(name, impl, name, status, detail, graded, context.rubric, duration_s)
 

@@ -4,8 +4,10 @@ The batch (:mod:`conformance.grading.supervisor`) starts one worker per submissi
 new session, and writes the job on its stdin: a pickle of :class:`Job` (parent to child
 only, written by the grader itself, read before any student code runs). The worker grades
 with :func:`grade_submission` and writes the result as JSON (:mod:`result_json`) to the
-job's ``result_path``, atomically. Whatever the submission does to this process (kill it,
-exhaust it), the batch only loses this submission's row.
+job's ``result_path``, atomically. Each case's outcome is also appended to the job's
+``progress_path`` (JSON lines) as soon as it is known: whatever the submission does to this
+process (kill it, exhaust it), the outcomes already known are kept, and the supervisor
+grades the cases left in a new worker.
 
 Nothing of the job reaches the submission: it is not in this process's argv or
 environment, and stdin is closed before grading starts.
@@ -23,8 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.atomicfile import write_text_atomic
+from conformance.execution import Outcome
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, grade_submission
-from conformance.grading.result_json import result_to_json
+from conformance.grading.result_json import outcome_to_json, result_to_json
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -42,6 +45,10 @@ class Job:
     options: GradeOptions
     result_path: Path
     parent_pid: int
+    #: Where each outcome is appended as a JSON line the moment it is known.
+    progress_path: Path | None = None
+    #: Outcomes known from an earlier worker of the same submission: not run again.
+    given: tuple[Outcome, ...] = ()
 
 
 def _die_with_parent(parent_pid: int) -> None:
@@ -59,8 +66,19 @@ def _die_with_parent(parent_pid: int) -> None:
 
 
 def run(job: Job) -> SubmissionResult:
-    """Grade the job's submission and write its result file."""
-    result = grade_submission(job.impl, job.context, job.options, name=job.name)
+    """Grade the job's submission, recording each outcome in its progress file, and write its result file."""
+    given = {outcome.case_id: outcome for outcome in job.given}
+    if job.progress_path is None:
+        result = grade_submission(job.impl, job.context, job.options, name=job.name, given=given)
+    else:
+        with job.progress_path.open("a", encoding="utf-8") as progress:
+
+            def record(outcome: Outcome) -> None:
+                # Flushed per line: a worker killed the next moment still leaves it in the file.
+                progress.write(json.dumps(outcome_to_json(outcome), ensure_ascii=False) + "\n")
+                progress.flush()
+
+            result = grade_submission(job.impl, job.context, job.options, name=job.name, given=given, on_outcome=record)
     write_text_atomic(job.result_path, json.dumps(result_to_json(result), ensure_ascii=False))
     return result
 
