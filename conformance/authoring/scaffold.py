@@ -274,9 +274,9 @@ def _choose_id(case_id: str | None, slug: str | None, prefix: str, taken: set[st
     return f"{prefix}{counter}"
 
 
-def render(case_id: str, operation: str, lab: str, dash_column: int = 2, key_column: int = 4) -> str:
-    """The scaffold case's text, as a block sequence item at the given columns."""
-    lines = [
+def course_lines(case_id: str, operation: str, lab: str) -> list[str]:
+    """The keys of a course scaffold case, one per line, unindented."""
+    return [
         f"id: {case_id}",
         f'lab: "{lab}"',
         f'clauses: ["TODO: the spec/spec.md clause ids this case checks, e.g. {_EXAMPLE_CLAUSE[operation]}"]',
@@ -284,11 +284,25 @@ def render(case_id: str, operation: str, lab: str, dash_column: int = 2, key_col
         f"operation: {operation}",
         *_BODIES[operation].splitlines(),
     ]
+
+
+def render(case_id: str, operation: str, lab: str, dash_column: int = 2, key_column: int = 4) -> str:
+    """The course scaffold case's text, as a block sequence item at the given columns."""
+    return render_lines(course_lines(case_id, operation, lab), dash_column, key_column)
+
+
+def render_lines(lines: list[str], dash_column: int = 2, key_column: int = 4) -> str:
+    """A case's key lines as a block sequence item at the given columns."""
     first = " " * dash_column + "-" + " " * (key_column - dash_column - 1) + lines[0]
     return "\n".join([first, *(" " * key_column + line if line else "" for line in lines[1:])]) + "\n"
 
 
 def _append(fixture: FixtureText, case_id: str, operation: str, lab: str) -> Scaffolded:
+    return append_lines(fixture, case_id, course_lines(case_id, operation, lab))
+
+
+def append_lines(fixture: FixtureText, case_id: str, lines: list[str]) -> Scaffolded:
+    """Append the case made of ``lines`` after the file's last case, keeping its text byte for byte."""
     assert fixture.document is not None
     cases = fixture.document.root.get("cases") if fixture.document.root is not None else None
     if cases is None or cases.kind != "sequence" or cases.flow or not cases.items:
@@ -301,7 +315,7 @@ def _append(fixture: FixtureText, case_id: str, operation: str, lab: str) -> Sca
     at = len(text) if end_of_line < 0 else end_of_line + 1
     before = text[:at] if text[:at].endswith("\n") or not text[:at] else text[:at] + "\n"
     separator = "" if before.endswith("\n\n") else "\n"
-    block = separator + render(case_id, operation, lab, dash_column, key_column)
+    block = separator + render_lines(lines, dash_column, key_column)
     fixture.path.write_text(before + block + text[at:], encoding="utf-8")
     line = before.count("\n") + 1 + len(separator)
     return Scaffolded(case_id, fixture.path, line)
@@ -309,16 +323,21 @@ def _append(fixture: FixtureText, case_id: str, operation: str, lab: str) -> Sca
 
 def _new_file(path: Path, case_id: str, operation: str, lab: str) -> Scaffolded:
     """A new topic file: schema header, chapter, a topic placeholder and the case."""
+    return new_file(path, case_id, [f'chapter: "0{lab[0]}"'], course_lines(case_id, operation, lab))
+
+
+def new_file(path: Path, case_id: str, file_keys: list[str], lines: list[str], schema_file: str = SCHEMA_FILE) -> Scaffolded:
+    """A new topic file: the schema header (a sibling's, else ``schema_file``), ``file_keys``, a topic placeholder and the case."""
     siblings = [sibling for sibling in sorted(path.parent.glob("*.y*ml")) if sibling.is_file()] if path.parent.is_dir() else []
     header = next((line for line in (_first_line(sibling) for sibling in siblings) if line.startswith(HEADER_PREFIX)), None)
     if header is None:
         # Relative, so that it keeps resolving in a checkout moved elsewhere and in an exported bundle.
-        header = HEADER_PREFIX + Path(os.path.relpath(schemas_dir() / SCHEMA_FILE, path.parent.resolve())).as_posix()
-    lines = [header, f'chapter: "0{lab[0]}"', 'topic: "TODO: what the cases in this file are about"', "cases:"]
-    head = "\n".join(lines) + "\n"
+        header = HEADER_PREFIX + Path(os.path.relpath(schemas_dir() / schema_file, path.parent.resolve())).as_posix()
+    head_lines = [header, *file_keys, 'topic: "TODO: what the cases in this file are about"', "cases:"]
+    head = "\n".join(head_lines) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(head + render(case_id, operation, lab), encoding="utf-8")
-    return Scaffolded(case_id, path, len(lines) + 1)
+    path.write_text(head + render_lines(lines), encoding="utf-8")
+    return Scaffolded(case_id, path, len(head_lines) + 1)
 
 
 def _first_line(path: Path) -> str:
