@@ -1,0 +1,161 @@
+"""Cases shared by the course and pi-ai-1 profiles (fixtures/shared/): loading, lint, coverage, runs, authoring."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.authoring.coverage import compute
+from conformance.authoring.lint import lint
+from conformance.authoring.regen import RegenRefused, regenerate
+from conformance.clauses import load_profile_clauses
+from conformance.loader import load_suite
+from conformance.profiles import COURSE, PI_AI_1
+from tests.test_profile_pi_ai import _install
+
+HEADER = "# yaml-language-server: $schema=https://pi-conformance.dev/schemas/shared-fixture-file.schema.json\n"
+SHARED = """\
+profile: [course, pi-ai-1]
+topic: shared scratch
+course: {chapter: "03"}
+cases:
+  - id: scratch-shared-text
+    clauses: [SYS-TEXT-1, PA-SYSTEXT-1]
+    course: {lab: "3.1"}
+    pi-ai-1: {features: [messages]}
+    description: Content, then the sections, joined by blank lines.
+    operation: system_message_text
+    input:
+      message: {role: system, content: "A", sections: {s: "B"}, timestamp: 1}
+    expect: {value: "A\\n\\nB", input_unchanged: true}
+"""
+
+
+def scratch(tmp_path: Path, text: str = SHARED) -> Path:
+    root = tmp_path / "fixtures"
+    (root / "shared").mkdir(parents=True)
+    (root / "shared" / "one.yaml").write_text(HEADER + text, encoding="utf-8")
+    return root
+
+
+def test_a_shared_case_loads_in_each_profile_with_that_profiles_clauses_only(tmp_path: Path) -> None:
+    root = scratch(tmp_path)
+    course, pi_ai = load_suite(root), load_suite(root, profile="pi-ai-1")
+    assert not course.broken and not pi_ai.broken, course.problems + pi_ai.problems
+    [in_course], [in_pi_ai] = course.cases, pi_ai.cases
+    assert (in_course.id, in_course.clauses, in_course.lab, in_course.chapter) == ("scratch-shared-text", ("SYS-TEXT-1",), "3.1", "03")
+    assert (in_pi_ai.id, in_pi_ai.clauses, in_pi_ai.lab, in_pi_ai.features) == (
+        "scratch-shared-text",
+        ("PA-SYSTEXT-1",),
+        "messages",
+        ("messages",),
+    )
+    assert in_course.location == in_pi_ai.location == "fixtures/shared/one.yaml:6"
+
+
+def test_the_bundled_shared_cases_belong_to_both_profiles() -> None:
+    course, pi_ai = load_suite(), load_suite(profile="pi-ai-1")
+    shared_course = {case.id: case for case in course.cases if case.file.startswith("fixtures/shared/")}
+    shared_pi_ai = {case.id: case for case in pi_ai.cases if case.file.startswith("fixtures/shared/")}
+    assert shared_course and shared_course.keys() == shared_pi_ai.keys()
+    for case_id, case in shared_course.items():
+        assert case.lab in ("3.1", "3.2") and all(clause.startswith(COURSE.clause_prefixes) for clause in case.clauses)
+        other = shared_pi_ai[case_id]
+        assert other.lab in PI_AI_1.features and all(clause.startswith("PA-") for clause in other.clauses)
+        assert (case.operation, case.input, case.expect, case.steps) == (other.operation, other.input, other.expect, other.steps)
+
+
+def test_lint_and_coverage_take_a_shared_case_once_per_profile(tmp_path: Path) -> None:
+    root = scratch(tmp_path)
+    problems = [str(problem) for problem in lint(root) if "shared/one.yaml" in problem.file]
+    assert problems == [], problems  # in particular no "duplicate id" across the two profiles
+    for profile, clause in (("course", "SYS-TEXT-1"), ("pi-ai-1", "PA-SYSTEXT-1")):
+        table = compute(load_profile_clauses(profile), load_suite(root, profile=profile).cases, "0")
+        assert next(row for row in table.rows if row.id == clause).cases == ("scratch-shared-text",)
+
+
+def test_a_shared_case_that_breaks_one_profiles_schema_is_reported_there_with_file_case_and_path(tmp_path: Path) -> None:
+    root = scratch(tmp_path, SHARED.replace("pi-ai-1: {features: [messages]}", "pi-ai-1: {features: [messagez]}"))
+    assert not load_suite(root).broken  # the course's view is fine
+    [broken] = load_suite(root, profile="pi-ai-1").broken
+    assert (broken.id, broken.location) == ("scratch-shared-text", "fixtures/shared/one.yaml:6")
+    [problem] = broken.problems
+    assert problem.startswith('["pi-ai-1"].features[0]: ') and problem.endswith("(profile pi-ai-1)"), problem
+    reported = [str(found) for found in lint(root)]
+    assert any(line.startswith('fixtures/shared/one.yaml:6: scratch-shared-text: ["pi-ai-1"].features[0]: ') for line in reported), reported
+
+
+def test_a_view_problem_in_the_clauses_points_at_the_shared_index(tmp_path: Path) -> None:
+    root = scratch(tmp_path, SHARED.replace("[SYS-TEXT-1, PA-SYSTEXT-1]", "[PA-SYSTEXT-1, SYS-TEXT-1, SYS-TEXT-1]"))
+    [broken] = load_suite(root).broken
+    assert any(problem.startswith("clauses") for problem in broken.problems), broken.problems
+
+
+def test_a_shared_case_must_cite_every_profile_and_no_other(tmp_path: Path) -> None:
+    root = scratch(tmp_path, SHARED.replace("[SYS-TEXT-1, PA-SYSTEXT-1]", "[SYS-TEXT-1, XX-TEXT-1]"))
+    for profile in ("course", "pi-ai-1"):
+        [broken] = load_suite(root, profile=profile).broken
+        assert "clauses[1]: 'XX-TEXT-1' is a clause of none of this file's profiles (course, pi-ai-1)" in broken.problems
+        assert any("none of pi-ai-1 (PA-)" in problem for problem in broken.problems), broken.problems
+    # Reported by both profiles' loads, listed once by lint.
+    listed = [str(problem) for problem in lint(root) if "XX-TEXT-1" in problem.message]
+    assert len(listed) == 1, listed
+
+
+def run_profile(root: Path, tmp_path: Path, *options: str) -> dict[str, object]:
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "conformance.cli", "run", "--fixtures", str(root), "--report-json", str(report), *options]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    document: dict[str, object] = json.loads(report.read_text(encoding="utf-8"))
+    return document
+
+
+def test_a_shared_case_runs_in_the_course_with_its_clauses(tmp_path: Path) -> None:
+    cases = run_profile(scratch(tmp_path), tmp_path)["cases"]
+    assert isinstance(cases, list)
+    [case] = cases
+    assert (case["id"], case["status"], case["clauses"], case["lab"]) == ("scratch-shared-text", "passed", ["SYS-TEXT-1"], "3.1")
+
+
+def test_a_shared_case_runs_in_pi_ai_1_with_its_clauses(tmp_path: Path) -> None:
+    package = _install()
+    cases = run_profile(scratch(tmp_path), tmp_path, "--profile", "pi-ai-1", "--impl", f"pi-ai:{package}")["cases"]
+    assert isinstance(cases, list)
+    [case] = cases
+    assert (case["id"], case["status"], case["clauses"]) == ("scratch-shared-text", "passed", ["PA-SYSTEXT-1"])
+
+
+def test_regen_of_pi_ai_1_needs_a_reference(tmp_path: Path) -> None:
+    with pytest.raises(RegenRefused, match=r"pass --reference pi-ai:PATH"):
+        regenerate(["scratch-shared-text"], scratch(tmp_path), profile="pi-ai-1")
+
+
+def test_regen_of_pi_ai_1_rewrites_a_shared_case_from_pi_ai(tmp_path: Path) -> None:
+    package = _install()
+    from conformance.adapters.resolve import resolve_adapter
+
+    root = scratch(tmp_path, SHARED.replace('value: "A\\n\\nB"', 'value: "wrong"'))
+    result = regenerate(["scratch-shared-text"], root, lambda: resolve_adapter(f"pi-ai:{package}"), profile="pi-ai-1")
+    assert not result.refused, result.refused
+    assert '-    expect: {value: "wrong", input_unchanged: true}' in result.diff
+    assert '+    expect: {value: "A\\n\\nB", input_unchanged: true}' in result.diff
+
+
+def test_fixtures_new_scaffolds_a_pi_ai_1_case(tmp_path: Path) -> None:
+    root = tmp_path / "fixtures"
+    (root / "pi-ai-1").mkdir(parents=True)
+    command = [sys.executable, "-m", "conformance.cli", "fixtures", "new", "--fixtures", str(root), "--profile", "pi-ai-1"]
+    result = subprocess.run([*command, "--operation", "current_tools", "--file", "pi-ai-1/tools.yaml"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    text = (root / "pi-ai-1" / "tools.yaml").read_text(encoding="utf-8")
+    assert text.startswith("# yaml-language-server: $schema=") and "pi-ai-1-fixture-file.schema.json" in text.splitlines()[0]
+    assert "profile: pi-ai-1\n" in text and "features: [system-replay]" in text and "lab:" not in text
+    [broken] = load_suite(root, profile="pi-ai-1").broken  # placeholders: not a runnable case yet
+    assert broken.id == "pa-current-tools-1"
+    wrong = subprocess.run([*command, "--operation", "scripted_model"], capture_output=True, text=True)
+    assert wrong.returncode == 2 and "profile pi-ai-1 has no operation 'scripted_model'" in wrong.stderr
