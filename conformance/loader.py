@@ -175,7 +175,9 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
                 yield BrokenCase(stem_id, relative, line, (problem,))
             for entry in entries:
                 message = f"{problem} (at line {line}; the whole file is unusable)"
-                yield BrokenCase(entry.id, relative, entry.line, (message,), entry.lab, chapter)
+                # A shared file names its chapter inside `course: {...}`; a lab names its chapter too.
+                entry_chapter = chapter or (f"0{entry.lab[0]}" if entry.lab else None)
+                yield BrokenCase(entry.id, relative, entry.line, (message,), entry.lab, entry_chapter)
         return
 
     selected = _select_profile(data, lines, relative, stem_id, profile)

@@ -159,3 +159,10 @@ def test_fixtures_new_scaffolds_a_pi_ai_1_case(tmp_path: Path) -> None:
     assert broken.id == "pa-current-tools-1"
     wrong = subprocess.run([*command, "--operation", "scripted_model"], capture_output=True, text=True)
     assert wrong.returncode == 2 and "profile pi-ai-1 has no operation 'scripted_model'" in wrong.stderr
+
+
+def test_a_shared_file_that_yaml_cannot_parse_still_counts_its_cases_in_their_course_lab(tmp_path: Path) -> None:
+    text = (Path(__file__).parent.parent / "fixtures" / "shared" / "system-text.yaml").read_text(encoding="utf-8")
+    root = scratch(tmp_path, text.split("\n", 1)[1] + "\n  - id: [unclosed\n")
+    broken = load_suite(root).broken
+    assert broken and all(entry.lab == "3.1" and entry.chapter == "03" for entry in broken), broken[:2]
