@@ -15,6 +15,7 @@ from conformance.authoring.regen import RegenRefused, regenerate
 from conformance.clauses import load_profile_clauses
 from conformance.loader import load_suite
 from conformance.profiles import COURSE, PI_AI_1
+from tests.conftest import REPO
 from tests.test_profile_pi_ai import _install
 
 HEADER = "# yaml-language-server: $schema=https://pi-conformance.dev/schemas/shared-fixture-file.schema.json\n"
@@ -166,3 +167,22 @@ def test_a_shared_file_that_yaml_cannot_parse_still_counts_its_cases_in_their_co
     root = scratch(tmp_path, text.split("\n", 1)[1] + "\n  - id: [unclosed\n")
     broken = load_suite(root).broken
     assert broken and all(entry.lab == "3.1" and entry.chapter == "03" for entry in broken), broken[:2]
+
+
+def test_the_export_manifest_gives_a_shared_case_its_course_lab_and_its_pi_ai_1_areas() -> None:
+    from collections import Counter
+
+    from conformance.authoring.export import manifest
+
+    document = manifest(REPO / "fixtures")
+    course = load_suite()
+    assert document["labs"] == dict(sorted(Counter(case.lab for case in course.cases).items()))
+    entries = document["cases"]
+    assert isinstance(entries, list)
+    shared = {entry["id"]: entry for entry in entries if isinstance(entry, dict) and entry.get("profile") == ["course", "pi-ai-1"]}
+    pi_ai = {case.id: case for case in load_suite(profile="pi-ai-1").cases}
+    by_id = {case.id: case for case in course.cases}
+    assert shared
+    for case_id, entry in shared.items():
+        assert (entry["lab"], entry["chapter"], entry["features"]) == (by_id[case_id].lab, "03", list(by_id[case_id].features))
+        assert entry["areas"] == list(pi_ai[case_id].features)
