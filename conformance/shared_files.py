@@ -133,8 +133,10 @@ def clause_problems(case: JsonObject, names: Sequence[str]) -> list[tuple[Path, 
             problems.append((["clauses", position], f"{clause!r} is a clause of none of this file's profiles ({', '.join(names)})"))
         else:
             cited.add(owner)
+    # An id of no profile may be the missing profile's (a typo, a placeholder): that is the problem to report.
+    unplaced = any(clause_problem[0] != ["clauses"] for clause_problem in problems)
     for name in names:
-        if name not in cited and name in PROFILES:
+        if name not in cited and name in PROFILES and not unplaced:
             prefixes = "/".join(PROFILES[name].clause_prefixes)
             problems.append((["clauses"], f"a shared case cites at least one clause of each of its profiles; none of {name} ({prefixes})"))
     return problems

@@ -100,11 +100,14 @@ def test_a_shared_case_must_cite_every_profile_and_no_other(tmp_path: Path) -> N
     root = scratch(tmp_path, SHARED.replace("[SYS-TEXT-1, PA-SYSTEXT-1]", "[SYS-TEXT-1, XX-TEXT-1]"))
     for profile in ("course", "pi-ai-1"):
         [broken] = load_suite(root, profile=profile).broken
-        assert "clauses[1]: 'XX-TEXT-1' is a clause of none of this file's profiles (course, pi-ai-1)" in broken.problems
-        assert any("none of pi-ai-1 (PA-)" in problem for problem in broken.problems), broken.problems
+        # The stray id is the problem; that pi-ai-1 then has none follows from it.
+        assert broken.problems == ("clauses[1]: 'XX-TEXT-1' is a clause of none of this file's profiles (course, pi-ai-1)",)
     # Reported by both profiles' loads, listed once by lint.
     listed = [str(problem) for problem in lint(root) if "XX-TEXT-1" in problem.message]
     assert len(listed) == 1, listed
+    root = scratch(tmp_path / "second", SHARED.replace("[SYS-TEXT-1, PA-SYSTEXT-1]", "[SYS-TEXT-1, SYS-PROMPT-1]"))
+    [broken] = load_suite(root, profile="pi-ai-1").broken
+    assert broken.problems == ("clauses: a shared case cites at least one clause of each of its profiles; none of pi-ai-1 (PA-)",)
 
 
 def run_profile(root: Path, tmp_path: Path, *options: str) -> dict[str, object]:
@@ -147,19 +150,52 @@ def test_regen_of_pi_ai_1_rewrites_a_shared_case_from_pi_ai(tmp_path: Path) -> N
     assert '+    expect: {value: "A\\n\\nB", input_unchanged: true}' in result.diff
 
 
+def new(root: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "conformance.cli", "fixtures", "new", "--fixtures", str(root), *options]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
 def test_fixtures_new_scaffolds_a_pi_ai_1_case(tmp_path: Path) -> None:
     root = tmp_path / "fixtures"
     (root / "pi-ai-1").mkdir(parents=True)
-    command = [sys.executable, "-m", "conformance.cli", "fixtures", "new", "--fixtures", str(root), "--profile", "pi-ai-1"]
-    result = subprocess.run([*command, "--operation", "current_tools", "--file", "pi-ai-1/tools.yaml"], capture_output=True, text=True)
+    result = new(root, "--profile", "pi-ai-1", "--operation", "current_tools", "--file", "pi-ai-1/tools.yaml")
     assert result.returncode == 0, result.stderr
     text = (root / "pi-ai-1" / "tools.yaml").read_text(encoding="utf-8")
     assert text.startswith("# yaml-language-server: $schema=") and "pi-ai-1-fixture-file.schema.json" in text.splitlines()[0]
     assert "profile: pi-ai-1\n" in text and "features: [system-replay]" in text and "lab:" not in text
     [broken] = load_suite(root, profile="pi-ai-1").broken  # placeholders: not a runnable case yet
     assert broken.id == "pa-current-tools-1"
-    wrong = subprocess.run([*command, "--operation", "scripted_model"], capture_output=True, text=True)
+    assert "run --profile pi-ai-1 -k pa-current-tools-1" in result.stderr
+    wrong = new(root, "--profile", "pi-ai-1", "--operation", "scripted_model")
     assert wrong.returncode == 2 and "profile pi-ai-1 has no operation 'scripted_model'" in wrong.stderr
+    with_lab = new(root, "--profile", "pi-ai-1", "--operation", "current_tools", "--lab", "3.1")
+    assert with_lab.returncode == 2 and "--lab is the course's" in with_lab.stderr
+
+
+def test_fixtures_new_scaffolds_a_shared_case_that_only_its_placeholders_break(tmp_path: Path) -> None:
+    root = scratch(tmp_path)
+    result = new(root, "--profile", "course,pi-ai-1", "--operation", "system_message_text", "--lab", "3.1", "--slug", "two")
+    assert result.returncode == 0, result.stderr
+    assert "run -k scratch-shared-two" in result.stderr and "run --profile pi-ai-1 -k scratch-shared-two" in result.stderr
+    problems = [problem for problem in lint(root) if problem.case_id == "scratch-shared-two"]
+    assert problems and all("placeholder left by `fixtures new`" in problem.message for problem in problems), problems
+    assert {problem.message.split(":")[0] for problem in problems} >= {"clauses[0]", "clauses[1]", "description"}
+    # Filled in, it is a case of both profiles.
+    path = root / "shared" / "one.yaml"
+    text = path.read_text(encoding="utf-8")
+    filled = text.split("  - id: scratch-shared-two")[0] + SHARED.split("cases:\n")[1].replace("scratch-shared-text", "scratch-shared-two")
+    path.write_text(filled.replace('sections: {s: "B"}', 'sections: {t: "B"}', 1), encoding="utf-8")
+    assert not [problem for problem in lint(root) if problem.case_id == "scratch-shared-two"]
+    assert [case.id for case in load_suite(root, profile="pi-ai-1").cases] == ["scratch-shared-text", "scratch-shared-two"]
+
+
+def test_fixtures_new_keeps_course_cases_out_of_shared_files(tmp_path: Path) -> None:
+    root = scratch(tmp_path)
+    result = new(root, "--operation", "system_message_text", "--lab", "3.1", "--file", "shared/one.yaml")
+    assert result.returncode == 2
+    assert "is a file of profile course,pi-ai-1; scaffold its cases with --profile course,pi-ai-1" in result.stderr
+    missing_lab = new(root, "--profile", "course,pi-ai-1", "--operation", "system_message_text")
+    assert missing_lab.returncode == 2 and "--lab is required" in missing_lab.stderr
 
 
 def test_a_shared_file_that_yaml_cannot_parse_still_counts_its_cases_in_their_course_lab(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ _DEFAULT_PREFIX = {
     "event_stream": "stream-",
     "scripted_model": "sm-",
 }
-_EXAMPLE_CLAUSE = {
+EXAMPLE_CLAUSE = {
     "text_of": "IR-TEXT-1",
     "system_message_text": "SYS-TEXT-1",
     "current_system_message": "SYS-REPLAY-2",
@@ -53,7 +53,7 @@ _EXAMPLE_CLAUSE = {
 }
 
 # Operation-specific part of the scaffold, indented as the case's own keys (two spaces per level).
-_BODIES = {
+BODIES = {
     "text_of": """\
 input:
   message: "TODO: the message to project, e.g. {role: user, content: [{type: text, text: hi}], timestamp: 1}"
@@ -165,7 +165,7 @@ def scaffold_case(
     root: Path, operation: str, lab: str, case_id: str | None = None, slug: str | None = None, file: str | None = None
 ) -> Scaffolded:
     """Append a scaffold case for ``operation`` and ``lab`` and return where it went."""
-    _check_operation(operation, lab)
+    check_operation(operation, lab)
     texts = [read(path, root) for path in fixture_files(root)]
     taken = {str(raw["id"]) for fixture in texts for _, raw in fixture.cases if isinstance(raw.get("id"), str)}
     target = _target_file(root, texts, operation, lab, file, case_id or slug)
@@ -174,16 +174,22 @@ def scaffold_case(
         existing = read(target, root)
     if existing is not None and existing.document is None:
         raise ScaffoldError(f"{existing.display} is not valid YAML; fix it first (pi-conformance fixtures lint)")
+    stated = existing.data.get("profile", "course") if existing is not None and isinstance(existing.data, dict) else "course"
+    if stated != "course":
+        assert existing is not None
+        listed = ",".join(str(name) for name in stated) if isinstance(stated, list) else str(stated)
+        raise ScaffoldError(f"{existing.display} is a file of profile {listed}; scaffold its cases with --profile {listed}")
     chapter = existing.data.get("chapter") if existing is not None and isinstance(existing.data, dict) else None
     if chapter is not None and chapter != f"0{lab[0]}":
         raise ScaffoldError(f"{existing.display if existing else target} is a chapter {chapter} file; lab {lab} cases go in ch0{lab[0]}/")
-    chosen = _choose_id(case_id, slug, _prefix(existing, texts, operation), taken)
+    chosen = choose_id(case_id, slug, _prefix(existing, texts, operation), taken)
     if existing is None:
         return _new_file(target, chosen, operation, lab)
     return _append(existing, chosen, operation, lab)
 
 
-def _check_operation(operation: str, lab: str) -> None:
+def check_operation(operation: str, lab: str) -> None:
+    """A course operation, a course lab, and the operation belongs to that lab."""
     if operation not in OPERATIONS:
         raise ScaffoldError(f"unknown operation {operation!r}; one of: {', '.join(sorted(OPERATIONS))}")
     if lab not in LABS:
@@ -236,11 +242,12 @@ def _prefix(fixture: FixtureText | None, texts: list[FixtureText], operation: st
     # This file's ids for the operation, else all its ids, else the operation's ids anywhere.
     ids = (ids_in([fixture]) or ids_in([fixture], any_operation=True)) if fixture else []
     ids = ids or ids_in(texts)
-    shared = _shared_words(ids)
+    shared = shared_words(ids)
     return "-".join(shared) + "-" if shared else _DEFAULT_PREFIX[operation]
 
 
-def _shared_words(ids: list[str]) -> list[str]:
+def shared_words(ids: list[str]) -> list[str]:
+    """The leading words every id shares (the file's id prefix), as a list of words."""
     if not ids:
         return []
     words = [identifier.split("-") for identifier in ids]
@@ -254,7 +261,8 @@ def _shared_words(ids: list[str]) -> list[str]:
     return shared[: min(2, len(shared) - 1)] if len(shared) == len(words[0]) else shared
 
 
-def _choose_id(case_id: str | None, slug: str | None, prefix: str, taken: set[str]) -> str:
+def choose_id(case_id: str | None, slug: str | None, prefix: str, taken: set[str]) -> str:
+    """The new case's id: ``--id``, the prefix and ``--slug``, or the prefix and a fresh counter."""
     if case_id is not None and slug is not None:
         raise ScaffoldError("give --id or --slug, not both")
     if slug is not None:
@@ -279,10 +287,10 @@ def course_lines(case_id: str, operation: str, lab: str) -> list[str]:
     return [
         f"id: {case_id}",
         f'lab: "{lab}"',
-        f'clauses: ["TODO: the spec/spec.md clause ids this case checks, e.g. {_EXAMPLE_CLAUSE[operation]}"]',
+        f'clauses: ["TODO: the spec/spec.md clause ids this case checks, e.g. {EXAMPLE_CLAUSE[operation]}"]',
         'description: "TODO: one line, why this case exists (the bug or trap it catches)"',
         f"operation: {operation}",
-        *_BODIES[operation].splitlines(),
+        *BODIES[operation].splitlines(),
     ]
 
 

@@ -1,20 +1,34 @@
-"""``fixtures new --profile NAME``: a scaffold case for a profile other than the course.
+"""``fixtures new --profile NAME[,NAME...]``: a scaffold case of another profile, or of several.
 
-Such a profile has areas (``features``) instead of labs and its own clause document and
-schema. The case goes into the one file of that profile holding the operation (or the file
-``--file`` names, created with the profile's schema header and ``profile:`` line), with an
-id prefix read from that file's ids, and ``TODO:`` placeholders that ``fixtures lint``
-reports until they are filled in.
+A profile other than the course has areas (``features``) instead of labs, and its own clause
+document and schema. A case of several profiles is written once, in a shared file
+(``profile: [course, pi-ai-1]``, spec/fixture-format.md, Shared cases), with each profile's
+own keys in the mapping named after it. The case goes into the one file of exactly these
+profiles holding the operation (or the file ``--file`` names, created with the right schema
+header and ``profile:`` line), with an id prefix read from that file's ids and ``TODO:``
+placeholders that ``fixtures lint`` reports until they are filled in.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+from conformance import shared_files
 from conformance.authoring.files import FixtureText, read
-from conformance.authoring.scaffold import _BODIES, Scaffolded, ScaffoldError, _choose_id, _shared_words, append_lines, new_file
+from conformance.authoring.scaffold import (
+    BODIES,
+    EXAMPLE_CLAUSE,
+    Scaffolded,
+    ScaffoldError,
+    append_lines,
+    check_operation,
+    choose_id,
+    new_file,
+    shared_words,
+)
 from conformance.loader import fixture_files
-from conformance.profiles import DEFAULT_PROFILE, Profile, get_profile
+from conformance.profiles import COURSE, Profile, get_profile
 
 # The area an operation's cases belong to when no file of the profile shows it yet.
 _AREA_OF = {
@@ -44,31 +58,58 @@ steps:
 
 
 def scaffold_profile_case(
-    root: Path, profile_name: str, operation: str, case_id: str | None = None, slug: str | None = None, file: str | None = None
+    root: Path,
+    profile_names: Sequence[str],
+    operation: str,
+    lab: str | None = None,
+    case_id: str | None = None,
+    slug: str | None = None,
+    file: str | None = None,
 ) -> Scaffolded:
-    """Append a scaffold case of ``operation`` to a file of ``profile_name`` (not the course) and return where it went."""
-    profile = get_profile(profile_name)
-    if profile.name == DEFAULT_PROFILE:
-        raise ScaffoldError("the course profile's cases are scaffolded with --lab")
-    if operation not in profile.operations:
-        raise ScaffoldError(f"profile {profile.name} has no operation {operation!r}; one of: {', '.join(sorted(profile.operations))}")
+    """Append a scaffold case of ``operation`` for ``profile_names`` (not the course alone) and return where it went."""
+    profiles = [get_profile(name) for name in dict.fromkeys(profile_names)]
+    names = [profile.name for profile in profiles]
+    if names == [COURSE.name]:
+        raise ScaffoldError("a course case is scaffolded without --profile")
+    _check_lab(names, operation, lab)
+    lacking = [profile.name for profile in profiles if operation not in profile.operations]
+    if lacking:
+        common = sorted(set.intersection(*(set(profile.operations) for profile in profiles)))
+        raise ScaffoldError(f"profile {', '.join(lacking)} has no operation {operation!r}; one of: {', '.join(common)}")
     texts = [read(path, root) for path in fixture_files(root)]
     taken = {str(raw["id"]) for fixture in texts for _, raw in fixture.cases if isinstance(raw.get("id"), str)}
-    own = [fixture for fixture in texts if isinstance(fixture.data, dict) and fixture.data.get("profile") == profile.name]
-    target = _target(root, own, operation, file, profile)
+    own = [fixture for fixture in texts if set(shared_files.profiles_of(fixture.data)) == set(names)]
+    target = _target(root, own, operation, file, names)
     existing = next((fixture for fixture in texts if fixture.path.resolve() == target.resolve()), None)
     if existing is not None and existing.document is None:
         raise ScaffoldError(f"{existing.display} is not valid YAML; fix it first (pi-conformance fixtures lint)")
     if existing is not None and existing not in own:
-        raise ScaffoldError(f"{existing.display} is not a file of profile {profile.name} (no `profile: {profile.name}` line)")
-    chosen = _choose_id(case_id, slug, _prefix(existing, own, operation), taken)
-    lines = _lines(chosen, operation, _area(own, operation), profile)
-    if existing is None:
-        return new_file(target, chosen, [f"profile: {profile.name}"], lines, profile.fixture_schema)
-    return append_lines(existing, chosen, lines)
+        raise ScaffoldError(f"{existing.display} is not a file of profile {', '.join(names)} (see its `profile:` line)")
+    chosen = choose_id(case_id, slug, _prefix(existing, own, operation, profiles), taken)
+    lines = _lines(chosen, operation, lab, profiles, _areas(texts, operation))
+    if existing is not None:
+        return append_lines(existing, chosen, lines)
+    if len(profiles) == 1:
+        return new_file(target, chosen, [f"profile: {names[0]}"], lines, profiles[0].fixture_schema)
+    file_keys = [f"profile: [{', '.join(names)}]"]
+    if lab is not None:
+        file_keys.append(f'{COURSE.name}: {{chapter: "0{lab[0]}"}}')
+    return new_file(target, chosen, file_keys, lines, shared_files.SCHEMA)
 
 
-def _target(root: Path, own: list[FixtureText], operation: str, file: str | None, profile: Profile) -> Path:
+def _check_lab(names: list[str], operation: str, lab: str | None) -> None:
+    """The course needs its lab; no other profile has labs."""
+    if COURSE.name not in names:
+        if lab is not None:
+            raise ScaffoldError(f"--lab is the course's; a {', '.join(names)} case gets its area from the operation")
+        return
+    if lab is None:
+        raise ScaffoldError("--lab is required for a case of the course profile")
+    if operation in COURSE.operations:
+        check_operation(operation, lab)
+
+
+def _target(root: Path, own: list[FixtureText], operation: str, file: str | None, names: list[str]) -> Path:
     if file is not None:
         named = Path(file)
         path = named if named.is_absolute() or named.exists() else root / named
@@ -78,14 +119,16 @@ def _target(root: Path, own: list[FixtureText], operation: str, file: str | None
     holding = [fixture for fixture in own if any(raw.get("operation") == operation for _, raw in fixture.cases)]
     if len(holding) == 1:
         return holding[0].path
+    listed = ", ".join(names)
+    folder = "shared" if len(names) > 1 else names[0]
     if not holding:
-        raise ScaffoldError(f"no {profile.name} file has {operation} cases; name one with --file (e.g. {profile.name}/topic.yaml)")
+        raise ScaffoldError(f"no file of profile {listed} has {operation} cases; name one with --file (e.g. {folder}/topic.yaml)")
     listing = "\n  ".join(fixture.display for fixture in holding)
-    raise ScaffoldError(f"several {profile.name} files hold {operation} cases; choose one with --file:\n  {listing}")
+    raise ScaffoldError(f"several files of profile {listed} hold {operation} cases; choose one with --file:\n  {listing}")
 
 
-def _prefix(fixture: FixtureText | None, own: list[FixtureText], operation: str) -> str:
-    """The words the ids of this operation share in the file (else in the profile), e.g. ``pa-replay-``."""
+def _prefix(fixture: FixtureText | None, own: list[FixtureText], operation: str, profiles: list[Profile]) -> str:
+    """The words the ids of this operation share in the file (else in these profiles' files), e.g. ``pa-replay-``."""
     for files in ([fixture] if fixture else [], own):
         ids = [
             str(raw["id"])
@@ -93,31 +136,46 @@ def _prefix(fixture: FixtureText | None, own: list[FixtureText], operation: str)
             for _, raw in other.cases
             if raw.get("operation") == operation and isinstance(raw.get("id"), str)
         ]
-        shared = _shared_words(ids)
+        shared = shared_words(ids)
         if shared:
             return "-".join(shared) + "-"
-    return "pa-" + operation.replace("_", "-") + "-"
+    return ("" if COURSE in profiles else "pa-") + operation.replace("_", "-") + "-"
 
 
-def _area(own: list[FixtureText], operation: str) -> str:
-    """The area the profile's cases of this operation list first (the one reports group them by)."""
-    for fixture in own:
+def _areas(texts: list[FixtureText], operation: str) -> dict[str, str]:
+    """Per profile, the area its cases of this operation list first (the one reports group them by)."""
+    found: dict[str, str] = {}
+    for fixture in texts:
+        names = shared_files.profiles_of(fixture.data)
         for _, raw in fixture.cases:
-            features = raw.get("features")
-            if raw.get("operation") == operation and isinstance(features, list) and features:
-                return str(features[0])
-    return _AREA_OF.get(operation, "TODO-area")
+            if raw.get("operation") != operation:
+                continue
+            for name in names:
+                block = raw.get(name) if len(names) > 1 else raw
+                features = block.get("features") if isinstance(block, dict) else None
+                if name != COURSE.name and isinstance(features, list) and features:
+                    found.setdefault(name, str(features[0]))
+    return found
 
 
-def _lines(case_id: str, operation: str, area: str, profile: Profile) -> list[str]:
-    prefix = profile.clause_prefixes[0]
-    generic = _GENERIC_SCENARIO if operation in profile.scenario_operations else _GENERIC_PURE
+def _lines(case_id: str, operation: str, lab: str | None, profiles: list[Profile], areas: dict[str, str]) -> list[str]:
+    """The case's keys, one per line, unindented: one profile's form, or the shared form."""
+    shared = len(profiles) > 1
+    # One placeholder per profile: a shared case cites at least one clause of each.
+    placeholders = [
+        f"TODO: the {profile.spec} clause ids this case checks, e.g. "
+        + (EXAMPLE_CLAUSE.get(operation, "") if profile is COURSE else profile.clause_prefixes[0] + "...")
+        for profile in profiles
+    ]
+    lines = [f"id: {case_id}", "clauses: [" + ", ".join(f'"{text}"' for text in placeholders) + "]"]
+    for profile in profiles:
+        keys = [f'lab: "{lab}"'] if profile is COURSE else [f"features: [{areas.get(profile.name, _AREA_OF.get(operation, 'TODO-area'))}]"]
+        lines += [f"{profile.name}:", *("  " + key for key in keys)] if shared else keys
+    generic = _GENERIC_SCENARIO if operation in profiles[0].scenario_operations else _GENERIC_PURE
     # An operation the course has too (same input and observation) gets the course's placeholders.
-    body = _BODIES.get(operation) or generic.format(spec=profile.spec.removeprefix("spec/"))
+    body = BODIES.get(operation) or generic.format(spec=profiles[0].spec.removeprefix("spec/"))
     return [
-        f"id: {case_id}",
-        f"features: [{area}]",
-        f'clauses: ["TODO: the {profile.spec} clause ids this case checks ({prefix}...)"]',
+        *lines,
         'description: "TODO: one line, why this case exists (the bug or trap it catches)"',
         f"operation: {operation}",
         *body.splitlines(),

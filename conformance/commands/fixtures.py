@@ -52,7 +52,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     every_operation = sorted(set().union(*(profile.operations for profile in PROFILES.values())))
     new_parser.add_argument("--operation", required=True, choices=every_operation, help="the case's operation")
     new_parser.add_argument("--lab", choices=LABS, help="the case's lab (course profile: required)")
-    new_parser.add_argument("--profile", default=DEFAULT_PROFILE, help="the case's profile (default: course); pi-ai-1 cases get their area")
+    new_parser.add_argument(
+        "--profile",
+        default=DEFAULT_PROFILE,
+        help="the case's profile (default: course); pi-ai-1 cases get their area; course,pi-ai-1 scaffolds a shared case",
+    )
     naming = new_parser.add_mutually_exclusive_group()
     naming.add_argument("--id", dest="case_id", help="the new case's id (default: the file's id prefix and a counter)")
     naming.add_argument("--slug", help="words after the file's id prefix, e.g. abort-twice gives sm-abort-abort-twice")
@@ -133,23 +137,26 @@ def coverage_command(args: argparse.Namespace) -> int:
 
 def new_command(args: argparse.Namespace) -> int:
     """Append a scaffold case and print where it went."""
+    names = [name.strip() for name in args.profile.split(",") if name.strip()]
     try:
-        if args.profile != DEFAULT_PROFILE:
-            if args.lab is not None:
-                raise ScaffoldError(f"--lab is the course's; a {args.profile} case gets its area from the operation")
-            written = scaffold_profile_case(_root(args), args.profile, args.operation, case_id=args.case_id, slug=args.slug, file=args.file)
-        elif args.lab is None:
-            raise ScaffoldError("--lab is required for a course case")
-        else:
+        if names == [DEFAULT_PROFILE]:
+            if args.lab is None:
+                raise ScaffoldError("--lab is required for a course case")
             written = scaffold_case(_root(args), args.operation, args.lab, case_id=args.case_id, slug=args.slug, file=args.file)
+        else:
+            written = scaffold_profile_case(
+                _root(args), names, args.operation, args.lab, case_id=args.case_id, slug=args.slug, file=args.file
+            )
     except (ScaffoldError, UnknownProfile) as error:
         print(f"fixtures new: {error}", file=sys.stderr)
         return EXIT_USAGE
     print(f"{_relative(written.path)}:{written.line}: {written.case_id}: scaffold added")
+    runs = [f"  pi-conformance run{'' if name == DEFAULT_PROFILE else ' --profile ' + name} -k {written.case_id}" for name in names]
     print(
-        "next: replace every TODO with what the spec prescribes, then run\n"
-        "  pi-conformance fixtures lint\n"
-        f"  pi-conformance run{'' if args.profile == DEFAULT_PROFILE else ' --profile ' + args.profile} -k {written.case_id}",
+        "next: replace every TODO with what the spec prescribes, then run",
+        "  pi-conformance fixtures lint",
+        *runs,
+        sep="\n",
         file=sys.stderr,
     )
     return 0
