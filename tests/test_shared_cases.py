@@ -222,3 +222,14 @@ def test_the_export_manifest_gives_a_shared_case_its_course_lab_and_its_pi_ai_1_
     for case_id, entry in shared.items():
         assert (entry["lab"], entry["chapter"], entry["features"]) == (by_id[case_id].lab, "03", list(by_id[case_id].features))
         assert entry["areas"] == list(pi_ai[case_id].features)
+
+
+def test_regen_of_the_course_rewrites_a_shared_case_from_the_course_reference(tmp_path: Path) -> None:
+    root = scratch(tmp_path, SHARED.replace('value: "A\\n\\nB"', 'value: "wrong"'))
+    result = regenerate(["scratch-shared-text"], root)
+    assert not result.refused, result.refused
+    assert '+    expect: {value: "A\\n\\nB", input_unchanged: true}' in result.diff
+    for path, text in result.new_texts.items():
+        path.write_text(text, encoding="utf-8")
+    assert not load_suite(root).broken and not load_suite(root, profile="pi-ai-1").broken
+    assert load_suite(root, profile="pi-ai-1").cases[0].expect == {"value": "A\n\nB", "input_unchanged": True}
