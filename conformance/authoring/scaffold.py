@@ -201,11 +201,7 @@ def check_operation(operation: str, lab: str) -> None:
 def _target_file(root: Path, texts: list[FixtureText], operation: str, lab: str, file: str | None, wanted_id: str | None) -> Path:
     """The file named by ``--file``, else the one topic file that holds this operation and lab."""
     if file is not None:
-        named = Path(file)
-        path = named if named.is_absolute() or named.exists() else root / named
-        if path.suffix not in (".yaml", ".yml"):
-            raise ScaffoldError(f"{file}: a fixture file ends in .yaml")
-        return path
+        return named_file(root, file)
     candidates = [
         fixture for fixture in texts if any(raw.get("operation") == operation and raw.get("lab") == lab for _, raw in fixture.cases)
     ]
@@ -220,6 +216,15 @@ def _target_file(root: Path, texts: list[FixtureText], operation: str, lab: str,
         raise ScaffoldError(f"no fixture file has {operation} cases for lab {lab}; name one with --file (e.g. ch0{lab[0]}/topic.yaml)")
     listing = "\n  ".join(f"{fixture.display}  {_topic(fixture)}(ids {_prefix(fixture, texts, operation)}…)" for fixture in candidates)
     raise ScaffoldError(f"several files hold {operation} cases for lab {lab}; choose one with --file:\n  {listing}")
+
+
+def named_file(root: Path, file: str) -> Path:
+    """The fixture file ``--file`` names: as given when it exists or is absolute, else under ``root``."""
+    named = Path(file)
+    path = named if named.is_absolute() or named.exists() else root / named
+    if path.suffix not in (".yaml", ".yml"):
+        raise ScaffoldError(f"{file}: a fixture file ends in .yaml")
+    return path
 
 
 def _topic(fixture: FixtureText) -> str:

@@ -24,6 +24,7 @@ from conformance.authoring.scaffold import (
     append_lines,
     check_operation,
     choose_id,
+    named_file,
     new_file,
     shared_words,
 )
@@ -111,11 +112,7 @@ def _check_lab(names: list[str], operation: str, lab: str | None) -> None:
 
 def _target(root: Path, own: list[FixtureText], operation: str, file: str | None, names: list[str]) -> Path:
     if file is not None:
-        named = Path(file)
-        path = named if named.is_absolute() or named.exists() else root / named
-        if path.suffix not in (".yaml", ".yml"):
-            raise ScaffoldError(f"{file}: a fixture file ends in .yaml")
-        return path
+        return named_file(root, file)
     holding = [fixture for fixture in own if any(raw.get("operation") == operation for _, raw in fixture.cases)]
     if len(holding) == 1:
         return holding[0].path
