@@ -233,3 +233,14 @@ def test_regen_of_the_course_rewrites_a_shared_case_from_the_course_reference(tm
         path.write_text(text, encoding="utf-8")
     assert not load_suite(root).broken and not load_suite(root, profile="pi-ai-1").broken
     assert load_suite(root, profile="pi-ai-1").cases[0].expect == {"value": "A\n\nB", "input_unchanged": True}
+
+
+def test_a_course_run_selecting_a_pi_ai_1_clause_is_told_which_profile_has_it() -> None:
+    from conformance.clauses import load_clauses
+    from conformance.selection import selection_problems
+
+    known = load_clauses()
+    assert selection_problems([], [], ["PA-SYSTEXT-1"], known) == [
+        "--clause PA-SYSTEXT-1: a clause of profile pi-ai-1 (spec/pi-ai-1/spec.md); run with --profile pi-ai-1"
+    ]
+    assert selection_problems([], [], ["SYS-TEXT-1"], known) == []
