@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import gc
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from conformance import validation_cache
+from conformance import shared_files, validation_cache
 from conformance.cases import LABS, BrokenCase, Case
 from conformance.clauses import Clause, load_profile_clauses
 from conformance.jsontypes import JsonObject
@@ -175,18 +175,18 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
                 yield BrokenCase(stem_id, relative, line, (problem,))
             for entry in entries:
                 message = f"{problem} (at line {line}; the whole file is unusable)"
-                yield BrokenCase(entry.id, relative, entry.line, (message,), entry.lab, chapter)
+                # A shared file names its chapter inside `course: {...}`; a lab names its chapter too.
+                entry_chapter = chapter or (f"0{entry.lab[0]}" if entry.lab else None)
+                yield BrokenCase(entry.id, relative, entry.line, (message,), entry.lab, entry_chapter)
         return
 
-    file_profile = data.get("profile", DEFAULT_PROFILE) if isinstance(data, dict) else DEFAULT_PROFILE
-    if file_profile not in PROFILES:
-        # Reported by the default profile's load, so `fixtures lint` shows it exactly once.
-        if profile == DEFAULT_PROFILE:
-            problem = f"profile: unknown profile {file_profile!r}; one of {', '.join(PROFILES)}"
-            yield BrokenCase(stem_id, relative, lines.line(["profile"]), (problem,))
+    selected = _select_profile(data, lines, relative, stem_id, profile)
+    if not isinstance(selected, tuple):
+        if selected is not None:
+            yield selected
         return
-    if file_profile != profile:
-        return
+    # A shared file is checked as this profile's view of it; problems point into the shared text.
+    checked, to_original, envelope_problems = selected
     from conformance import schema_errors
     from conformance.schemas import validator
 
@@ -194,26 +194,30 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
     non_json = list(_non_json_values(data, []))
     file_problems: list[str] = []
     case_problems: dict[int, list[str]] = {}
-    for where, message in non_json:
+    for where, message in [*non_json, *envelope_problems]:
         _attribute(where, message, file_problems, case_problems)
-    validated_before = not non_json and validation_cache.known_valid(text)
+    suffix = f" (profile {profile})" if checked is not data else ""
+    cache_text = f"{profile}\0{text}" if suffix else text
+    validated_before = not non_json and not envelope_problems and validation_cache.known_valid(cache_text)
     if not validated_before:
         # if/then branches report one mistake several times: keep the best error per path.
         by_path: dict[tuple[str | int, ...], list[ValidationError]] = {}
-        for schema_error in validator(schema_name).iter_errors(data):
-            by_path.setdefault(tuple(schema_error.absolute_path), []).append(schema_error)
+        for schema_error in validator(schema_name).iter_errors(checked):
+            by_path.setdefault(tuple(to_original(schema_error.absolute_path)), []).append(schema_error)
         # A non-JSON value is already reported in plainer words; the schema's complaints on the
         # same branch of the same case (the value, or a parent that no longer matches) follow from it.
-        non_json_paths = [tuple(where) for where, _ in non_json]
+        # So is a mistake in a shared case's shared form: its view is checked once that is right.
+        earlier_paths = [tuple(where) for where, _ in non_json] + [tuple(where[:2]) for where, _ in envelope_problems]
         for error_path, errors in by_path.items():
-            if errors and not any(_same_branch(error_path, path) for path in non_json_paths):
+            if errors and not any(_same_branch(error_path, path) for path in earlier_paths):
                 reason_path, reason = schema_errors.describe_best(errors)
-                _attribute(list(reason_path), reason, file_problems, case_problems)
-    if file_problems or not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+                _attribute(to_original(reason_path), reason + suffix, file_problems, case_problems)
+    if file_problems or not isinstance(checked, dict) or not isinstance(checked.get("cases"), list):
         yield BrokenCase(stem_id, relative, 1, tuple(file_problems) or ("the file has no list of cases",))
         return
     if not non_json and not case_problems:
-        validation_cache.remember_valid(text)
+        validation_cache.remember_valid(cache_text)
+    data = checked
 
     chapter = str(data.get("chapter", ""))
     for index, raw in enumerate(data["cases"]):
@@ -253,6 +257,51 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
             step_lines=tuple(lines.line([*case_path, "steps", i]) for i in range(len(steps))),
             profile=profile,
         )
+
+
+#: What a profile checks of a file: the data its schema sees, how a path in it maps back into the
+#: file, and the problems of a shared file's shared form (path, message).
+_Selected = tuple[object, Callable[[Sequence[str | int]], list[str | int]], list[tuple[list[str | int], str]]]
+
+
+def _select_profile(data: object, lines: _Lines, relative: str, stem_id: str, profile: str) -> _Selected | BrokenCase | None:
+    """This profile's part of the file; None when the file is another profile's, a BrokenCase when it names none."""
+    if shared_files.is_shared(data):
+        assert isinstance(data, dict)
+        names = shared_files.profiles_of(data)
+        if profile in names:
+            view = shared_files.view_of(data, get_profile(profile))
+            return view.data, view.original_path, _envelope_problems(data, names)
+        if profile == DEFAULT_PROFILE and not any(name in PROFILES for name in names):
+            problem = f"profile: no known profile in {list(names)}; list some of {', '.join(PROFILES)}"
+            return BrokenCase(stem_id, relative, lines.line(["profile"]), (problem,))
+        return None
+    file_profile = data.get("profile", DEFAULT_PROFILE) if isinstance(data, dict) else DEFAULT_PROFILE
+    if not isinstance(file_profile, str) or file_profile not in PROFILES:
+        # Reported by the default profile's load, so `fixtures lint` shows it exactly once.
+        if profile == DEFAULT_PROFILE:
+            problem = f"profile: unknown profile {file_profile!r}; one of {', '.join(PROFILES)}, or a list of them"
+            return BrokenCase(stem_id, relative, lines.line(["profile"]), (problem,))
+        return None
+    if file_profile != profile:
+        return None
+    return data, list, []
+
+
+def _envelope_problems(data: JsonObject, names: Sequence[str]) -> list[tuple[list[str | int], str]]:
+    """Problems of a shared file's shared form: its schema, and each case citing every profile's clauses."""
+    from conformance import schema_errors
+    from conformance.schemas import validator
+
+    by_path: dict[tuple[str | int, ...], list[ValidationError]] = {}
+    for schema_error in validator(shared_files.SCHEMA).iter_errors(data):
+        by_path.setdefault(tuple(schema_error.absolute_path), []).append(schema_error)
+    found = [(list(where), reason) for where, reason in (schema_errors.describe_best(errors) for errors in by_path.values())]
+    cases = data.get("cases")
+    for index, case in enumerate(cases if isinstance(cases, list) else []):
+        if isinstance(case, dict):
+            found.extend((["cases", index, *where], message) for where, message in shared_files.clause_problems(case, names))
+    return found
 
 
 def _lab_of(raw: object, profile: str) -> str | None:

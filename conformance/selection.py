@@ -10,6 +10,7 @@ import difflib
 from collections.abc import Iterable
 
 from conformance.cases import LABS
+from conformance.profiles import DEFAULT_PROFILE, PROFILES
 
 CHAPTERS = ("03", "04")
 
@@ -23,6 +24,14 @@ def selection_problems(labs: Iterable[str], chapters: Iterable[str], clauses: It
     ]
     for clause in clauses:
         if clause in known:
+            continue
+        # A shared case cites both profiles' clauses; a run sees only its own profile's.
+        other = next(
+            (profile for profile in PROFILES.values() if profile.name != DEFAULT_PROFILE and clause.startswith(profile.clause_prefixes)),
+            None,
+        )
+        if other is not None:
+            problems.append(f"--clause {clause}: a clause of profile {other.name} ({other.spec}); run with --profile {other.name}")
             continue
         close = difflib.get_close_matches(clause, known, n=3)
         family = clause.rsplit("-", 1)[0]

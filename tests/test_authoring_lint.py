@@ -36,8 +36,9 @@ def test_every_bundled_file_names_the_schema_for_editors_by_a_path_that_resolves
     for path in fixture_files(fixtures_dir()):
         text = path.read_text(encoding="utf-8")
         # A file of another profile names that profile's schema (spec/pi-ai-1/spec.md).
-        profile = "pi-ai-1" if "\nprofile: pi-ai-1\n" in text else "course"
-        schema = (REPO / "spec" / "schemas" / (SCHEMA_FILE if profile == "course" else "pi-ai-1-" + SCHEMA_FILE)).resolve()
+        # A file shared by several profiles (fixtures/shared/) names the shared form's schema.
+        prefix = "pi-ai-1-" if "\nprofile: pi-ai-1\n" in text else "shared-" if "\nprofile: [" in text else ""
+        schema = (REPO / "spec" / "schemas" / (prefix + SCHEMA_FILE)).resolve()
         first = text.splitlines()[0]
         assert first.startswith("# yaml-language-server: $schema="), path
         assert (path.parent / first.split("$schema=", 1)[1]).resolve() == schema, path

@@ -16,7 +16,7 @@ from tests.conftest import REPO
 DEFAULT_PICKS: dict[str, list[str]] = {
     "ch03/constructors.yaml": ["make-text-readme-explanation", "make-text-empty"],
     "ch03/text-of.yaml": ["text-of-fault-experiment-tool-name-excluded", "text-of-readme-user"],
-    "ch03/event-stream.yaml": ["stream-end-wakes-waiting-consumer"],
+    "shared/event-stream.yaml": ["stream-end-wakes-waiting-consumer"],
     "ch04/text-turns.yaml": ["sm-text-result-only-never-consumed"],
     "ch04/exhaustion.yaml": ["sm-exhaust-result-without-consume-resolves"],
 }
@@ -45,7 +45,8 @@ def scratch(tmp_path: Path, picks: dict[str, list[str]] | None = None) -> Path:
         path.write_text(extract(relative, ids), encoding="utf-8")
     schemas = tmp_path / "spec" / "schemas"
     schemas.mkdir(parents=True)
-    shutil.copy(REPO / "spec" / "schemas" / "fixture-file.schema.json", schemas)
+    for schema in (REPO / "spec" / "schemas").glob("*fixture-file.schema.json"):
+        shutil.copy(schema, schemas)
     return root
 
 

@@ -21,7 +21,7 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
-from conformance import __version__
+from conformance import __version__, shared_files
 from conformance.authoring import canonical
 from conformance.authoring.files import read
 from conformance.authoring.lint import lint
@@ -29,6 +29,7 @@ from conformance.authoring.version import spec_version
 from conformance.jsontypes import JsonObject, JsonValue
 from conformance.loader import fixture_files
 from conformance.paths import data_root, fixtures_dir, schemas_dir, spec_file
+from conformance.profiles import COURSE, PI_AI_1
 
 FORMAT = "pi-conformance-fixtures"
 FORMAT_VERSION = 1
@@ -69,7 +70,8 @@ with your own test framework:
    matching rules in `spec/fixture-format.md` (`$type`, `$oneOf`, `$any`).
 
 `manifest.json` lists every case with its lab, chapter, clauses, operation and a SHA-256 of
-its canonical JSON; `content_hash` covers all cases. Compare hashes to see which cases
+its canonical JSON (a case of `fixtures/shared/` belongs to every profile its `profile` lists:
+its lab and chapter are the course's, `areas` are pi-ai-1's); `content_hash` covers all cases. Compare hashes to see which cases
 changed between two versions; `CHANGELOG.md` says why. The spec and the fixtures share one
 semantic version (`bundle_version`).
 """
@@ -85,24 +87,39 @@ def case_entries(root: Path) -> list[JsonObject]:
     for path in fixture_files(root):
         fixture = read(path, root)
         relative = path.relative_to(root).as_posix()
-        chapter = fixture.data.get("chapter") if isinstance(fixture.data, dict) else None
-        profile = fixture.data.get("profile", "course") if isinstance(fixture.data, dict) else "course"
+        data: JsonObject = fixture.data if isinstance(fixture.data, dict) else {}
+        # A shared file's course keys (chapter, lab, features) are read from the course's view of it.
+        course_view = shared_files.view_of(data, COURSE).data if shared_files.is_shared(data) else data
+        viewed_cases = course_view.get("cases")
+        course_cases = {
+            str(case.get("id")): case for case in (viewed_cases if isinstance(viewed_cases, list) else []) if isinstance(case, dict)
+        }
+        profile = data.get("profile", "course")
         for _, raw in fixture.cases:
+            viewed = course_cases.get(str(raw.get("id")), raw)
             entry: JsonObject = {
                 "id": raw.get("id"),
                 "file": f"fixtures/{relative}",
                 "json_file": f"json/{Path(relative).with_suffix('.json').as_posix()}",
-                "chapter": chapter,
-                "lab": raw.get("lab"),
+                "chapter": course_view.get("chapter"),
+                "lab": viewed.get("lab"),
                 "operation": raw.get("operation"),
                 "clauses": raw.get("clauses"),
-                "features": raw.get("features") or [],
+                "features": viewed.get("features") or [],
                 "sha256": canonical.sha256(raw),
             }
-            if profile != "course":  # another profile's case: no chapter or lab, its areas instead
+            if isinstance(profile, list):  # a shared case: the course's keys above, every profile's clauses
+                entry.update(profile=profile, areas=_areas(raw))
+            elif profile != "course":  # another profile's case: no chapter or lab, its areas instead
                 entry.update(profile=profile)
             entries.append(entry)
     return entries
+
+
+def _areas(raw: JsonObject) -> JsonValue:
+    """The pi-ai-1 areas of a shared case (its block's features)."""
+    block = raw.get(PI_AI_1.name)
+    return block.get("features", []) if isinstance(block, dict) else []
 
 
 def content_hash(entries: list[JsonObject]) -> str:
@@ -116,7 +133,7 @@ def manifest(root: Path) -> JsonObject:
     """The manifest of a bundle of the fixtures under ``root``."""
     entries = case_entries(root)
     version = spec_version()
-    labs = Counter(str(entry["lab"]) for entry in entries if "profile" not in entry)
+    labs = Counter(str(entry["lab"]) for entry in entries if entry.get("lab") is not None)
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,

@@ -66,8 +66,10 @@ def lint(root: Path | None = None, only: Collection[Path] | None = None) -> list
         problems.extend(_duplicate_inputs(other.cases))
         problems.extend(_ids_of_another_profile(other, suite))
     problems.extend(_missing_labs(suite, root))
+    # A shared file's shared form is checked by each of its profiles' loads: report it once.
+    unique = list(dict.fromkeys(problems))
     # Stable sort: problems of one line keep the order they were found in.
-    return sorted(problems, key=lambda problem: (problem.file, problem.line))
+    return sorted(unique, key=lambda problem: (problem.file, problem.line))
 
 
 def _caused_by(placeholder_path: str, message: str) -> bool:
@@ -178,10 +180,13 @@ def _missing_labs(suite: Suite, root: Path) -> list[Problem]:
 
 
 def _ids_of_another_profile(other: Suite, course: Suite) -> list[Problem]:
-    """Ids are unique across profiles too: a baseline or a report names a case by its id alone."""
+    """Ids are unique across profiles too: a baseline or a report names a case by its id alone.
+
+    A shared case (fixtures/shared/) is loaded by each of its profiles at the same place: one case.
+    """
     seen = {case.id: case.location for case in course.cases}
     return [
         Problem(case.file, case.line, case.id, f"id: duplicate id, first defined at {seen[case.id]} (profile course)")
         for case in other.cases
-        if case.id in seen
+        if case.id in seen and seen[case.id] != case.location
     ]

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import yaml
 
+from conformance import shared_files
 from conformance.adapter import Adapter
 from conformance.authoring import canonical, placeholders, textedit, yamltext
 from conformance.authoring.expectations import merge_expect
@@ -29,6 +30,7 @@ from conformance.execution import compare, run_case
 from conformance.jsontypes import JsonObject, JsonValue
 from conformance.loader import load_suite
 from conformance.paths import fixtures_dir
+from conformance.profiles import DEFAULT_PROFILE, get_profile
 from conformance.schemas import validator
 
 HAND_WRITTEN = "hand-written"
@@ -48,10 +50,21 @@ class RegenResult:
     refused: list[str] = field(default_factory=list)
 
 
-def regenerate(case_ids: list[str], root: Path | None = None, adapter_factory: Callable[[], Adapter] | None = None) -> RegenResult:
-    """New expectations for ``case_ids`` from the reference, as a unified diff (nothing is written)."""
+def regenerate(
+    case_ids: list[str],
+    root: Path | None = None,
+    adapter_factory: Callable[[], Adapter] | None = None,
+    profile: str = DEFAULT_PROFILE,
+) -> RegenResult:
+    """New expectations for ``case_ids`` of ``profile`` from the reference, as a unified diff (nothing is written).
+
+    ``adapter_factory`` builds the reference; by default the bundled course reference, which
+    only the course profile has.
+    """
     root = root or fixtures_dir()
-    suite = load_suite(root)
+    if adapter_factory is None and profile != DEFAULT_PROFILE:
+        raise RegenRefused(f"profile {profile} has no bundled reference implementation; pass --reference pi-ai:PATH")
+    suite = load_suite(root, profile=profile)
     if suite.broken:
         listing = "\n  ".join(suite.problems)
         raise RegenRefused(f"the fixtures do not load cleanly; fix them first (pi-conformance fixtures lint):\n  {listing}")
@@ -90,7 +103,7 @@ def regenerate(case_ids: list[str], root: Path | None = None, adapter_factory: C
         assert fixture.document is not None
         try:
             new_text = textedit.apply(fixture.text, fixture.document, file_edits, rewriters[display].kept_aliases)
-            _check_reads_back(new_text, intended[display], display)
+            _check_reads_back(new_text, intended[display], display, profile)
         except textedit.EditError as error:
             result.refused.append(f"{display}: {error}")
             continue
@@ -211,7 +224,7 @@ def _replace_case(data: JsonValue, case_id: str, new_raw: JsonObject) -> None:
             cases[index] = new_raw
 
 
-def _check_reads_back(new_text: str, intended: JsonValue, display: str) -> None:
+def _check_reads_back(new_text: str, intended: JsonValue, display: str, profile: str = DEFAULT_PROFILE) -> None:
     """The edited text must parse to exactly the intended data, and still be a valid fixture file."""
     try:
         data = yaml.load(new_text, Loader=yamltext.LOADER)
@@ -219,6 +232,8 @@ def _check_reads_back(new_text: str, intended: JsonValue, display: str) -> None:
         raise textedit.EditError(f"the edited text is not valid YAML ({error}); nothing written, please report this") from error
     if not canonical.same(data, intended):
         raise textedit.EditError("the edited text does not read back as intended; nothing written, please report this")
-    invalid = next(iter(validator("fixture-file.schema.json").iter_errors(data)), None)
+    # A shared file's part that regen edits is the expectations, which every profile's view holds.
+    checked = shared_files.view_of(data, get_profile(profile)).data if shared_files.is_shared(data) else data
+    invalid = next(iter(validator(get_profile(profile).fixture_schema).iter_errors(checked)), None)
     if invalid is not None:
         raise textedit.EditError(f"{display}: the new expectations do not fit the fixture schema: {invalid.message}")

@@ -40,7 +40,7 @@ _DEFAULT_PREFIX = {
     "event_stream": "stream-",
     "scripted_model": "sm-",
 }
-_EXAMPLE_CLAUSE = {
+EXAMPLE_CLAUSE = {
     "text_of": "IR-TEXT-1",
     "system_message_text": "SYS-TEXT-1",
     "current_system_message": "SYS-REPLAY-2",
@@ -53,7 +53,7 @@ _EXAMPLE_CLAUSE = {
 }
 
 # Operation-specific part of the scaffold, indented as the case's own keys (two spaces per level).
-_BODIES = {
+BODIES = {
     "text_of": """\
 input:
   message: "TODO: the message to project, e.g. {role: user, content: [{type: text, text: hi}], timestamp: 1}"
@@ -165,7 +165,7 @@ def scaffold_case(
     root: Path, operation: str, lab: str, case_id: str | None = None, slug: str | None = None, file: str | None = None
 ) -> Scaffolded:
     """Append a scaffold case for ``operation`` and ``lab`` and return where it went."""
-    _check_operation(operation, lab)
+    check_operation(operation, lab)
     texts = [read(path, root) for path in fixture_files(root)]
     taken = {str(raw["id"]) for fixture in texts for _, raw in fixture.cases if isinstance(raw.get("id"), str)}
     target = _target_file(root, texts, operation, lab, file, case_id or slug)
@@ -174,16 +174,22 @@ def scaffold_case(
         existing = read(target, root)
     if existing is not None and existing.document is None:
         raise ScaffoldError(f"{existing.display} is not valid YAML; fix it first (pi-conformance fixtures lint)")
+    stated = existing.data.get("profile", "course") if existing is not None and isinstance(existing.data, dict) else "course"
+    if stated != "course":
+        assert existing is not None
+        listed = ",".join(str(name) for name in stated) if isinstance(stated, list) else str(stated)
+        raise ScaffoldError(f"{existing.display} is a file of profile {listed}; scaffold its cases with --profile {listed}")
     chapter = existing.data.get("chapter") if existing is not None and isinstance(existing.data, dict) else None
     if chapter is not None and chapter != f"0{lab[0]}":
         raise ScaffoldError(f"{existing.display if existing else target} is a chapter {chapter} file; lab {lab} cases go in ch0{lab[0]}/")
-    chosen = _choose_id(case_id, slug, _prefix(existing, texts, operation), taken)
+    chosen = choose_id(case_id, slug, _prefix(existing, texts, operation), taken)
     if existing is None:
         return _new_file(target, chosen, operation, lab)
     return _append(existing, chosen, operation, lab)
 
 
-def _check_operation(operation: str, lab: str) -> None:
+def check_operation(operation: str, lab: str) -> None:
+    """A course operation, a course lab, and the operation belongs to that lab."""
     if operation not in OPERATIONS:
         raise ScaffoldError(f"unknown operation {operation!r}; one of: {', '.join(sorted(OPERATIONS))}")
     if lab not in LABS:
@@ -195,11 +201,7 @@ def _check_operation(operation: str, lab: str) -> None:
 def _target_file(root: Path, texts: list[FixtureText], operation: str, lab: str, file: str | None, wanted_id: str | None) -> Path:
     """The file named by ``--file``, else the one topic file that holds this operation and lab."""
     if file is not None:
-        named = Path(file)
-        path = named if named.is_absolute() or named.exists() else root / named
-        if path.suffix not in (".yaml", ".yml"):
-            raise ScaffoldError(f"{file}: a fixture file ends in .yaml")
-        return path
+        return named_file(root, file)
     candidates = [
         fixture for fixture in texts if any(raw.get("operation") == operation and raw.get("lab") == lab for _, raw in fixture.cases)
     ]
@@ -214,6 +216,15 @@ def _target_file(root: Path, texts: list[FixtureText], operation: str, lab: str,
         raise ScaffoldError(f"no fixture file has {operation} cases for lab {lab}; name one with --file (e.g. ch0{lab[0]}/topic.yaml)")
     listing = "\n  ".join(f"{fixture.display}  {_topic(fixture)}(ids {_prefix(fixture, texts, operation)}…)" for fixture in candidates)
     raise ScaffoldError(f"several files hold {operation} cases for lab {lab}; choose one with --file:\n  {listing}")
+
+
+def named_file(root: Path, file: str) -> Path:
+    """The fixture file ``--file`` names: as given when it exists or is absolute, else under ``root``."""
+    named = Path(file)
+    path = named if named.is_absolute() or named.exists() else root / named
+    if path.suffix not in (".yaml", ".yml"):
+        raise ScaffoldError(f"{file}: a fixture file ends in .yaml")
+    return path
 
 
 def _topic(fixture: FixtureText) -> str:
@@ -236,11 +247,12 @@ def _prefix(fixture: FixtureText | None, texts: list[FixtureText], operation: st
     # This file's ids for the operation, else all its ids, else the operation's ids anywhere.
     ids = (ids_in([fixture]) or ids_in([fixture], any_operation=True)) if fixture else []
     ids = ids or ids_in(texts)
-    shared = _shared_words(ids)
+    shared = shared_words(ids)
     return "-".join(shared) + "-" if shared else _DEFAULT_PREFIX[operation]
 
 
-def _shared_words(ids: list[str]) -> list[str]:
+def shared_words(ids: list[str]) -> list[str]:
+    """The leading words every id shares (the file's id prefix), as a list of words."""
     if not ids:
         return []
     words = [identifier.split("-") for identifier in ids]
@@ -254,7 +266,8 @@ def _shared_words(ids: list[str]) -> list[str]:
     return shared[: min(2, len(shared) - 1)] if len(shared) == len(words[0]) else shared
 
 
-def _choose_id(case_id: str | None, slug: str | None, prefix: str, taken: set[str]) -> str:
+def choose_id(case_id: str | None, slug: str | None, prefix: str, taken: set[str]) -> str:
+    """The new case's id: ``--id``, the prefix and ``--slug``, or the prefix and a fresh counter."""
     if case_id is not None and slug is not None:
         raise ScaffoldError("give --id or --slug, not both")
     if slug is not None:
@@ -274,21 +287,35 @@ def _choose_id(case_id: str | None, slug: str | None, prefix: str, taken: set[st
     return f"{prefix}{counter}"
 
 
-def render(case_id: str, operation: str, lab: str, dash_column: int = 2, key_column: int = 4) -> str:
-    """The scaffold case's text, as a block sequence item at the given columns."""
-    lines = [
+def course_lines(case_id: str, operation: str, lab: str) -> list[str]:
+    """The keys of a course scaffold case, one per line, unindented."""
+    return [
         f"id: {case_id}",
         f'lab: "{lab}"',
-        f'clauses: ["TODO: the spec/spec.md clause ids this case checks, e.g. {_EXAMPLE_CLAUSE[operation]}"]',
+        f'clauses: ["TODO: the spec/spec.md clause ids this case checks, e.g. {EXAMPLE_CLAUSE[operation]}"]',
         'description: "TODO: one line, why this case exists (the bug or trap it catches)"',
         f"operation: {operation}",
-        *_BODIES[operation].splitlines(),
+        *BODIES[operation].splitlines(),
     ]
+
+
+def render(case_id: str, operation: str, lab: str, dash_column: int = 2, key_column: int = 4) -> str:
+    """The course scaffold case's text, as a block sequence item at the given columns."""
+    return render_lines(course_lines(case_id, operation, lab), dash_column, key_column)
+
+
+def render_lines(lines: list[str], dash_column: int = 2, key_column: int = 4) -> str:
+    """A case's key lines as a block sequence item at the given columns."""
     first = " " * dash_column + "-" + " " * (key_column - dash_column - 1) + lines[0]
     return "\n".join([first, *(" " * key_column + line if line else "" for line in lines[1:])]) + "\n"
 
 
 def _append(fixture: FixtureText, case_id: str, operation: str, lab: str) -> Scaffolded:
+    return append_lines(fixture, case_id, course_lines(case_id, operation, lab))
+
+
+def append_lines(fixture: FixtureText, case_id: str, lines: list[str]) -> Scaffolded:
+    """Append the case made of ``lines`` after the file's last case, keeping its text byte for byte."""
     assert fixture.document is not None
     cases = fixture.document.root.get("cases") if fixture.document.root is not None else None
     if cases is None or cases.kind != "sequence" or cases.flow or not cases.items:
@@ -301,7 +328,7 @@ def _append(fixture: FixtureText, case_id: str, operation: str, lab: str) -> Sca
     at = len(text) if end_of_line < 0 else end_of_line + 1
     before = text[:at] if text[:at].endswith("\n") or not text[:at] else text[:at] + "\n"
     separator = "" if before.endswith("\n\n") else "\n"
-    block = separator + render(case_id, operation, lab, dash_column, key_column)
+    block = separator + render_lines(lines, dash_column, key_column)
     fixture.path.write_text(before + block + text[at:], encoding="utf-8")
     line = before.count("\n") + 1 + len(separator)
     return Scaffolded(case_id, fixture.path, line)
@@ -309,16 +336,21 @@ def _append(fixture: FixtureText, case_id: str, operation: str, lab: str) -> Sca
 
 def _new_file(path: Path, case_id: str, operation: str, lab: str) -> Scaffolded:
     """A new topic file: schema header, chapter, a topic placeholder and the case."""
+    return new_file(path, case_id, [f'chapter: "0{lab[0]}"'], course_lines(case_id, operation, lab))
+
+
+def new_file(path: Path, case_id: str, file_keys: list[str], lines: list[str], schema_file: str = SCHEMA_FILE) -> Scaffolded:
+    """A new topic file: the schema header (a sibling's, else ``schema_file``), ``file_keys``, a topic placeholder and the case."""
     siblings = [sibling for sibling in sorted(path.parent.glob("*.y*ml")) if sibling.is_file()] if path.parent.is_dir() else []
     header = next((line for line in (_first_line(sibling) for sibling in siblings) if line.startswith(HEADER_PREFIX)), None)
     if header is None:
         # Relative, so that it keeps resolving in a checkout moved elsewhere and in an exported bundle.
-        header = HEADER_PREFIX + Path(os.path.relpath(schemas_dir() / SCHEMA_FILE, path.parent.resolve())).as_posix()
-    lines = [header, f'chapter: "0{lab[0]}"', 'topic: "TODO: what the cases in this file are about"', "cases:"]
-    head = "\n".join(lines) + "\n"
+        header = HEADER_PREFIX + Path(os.path.relpath(schemas_dir() / schema_file, path.parent.resolve())).as_posix()
+    head_lines = [header, *file_keys, 'topic: "TODO: what the cases in this file are about"', "cases:"]
+    head = "\n".join(head_lines) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(head + render(case_id, operation, lab), encoding="utf-8")
-    return Scaffolded(case_id, path, len(lines) + 1)
+    path.write_text(head + render_lines(lines), encoding="utf-8")
+    return Scaffolded(case_id, path, len(head_lines) + 1)
 
 
 def _first_line(path: Path) -> str:

@@ -5,19 +5,22 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+from conformance.adapter import Adapter
 from conformance.authoring import coverage
 from conformance.authoring.export import ExportRefused, export_bundle
 from conformance.authoring.lint import lint
 from conformance.authoring.regen import RegenRefused, regenerate, write
 from conformance.authoring.scaffold import ScaffoldError, scaffold_case
+from conformance.authoring.scaffold_profile import scaffold_profile_case
 from conformance.authoring.version import VersionError, spec_version
-from conformance.cases import LABS, OPERATIONS
+from conformance.cases import LABS
 from conformance.clauses import load_clauses, load_profile_clauses
 from conformance.loader import load_suite
 from conformance.paths import fixtures_dir
-from conformance.profiles import DEFAULT_PROFILE, PROFILES
+from conformance.profiles import DEFAULT_PROFILE, PROFILES, UnknownProfile, get_profile
 
 EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
@@ -46,8 +49,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
     new_parser = subcommands.add_parser("new", help="append a scaffold case (fresh id, TODO placeholders) to the right file")
     _fixtures_option(new_parser)
-    new_parser.add_argument("--operation", required=True, choices=sorted(OPERATIONS), help="the case's operation")
-    new_parser.add_argument("--lab", required=True, choices=LABS, help="the case's lab")
+    every_operation = sorted(set().union(*(profile.operations for profile in PROFILES.values())))
+    new_parser.add_argument("--operation", required=True, choices=every_operation, help="the case's operation")
+    new_parser.add_argument("--lab", choices=LABS, help="the case's lab (course profile: required)")
+    new_parser.add_argument(
+        "--profile",
+        default=DEFAULT_PROFILE,
+        help="the case's profile (default: course); pi-ai-1 cases get their area; course,pi-ai-1 scaffolds a shared case",
+    )
     naming = new_parser.add_mutually_exclusive_group()
     naming.add_argument("--id", dest="case_id", help="the new case's id (default: the file's id prefix and a counter)")
     naming.add_argument("--slug", help="words after the file's id prefix, e.g. abort-twice gives sm-abort-abort-twice")
@@ -58,6 +67,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     _fixtures_option(regen_parser)
     regen_parser.add_argument("case_ids", nargs="+", metavar="CASE_ID", help="ids of the cases to regenerate")
     regen_parser.add_argument("--write", action="store_true", help="write the change (default: only show the diff)")
+    regen_parser.add_argument("--profile", default=DEFAULT_PROFILE, help="the profile of the cases (default: course)")
+    regen_parser.add_argument(
+        "--reference",
+        metavar="IMPL",
+        help="the implementation expectations come from, any --impl form (default: reference, the course's; pi-ai-1: pi-ai:PATH)",
+    )
     regen_parser.set_defaults(handler=regen_command)
 
     export_parser = subcommands.add_parser("export", help="write a versioned bundle (YAML, JSON, schemas, spec, manifest)")
@@ -122,16 +137,26 @@ def coverage_command(args: argparse.Namespace) -> int:
 
 def new_command(args: argparse.Namespace) -> int:
     """Append a scaffold case and print where it went."""
+    names = [name.strip() for name in args.profile.split(",") if name.strip()]
     try:
-        written = scaffold_case(_root(args), args.operation, args.lab, case_id=args.case_id, slug=args.slug, file=args.file)
-    except ScaffoldError as error:
+        if names == [DEFAULT_PROFILE]:
+            if args.lab is None:
+                raise ScaffoldError("--lab is required for a course case")
+            written = scaffold_case(_root(args), args.operation, args.lab, case_id=args.case_id, slug=args.slug, file=args.file)
+        else:
+            written = scaffold_profile_case(
+                _root(args), names, args.operation, args.lab, case_id=args.case_id, slug=args.slug, file=args.file
+            )
+    except (ScaffoldError, UnknownProfile) as error:
         print(f"fixtures new: {error}", file=sys.stderr)
         return EXIT_USAGE
     print(f"{_relative(written.path)}:{written.line}: {written.case_id}: scaffold added")
+    runs = [f"  pi-conformance run{'' if name == DEFAULT_PROFILE else ' --profile ' + name} -k {written.case_id}" for name in names]
     print(
-        "next: replace every TODO with what the spec prescribes, then run\n"
-        "  pi-conformance fixtures lint\n"
-        f"  pi-conformance run -k {written.case_id}",
+        "next: replace every TODO with what the spec prescribes, then run",
+        "  pi-conformance fixtures lint",
+        *runs,
+        sep="\n",
         file=sys.stderr,
     )
     return 0
@@ -139,8 +164,12 @@ def new_command(args: argparse.Namespace) -> int:
 
 def regen_command(args: argparse.Namespace) -> int:
     """Show (and with ``--write``, apply) regenerated expectations; 1 when anything was refused."""
+    factory = None
+    if args.reference is not None:
+        factory = _reference_factory(args.reference)
     try:
-        result = regenerate(args.case_ids, _root(args))
+        _check_profile(args.profile)
+        result = regenerate(args.case_ids, _root(args), factory, profile=args.profile)
     except RegenRefused as error:
         print(f"fixtures regen: refused: {error}", file=sys.stderr)
         return EXIT_PROBLEMS
@@ -155,6 +184,27 @@ def regen_command(args: argparse.Namespace) -> int:
     elif result.diff:
         print("fixtures regen: nothing written; review the diff, then re-run with --write to apply it", file=sys.stderr)
     return EXIT_PROBLEMS if result.refused else 0
+
+
+def _reference_factory(spec: str) -> Callable[[], Adapter]:
+    """Builds the adapter ``--reference`` names, when regen needs it."""
+
+    def create() -> Adapter:
+        from conformance.adapters.resolve import ImplSpecError, resolve_adapter
+
+        try:
+            return resolve_adapter(spec)
+        except ImplSpecError as error:
+            raise RegenRefused(f"--reference {spec}: {error}") from error
+
+    return create
+
+
+def _check_profile(name: str) -> None:
+    try:
+        get_profile(name)
+    except UnknownProfile as error:
+        raise RegenRefused(str(error)) from error
 
 
 def export_command(args: argparse.Namespace) -> int:

@@ -1,0 +1,179 @@
+"""``fixtures new --profile NAME[,NAME...]``: a scaffold case of another profile, or of several.
+
+A profile other than the course has areas (``features``) instead of labs, and its own clause
+document and schema. A case of several profiles is written once, in a shared file
+(``profile: [course, pi-ai-1]``, spec/fixture-format.md, Shared cases), with each profile's
+own keys in the mapping named after it. The case goes into the one file of exactly these
+profiles holding the operation (or the file ``--file`` names, created with the right schema
+header and ``profile:`` line), with an id prefix read from that file's ids and ``TODO:``
+placeholders that ``fixtures lint`` reports until they are filled in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from conformance import shared_files
+from conformance.authoring.files import FixtureText, read
+from conformance.authoring.scaffold import (
+    BODIES,
+    EXAMPLE_CLAUSE,
+    Scaffolded,
+    ScaffoldError,
+    append_lines,
+    check_operation,
+    choose_id,
+    named_file,
+    new_file,
+    shared_words,
+)
+from conformance.loader import fixture_files
+from conformance.profiles import COURSE, Profile, get_profile
+
+# The area an operation's cases belong to when no file of the profile shows it yet.
+_AREA_OF = {
+    "content_text": "messages",
+    "system_message_text": "messages",
+    "render_system_message_update": "messages",
+    "faux_block": "messages",
+    "faux_message": "messages",
+    "current_system_message": "system-replay",
+    "current_system_prompt": "system-replay",
+    "current_tools": "system-replay",
+    "normalize_context": "system-replay",
+    "event_stream": "event-streams",
+    "faux_provider": "faux-provider",
+}
+_GENERIC_PURE = """\
+input: "TODO: the operation's input (spec/{spec}, section 5)"
+# Expected values come from the clauses above and upstream's source, never from what an implementation prints.
+expect:
+  value: "TODO: what the clauses prescribe"
+"""
+_GENERIC_SCENARIO = """\
+input: "TODO: the operation's input (spec/{spec}, section 5)"
+steps:
+  - "TODO: the steps; each may carry the expect the clauses prescribe"
+"""
+
+
+def scaffold_profile_case(
+    root: Path,
+    profile_names: Sequence[str],
+    operation: str,
+    lab: str | None = None,
+    case_id: str | None = None,
+    slug: str | None = None,
+    file: str | None = None,
+) -> Scaffolded:
+    """Append a scaffold case of ``operation`` for ``profile_names`` (not the course alone) and return where it went."""
+    profiles = [get_profile(name) for name in dict.fromkeys(profile_names)]
+    names = [profile.name for profile in profiles]
+    if names == [COURSE.name]:
+        raise ScaffoldError("a course case is scaffolded without --profile")
+    _check_lab(names, operation, lab)
+    lacking = [profile.name for profile in profiles if operation not in profile.operations]
+    if lacking:
+        common = sorted(set.intersection(*(set(profile.operations) for profile in profiles)))
+        raise ScaffoldError(f"profile {', '.join(lacking)} has no operation {operation!r}; one of: {', '.join(common)}")
+    texts = [read(path, root) for path in fixture_files(root)]
+    taken = {str(raw["id"]) for fixture in texts for _, raw in fixture.cases if isinstance(raw.get("id"), str)}
+    own = [fixture for fixture in texts if set(shared_files.profiles_of(fixture.data)) == set(names)]
+    target = _target(root, own, operation, file, names)
+    existing = next((fixture for fixture in texts if fixture.path.resolve() == target.resolve()), None)
+    if existing is not None and existing.document is None:
+        raise ScaffoldError(f"{existing.display} is not valid YAML; fix it first (pi-conformance fixtures lint)")
+    if existing is not None and existing not in own:
+        raise ScaffoldError(f"{existing.display} is not a file of profile {', '.join(names)} (see its `profile:` line)")
+    chosen = choose_id(case_id, slug, _prefix(existing, own, operation, profiles), taken)
+    lines = _lines(chosen, operation, lab, profiles, _areas(texts, operation))
+    if existing is not None:
+        return append_lines(existing, chosen, lines)
+    if len(profiles) == 1:
+        return new_file(target, chosen, [f"profile: {names[0]}"], lines, profiles[0].fixture_schema)
+    file_keys = [f"profile: [{', '.join(names)}]"]
+    if lab is not None:
+        file_keys.append(f'{COURSE.name}: {{chapter: "0{lab[0]}"}}')
+    return new_file(target, chosen, file_keys, lines, shared_files.SCHEMA)
+
+
+def _check_lab(names: list[str], operation: str, lab: str | None) -> None:
+    """The course needs its lab; no other profile has labs."""
+    if COURSE.name not in names:
+        if lab is not None:
+            raise ScaffoldError(f"--lab is the course's; a {', '.join(names)} case gets its area from the operation")
+        return
+    if lab is None:
+        raise ScaffoldError("--lab is required for a case of the course profile")
+    if operation in COURSE.operations:
+        check_operation(operation, lab)
+
+
+def _target(root: Path, own: list[FixtureText], operation: str, file: str | None, names: list[str]) -> Path:
+    if file is not None:
+        return named_file(root, file)
+    holding = [fixture for fixture in own if any(raw.get("operation") == operation for _, raw in fixture.cases)]
+    if len(holding) == 1:
+        return holding[0].path
+    listed = ", ".join(names)
+    folder = "shared" if len(names) > 1 else names[0]
+    if not holding:
+        raise ScaffoldError(f"no file of profile {listed} has {operation} cases; name one with --file (e.g. {folder}/topic.yaml)")
+    listing = "\n  ".join(fixture.display for fixture in holding)
+    raise ScaffoldError(f"several files of profile {listed} hold {operation} cases; choose one with --file:\n  {listing}")
+
+
+def _prefix(fixture: FixtureText | None, own: list[FixtureText], operation: str, profiles: list[Profile]) -> str:
+    """The words the ids of this operation share in the file (else in these profiles' files), e.g. ``pa-replay-``."""
+    for files in ([fixture] if fixture else [], own):
+        ids = [
+            str(raw["id"])
+            for other in files
+            for _, raw in other.cases
+            if raw.get("operation") == operation and isinstance(raw.get("id"), str)
+        ]
+        shared = shared_words(ids)
+        if shared:
+            return "-".join(shared) + "-"
+    return ("" if COURSE in profiles else "pa-") + operation.replace("_", "-") + "-"
+
+
+def _areas(texts: list[FixtureText], operation: str) -> dict[str, str]:
+    """Per profile, the area its cases of this operation list first (the one reports group them by)."""
+    found: dict[str, str] = {}
+    for fixture in texts:
+        names = shared_files.profiles_of(fixture.data)
+        for _, raw in fixture.cases:
+            if raw.get("operation") != operation:
+                continue
+            for name in names:
+                block = raw.get(name) if len(names) > 1 else raw
+                features = block.get("features") if isinstance(block, dict) else None
+                if name != COURSE.name and isinstance(features, list) and features:
+                    found.setdefault(name, str(features[0]))
+    return found
+
+
+def _lines(case_id: str, operation: str, lab: str | None, profiles: list[Profile], areas: dict[str, str]) -> list[str]:
+    """The case's keys, one per line, unindented: one profile's form, or the shared form."""
+    shared = len(profiles) > 1
+    # One placeholder per profile: a shared case cites at least one clause of each.
+    placeholders = [
+        f"TODO: the {profile.spec} clause ids this case checks, e.g. "
+        + (EXAMPLE_CLAUSE.get(operation, "") if profile is COURSE else profile.clause_prefixes[0] + "...")
+        for profile in profiles
+    ]
+    lines = [f"id: {case_id}", "clauses: [" + ", ".join(f'"{text}"' for text in placeholders) + "]"]
+    for profile in profiles:
+        keys = [f'lab: "{lab}"'] if profile is COURSE else [f"features: [{areas.get(profile.name, _AREA_OF.get(operation, 'TODO-area'))}]"]
+        lines += [f"{profile.name}:", *("  " + key for key in keys)] if shared else keys
+    generic = _GENERIC_SCENARIO if operation in profiles[0].scenario_operations else _GENERIC_PURE
+    # An operation the course has too (same input and observation) gets the course's placeholders.
+    body = BODIES.get(operation) or generic.format(spec=profiles[0].spec.removeprefix("spec/"))
+    return [
+        *lines,
+        'description: "TODO: one line, why this case exists (the bug or trap it catches)"',
+        f"operation: {operation}",
+        *body.splitlines(),
+    ]
