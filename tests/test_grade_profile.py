@@ -46,18 +46,19 @@ def grade(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str
 # A port of the helpers whose contentText joins blocks with a space instead of a newline
 # (spec/pi-ai-1/spec.md: the separator defaults to "\n"). Everything else is the port's.
 BROKEN_PORT = """
-from tests import pi_ai_port
-from tests.pi_ai_port import *  # noqa: F403
+from types import SimpleNamespace
+
 from conformance.adapters.pi_ai_binding import PiAiBindingAdapter
-import sys
+from examples.pi_ai_port import text
+from tests.pi_ai_port import HELPERS
 
 
 def content_text(content, separator=" "):
-    return pi_ai_port.content_text(content, separator)
+    return text.content_text(content, separator)
 
 
 def make():
-    return PiAiBindingAdapter(sys.modules[__name__], name="port-with-a-space")
+    return PiAiBindingAdapter(SimpleNamespace(**{**vars(HELPERS), "content_text": content_text}), name="port-with-a-space")
 """
 
 
