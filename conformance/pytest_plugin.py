@@ -83,7 +83,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--impl", default="reference", help="implementation under test (reference, python:MODULE[:ATTR], ...)")
     group.addoption("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default) or pi-ai-1")
     group.addoption("--fixtures-dir", default=None, help="fixtures folder (default: the bundled fixtures)")
-    group.addoption("--lab", action="append", default=[], help="run only this lab (3.1, 3.2, 4.1, 4.2); repeatable")
+    group.addoption(
+        "--lab", action="append", default=[], help="run only this lab (3.1, 3.2, 4.1, 4.2), or with --profile pi-ai-1 this area; repeatable"
+    )
     group.addoption("--chapter", action="append", default=[], help="run only this chapter (03, 04); repeatable")
     group.addoption("--clause", action="append", default=[], help="run only cases that check this clause id; repeatable")
     group.addoption("--case-timeout", type=float, default=None, help="per-operation timeout in seconds (default 1)")
@@ -140,10 +142,9 @@ def pytest_configure(config: pytest.Config) -> None:
         sandbox=config.getoption("--sandbox"),
     )
     STATE.clauses = load_profile_clauses(STATE.profile)
-    if STATE.profile == DEFAULT_PROFILE:  # labs and chapters are the course profile's
-        unknown = selection_problems(STATE.labs, STATE.chapters, STATE.clause_filter, STATE.clauses)
-        if unknown:
-            raise pytest.UsageError("\n".join(unknown))
+    unknown = selection_problems(STATE.labs, STATE.chapters, STATE.clause_filter, STATE.clauses, STATE.profile)
+    if unknown:
+        raise pytest.UsageError("\n".join(unknown))
     baseline = config.getoption("--baseline")
     try:
         STATE.baseline = load_baseline(Path(baseline)) if baseline else None

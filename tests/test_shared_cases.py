@@ -244,3 +244,30 @@ def test_a_course_run_selecting_a_pi_ai_1_clause_is_told_which_profile_has_it() 
         "--clause PA-SYSTEXT-1: a clause of profile pi-ai-1 (spec/pi-ai-1/spec.md); run with --profile pi-ai-1"
     ]
     assert selection_problems([], [], ["SYS-TEXT-1"], known) == []
+
+
+def test_a_pi_ai_1_run_checks_its_own_areas_and_clauses() -> None:
+    from conformance.clauses import load_profile_clauses
+    from conformance.selection import selection_problems
+
+    known = load_profile_clauses("pi-ai-1")
+    assert selection_problems(["messages"], [], ["PA-SYSTEXT-1"], known, "pi-ai-1") == []
+    # A shared case cites SYS-TEXT-1 too, but a pi-ai-1 run selects by pi-ai-1's clauses only.
+    problems = selection_problems(["3.1"], ["03"], ["SYS-TEXT-1", "PA-SYSTEXT-99"], known, "pi-ai-1")
+    assert problems[0] == (
+        "--lab 3.1: profile pi-ai-1 has no such area; valid areas: messages, system-replay, event-streams, faux-provider"
+    )
+    assert problems[1].startswith("--chapter 03: profile pi-ai-1 has no chapters")
+    assert problems[2] == "--clause SYS-TEXT-1: a clause of profile course (spec/spec.md); run with --profile course"
+    assert problems[3].startswith("--clause PA-SYSTEXT-99: no such clause in spec/pi-ai-1/spec.md; did you mean PA-SYSTEXT-1")
+
+
+def test_run_with_an_area_runs_only_that_area(tmp_path: Path) -> None:
+    from conformance.cli import main
+
+    report = tmp_path / "report.json"
+    impl = "python:examples.pi_ai_port.conformance:ADAPTER"
+    assert main(["run", "--profile", "pi-ai-1", "--impl", impl, "--lab", "faux-provider", "--report-json", str(report)]) == 0
+    cases = json.loads(report.read_text(encoding="utf-8"))["cases"]
+    assert cases and {case["area"] for case in cases} == {"faux-provider"}
+    assert main(["run", "--profile", "pi-ai-1", "--impl", impl, "--lab", "3.1"]) == 4  # pytest's usage error, as for the course

@@ -28,7 +28,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     run.add_argument("--impl", default="reference", help="the implementation under test (default: reference)")
     run.add_argument("--profile", default="course", help="the profile to check: course (default) or pi-ai-1 (upstream pi-ai 1.x)")
     run.add_argument("-k", dest="keyword", help="select cases by pytest keyword expression (ids, lab_3_1, clause_SM_ABORT_1, ...)")
-    run.add_argument("--lab", action="append", default=[], help="run only this lab; repeatable")
+    run.add_argument("--lab", action="append", default=[], help="run only this lab (with --profile pi-ai-1: this area); repeatable")
     run.add_argument("--chapter", action="append", default=[], help="run only this chapter (03, 04); repeatable")
     run.add_argument("--clause", action="append", default=[], help="run only cases checking this clause; repeatable")
     run.add_argument("--fixtures", help="fixtures folder (default: the bundled fixtures)")
