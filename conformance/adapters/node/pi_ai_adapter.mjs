@@ -17,19 +17,17 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   ASSISTANT_TERMINAL_FIELDS,
-  Consumer,
   NotImplemented,
   ProtocolError,
-  SIGNAL_MODES,
   Threw,
   callStep,
   describe,
   fingerprint,
   isObject,
+  playCallSteps,
   playStreamSteps,
   safeString,
   serve,
-  settle,
   toJson,
 } from "./runtime.mjs";
 
@@ -218,78 +216,35 @@ async function playFauxProvider(pkg, input, steps, deadlineS) {
     givenBefore = fingerprint(given);
   };
   setResponses(input.responses ?? [], false);
-  const calls = new Map(); // call name -> {controller, stream, consumer, script}
-  const observations = [];
-  for (const step of steps) {
-    let observation = {};
-    const action = step.action;
-    let call = calls.get(String(step.call));
-    if (action !== "stream" && CALL_ACTIONS.has(action) && call === undefined) {
-      throw new ProtocolError(`step uses call ${JSON.stringify(step.call)} before any stream step created it`);
-    }
-    switch (action) {
-      case "stream": {
-        const model = "model" in step ? faux.getModel(String(step.model)) : faux.getModel();
-        if (model === undefined) throw new ProtocolError(`the faux provider has no model ${JSON.stringify(step.model)}`);
-        call = { controller: null, stream: null, consumer: new Consumer(), script: script.length > 0 ? script.shift() : null };
-        calls.set(String(step.call), call);
-        observation.threw = callStream(faux, model, call, step);
-        break;
-      }
-      case "abort":
-        if (call.controller === null) {
-          throw new ProtocolError(`call ${JSON.stringify(step.call)} has no abort controller (use signal: controller)`);
-        }
-        call.controller.abort();
-        break;
-      case "settle":
-        await settle();
-        break;
-      case "start_consumer":
-      case "consume":
-      case "result":
-        observation = await fauxCallStep(action, call, step, deadlineS);
-        break;
-      case "requests":
-        observation.requests = toJson(recorder, "the recorded requests");
-        break;
-      case "state":
-        observation = {
-          call_count: faux.state.callCount,
-          pending_responses: faux.getPendingResponseCount(),
-        };
-        break;
-      case "set_responses":
-        setResponses(step.responses, false);
-        break;
-      case "append_responses":
-        setResponses(step.responses, true);
-        break;
-      case "check_turns":
-        observation.turns_unchanged = fingerprint(given) === givenBefore;
-        break;
-      default:
-        throw new ProtocolError(`unknown faux_provider action ${JSON.stringify(action)}`);
-    }
-    observations.push(observation);
-  }
-  return { steps: observations };
+  const player = {
+    name: "faux_provider",
+    callActions: CALL_ACTIONS,
+    open(step) {
+      const model = "model" in step ? faux.getModel(String(step.model)) : faux.getModel();
+      if (model === undefined) throw new ProtocolError(`the faux provider has no model ${JSON.stringify(step.model)}`);
+      return { model, script: script.length > 0 ? script.shift() : null };
+    },
+    stream: (call, step, signal) => callStream(faux, call, step, signal),
+    callStep: fauxCallStep,
+    actions: {
+      requests: () => ({ requests: toJson(recorder, "the recorded requests") }),
+      state: () => ({ call_count: faux.state.callCount, pending_responses: faux.getPendingResponseCount() }),
+      set_responses: (step) => setResponses(step.responses, false),
+      append_responses: (step) => setResponses(step.responses, true),
+      check_turns: () => ({ turns_unchanged: fingerprint(given) === givenBefore }),
+    },
+  };
+  return playCallSteps(player, steps, deadlineS);
 }
 
-/** Call the provider's stream() as the step asks; the step's `threw` observation. */
-function callStream(faux, model, call, step) {
-  const signalMode = step.signal ?? "none";
-  if (!SIGNAL_MODES.has(signalMode)) throw new ProtocolError(`unknown signal mode ${JSON.stringify(signalMode)}`);
+/** Call the provider's stream() with the step's signal (null: none); the step's `threw` observation. */
+function callStream(faux, call, step, signal) {
   const options = {};
-  if (signalMode !== "none") {
-    call.controller = new AbortController();
-    if (signalMode === "aborted") call.controller.abort();
-    options.signal = call.controller.signal;
-  }
+  if (signal !== null) options.signal = signal;
   if ("session_id" in step) options.sessionId = String(step.session_id);
   try {
     const context = structuredClone(step.context);
-    call.stream = Object.keys(options).length === 0 ? faux.provider.stream(model, context) : faux.provider.stream(model, context, options);
+    call.stream = Object.keys(options).length === 0 ? faux.provider.stream(call.model, context) : faux.provider.stream(call.model, context, options);
     return null;
   } catch (error) {
     return describe(error);
@@ -297,9 +252,12 @@ function callStream(faux, model, call, step) {
 }
 
 /** A step on one call: `consume` with `abort_after` aborts the call after that many events. */
-async function fauxCallStep(action, call, step, deadlineS) {
-  const abortAfter = step.abort_after;
-  if (action !== "consume" || abortAfter === undefined || call.stream === null || call.stream === undefined) return callStep(action, call, deadlineS);
+function fauxCallStep(action, call, step, deadlineS) {
+  if (action !== "consume" || step.abort_after === undefined || call.stream === null || call.stream === undefined) return callStep(action, call, deadlineS);
+  return consumeAborting(call, step.abort_after, deadlineS);
+}
+
+async function consumeAborting(call, abortAfter, deadlineS) {
   if (call.controller === null) throw new ProtocolError("abort_after needs a call with signal: controller");
   call.consumer.onEvent = (count) => {
     if (count === abortAfter) call.controller.abort();

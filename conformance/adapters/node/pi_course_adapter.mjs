@@ -17,22 +17,20 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   ASSISTANT_TERMINAL_FIELDS,
-  Consumer,
-  callStep,
   NotImplemented,
   ProtocolError,
-  SIGNAL_MODES,
   Threw,
   describe,
   fingerprint,
   isNotImplemented,
   isObject,
-  outcomeWithin,
+  playCallSteps,
   playStreamSteps,
   safeString,
   serve,
-  settle,
   toJson,
+  track,
+  waitFor,
 } from "./runtime.mjs";
 
 // ---------------------------------------------------------------------------------------
@@ -224,7 +222,7 @@ async function playEventStream(modules, input, steps, deadlineS) {
 
   // `next` (a hand-driven iterator) is the course's own: lab 3.2 asks for its semantics.
   let iterator = null;
-  const next = async () => {
+  const next = () => {
     try {
       iterator ??= stream[Symbol.asyncIterator]();
     } catch (error) {
@@ -246,68 +244,27 @@ async function playScriptedModel(modules, input, steps, deadlineS) {
   const turns = structuredClone(input.turns);
   const turnsBefore = fingerprint(turns);
   const model = construct("ScriptedModel", ScriptedModel, [turns]);
-  const calls = new Map(); // call name -> {context, controller, stream, consumer}
-  const observations = [];
-  for (const step of steps) {
-    let observation = {};
-    const action = step.action;
-    let call = calls.get(String(step.call));
-    if (action !== "stream" && CALL_ACTIONS.has(action) && call === undefined) {
-      throw new ProtocolError(`step uses call ${JSON.stringify(step.call)} before any stream step created it`);
-    }
-    switch (action) {
-      case "stream":
-        call = { context: structuredClone(step.context), controller: null, stream: null, consumer: new Consumer() };
-        calls.set(String(step.call), call);
-        observation.threw = callStream(model, call, step.signal ?? "none");
-        break;
-      case "mutate_context":
-        mutate(call.context, step);
-        break;
-      case "abort":
-        if (call.controller === null) {
-          throw new ProtocolError(`call ${JSON.stringify(step.call)} has no abort controller (use signal: controller)`);
-        }
-        call.controller.abort();
-        break;
-      case "settle":
-        await settle();
-        break;
-      case "start_consumer":
-      case "consume":
-      case "result":
-        observation = await callStep(action, call, deadlineS);
-        break;
-      case "mutate_result":
-        observation = await mutateResult(call, step, deadlineS);
-        break;
-      case "context":
-        observation.context = toJson(call.context, "the caller's context");
-        break;
-      case "requests":
-        observation.requests = recordedRequests(model);
-        break;
-      case "check_turns":
-        observation.turns_unchanged = fingerprint(turns) === turnsBefore;
-        break;
-      default:
-        throw new ProtocolError(`unknown scripted_model action ${JSON.stringify(action)}`);
-    }
-    observations.push(observation);
-  }
-  return { steps: observations };
+  const player = {
+    name: "scripted_model",
+    callActions: CALL_ACTIONS,
+    open: (step) => ({ context: structuredClone(step.context) }),
+    stream: (call, _step, signal) => callStream(model, call, signal),
+    actions: {
+      mutate_context: (step, call) => mutate(call.context, step),
+      mutate_result: (step, call) => mutateResult(call, step, deadlineS),
+      context: (_step, call) => ({ context: toJson(call.context, "the caller's context") }),
+      requests: () => ({ requests: recordedRequests(model) }),
+      check_turns: () => ({ turns_unchanged: fingerprint(turns) === turnsBefore }),
+    },
+  };
+  return playCallSteps(player, steps, deadlineS);
 }
 
-/** Call model.stream() as the step asks; the step's `threw` observation. */
-function callStream(model, call, signalMode) {
-  if (!SIGNAL_MODES.has(signalMode)) throw new ProtocolError(`unknown signal mode ${JSON.stringify(signalMode)}`);
-  if (signalMode !== "none") {
-    call.controller = new AbortController();
-    if (signalMode === "aborted") call.controller.abort();
-  }
+/** Call model.stream() with the step's signal (null: none); the step's `threw` observation. */
+function callStream(model, call, signal) {
   try {
     // The options object is passed only when a signal is used, as a caller would.
-    call.stream = call.controller === null ? model.stream(call.context) : model.stream(call.context, { signal: call.controller.signal });
+    call.stream = signal === null ? model.stream(call.context) : model.stream(call.context, { signal });
     return null;
   } catch (error) {
     if (isNotImplemented(error)) throw new NotImplemented(`ScriptedModel.stream is not implemented: ${describe(error)}`);
@@ -323,7 +280,8 @@ async function observeNext(iterator, deadlineS) {
   } catch (error) {
     return { state: "rejected", error: `next() threw ${describe(error)}` };
   }
-  const outcome = await outcomeWithin(promise, deadlineS);
+  const [outcome, tracked] = track(promise);
+  await waitFor(tracked, deadlineS);
   if (outcome.state === "pending") return { state: "pending" };
   if (outcome.state === "rejected") return { state: "rejected", error: describe(outcome.error) };
   const step = outcome.value;
@@ -342,7 +300,8 @@ async function mutateResult(call, step, deadlineS) {
   } catch (error) {
     return { applied: false, error: `result() threw ${describe(error)}` };
   }
-  const outcome = await outcomeWithin(promise, deadlineS);
+  const [outcome, tracked] = track(promise);
+  await waitFor(tracked, deadlineS);
   if (outcome.state === "pending") return { applied: false, error: "result() is still pending" };
   if (outcome.state === "rejected") return { applied: false, error: `result() rejected: ${describe(outcome.error)}` };
   const change = "append" in step ? step.append : step.set;

@@ -24,8 +24,8 @@ export const ASSISTANT_TERMINAL_FIELDS = new Map([
   ["error", "error"],
 ]);
 
-/** How a scenario's `stream` step may pass an abort signal. */
-export const SIGNAL_MODES = new Set(["none", "aborted", "controller"]);
+/** How a model-call scenario's `stream` step may pass an abort signal. */
+const SIGNAL_MODES = new Set(["none", "aborted", "controller"]);
 
 // ---------------------------------------------------------------------------------------
 // failures: each maps onto one kind of error response
@@ -188,17 +188,18 @@ export function waitFor(promise, seconds) {
 }
 
 /**
- * Wait (at most `seconds`) for `promise`: `{state: "pending"}`, `{state: "resolved", value}`
- * or `{state: "rejected", error}`, without ever throwing what the promise rejects with.
+ * `[outcome, tracked]`: `outcome` is `{state: "pending"}` until `promise` settles, then
+ * `{state: "resolved", value}` or `{state: "rejected", error}`; `tracked` resolves then and
+ * never rejects. Callers `await waitFor(tracked, seconds)` themselves, so that no extra
+ * microtask turn passes between the end of the wait and what they observe next.
  */
-export async function outcomeWithin(promise, seconds) {
+export function track(promise) {
   const outcome = { state: "pending" };
   const tracked = promise.then(
     (value) => Object.assign(outcome, { state: "resolved", value }),
     (error) => Object.assign(outcome, { state: "rejected", error }),
   );
-  await waitFor(tracked, seconds);
-  return outcome;
+  return [outcome, tracked];
 }
 
 /** One `for await` consumer of a stream and what it received so far. */
@@ -259,7 +260,8 @@ export async function observeResult(stream, identities, deadlineS) {
   } catch (error) {
     return { state: "rejected", error: `result() threw ${describe(error)}`, same_object_as: null };
   }
-  const outcome = await outcomeWithin(promise, deadlineS);
+  const [outcome, tracked] = track(promise);
+  await waitFor(tracked, deadlineS);
   if (outcome.state === "pending") return { state: "pending", same_object_as: null };
   if (outcome.state === "rejected") return { state: "rejected", error: describe(outcome.error), same_object_as: null };
   const same = identities.find(([, candidate]) => candidate === outcome.value);
@@ -283,10 +285,76 @@ export async function callStep(action, call, deadlineS) {
   return observeResult(call.stream, [["terminal_event", payload]], deadlineS);
 }
 
+/** The abort signal a `stream` step asks for (`signal`: none, aborted or controller), or null. */
+function signalFor(call, step) {
+  const mode = step.signal ?? "none";
+  if (!SIGNAL_MODES.has(mode)) throw new ProtocolError(`unknown signal mode ${JSON.stringify(mode)}`);
+  if (mode === "none") return null;
+  call.controller = new AbortController();
+  if (mode === "aborted") call.controller.abort();
+  return call.controller.signal;
+}
+
+/**
+ * The steps of a model-call scenario (scripted_model, faux_provider): `stream` starts a named
+ * call, `abort`, `settle`, `start_consumer`, `consume` and `result` work the same for every
+ * model. `player` is the adapter's part:
+ * - `name`: the operation, in error messages;
+ * - `callActions`: the actions that name an existing call;
+ * - `open(step)`: what a new call holds besides `{controller, stream, consumer}`;
+ * - `stream(call, step, signal)`: call the model's stream(); the step's `threw` observation;
+ * - `callStep(action, call, step, deadlineS)` (optional): start_consumer, consume, result;
+ * - `actions`: the operation's other actions, `(step, call) => observation` (undefined: `{}`),
+ *   a promise only for an action that waits.
+ */
+export async function playCallSteps(player, steps, deadlineS) {
+  const calls = new Map(); // call name -> {controller, stream, consumer, ...open(step)}
+  const observations = [];
+  for (const step of steps) {
+    let observation = {};
+    const action = step.action;
+    let call = calls.get(String(step.call));
+    if (action !== "stream" && player.callActions.has(action) && call === undefined) {
+      throw new ProtocolError(`step uses call ${JSON.stringify(step.call)} before any stream step created it`);
+    }
+    switch (action) {
+      case "stream":
+        call = { ...player.open(step), controller: null, stream: null, consumer: new Consumer() };
+        calls.set(String(step.call), call);
+        observation.threw = player.stream(call, step, signalFor(call, step));
+        break;
+      case "abort":
+        if (call.controller === null) {
+          throw new ProtocolError(`call ${JSON.stringify(step.call)} has no abort controller (use signal: controller)`);
+        }
+        call.controller.abort();
+        break;
+      case "settle":
+        await settle();
+        break;
+      case "start_consumer":
+      case "consume":
+      case "result":
+        observation = player.callStep ? await player.callStep(action, call, step, deadlineS) : await callStep(action, call, deadlineS);
+        break;
+      default: {
+        if (!Object.hasOwn(player.actions, action)) throw new ProtocolError(`unknown ${player.name} action ${JSON.stringify(action)}`);
+        // Only a waiting action (it returns a promise) may yield to the event loop: an await
+        // after any other would let deferred implementation code run before the next step.
+        const result = player.actions[action](step, call);
+        observation = (result instanceof Promise ? await result : result) ?? {};
+      }
+    }
+    observations.push(observation);
+  }
+  return { steps: observations };
+}
+
 /**
  * The steps of an event_stream scenario on `stream`; `terminalField(event)` names the field
  * of a terminal event that carries the result (null when the event is not terminal).
- * `extraActions` maps further action names to `(step) => observation` (an adapter's own).
+ * `extraActions` maps further action names to `(step) => observation` (an adapter's own; a
+ * promise only for an action that waits).
  */
 export async function playStreamSteps(stream, terminalField, steps, deadlineS, extraActions = {}) {
   let terminalPayload = NO_OBJECT; // what the first terminal event pushed carries
@@ -332,9 +400,11 @@ export async function playStreamSteps(stream, terminalField, steps, deadlineS, e
           deadlineS,
         );
         break;
-      default:
+      default: {
         if (!Object.hasOwn(extraActions, step.action)) throw new ProtocolError(`unknown event_stream action ${JSON.stringify(step.action)}`);
-        observation = await extraActions[step.action](step);
+        const result = extraActions[step.action](step);
+        observation = result instanceof Promise ? await result : result; // see playCallSteps
+      }
     }
     observations.push(observation);
   }
