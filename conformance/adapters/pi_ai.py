@@ -15,6 +15,7 @@ from conformance.adapter import Adapter
 from conformance.adapters.pi_course import CourseLayoutError, find_node
 from conformance.adapters.process import ProcessAdapter, ProcessOptions
 from conformance.adapters.settings import ImplSettings
+from conformance.profiles import PI_AI_1
 
 NODE_ADAPTER = Path(__file__).resolve().parent / "node" / "pi_ai_adapter.mjs"
 PACKAGE_NAME = "@earendil-works/pi-ai"
@@ -55,5 +56,5 @@ def pi_ai_adapter(path_text: str, settings: ImplSettings) -> Adapter:
         raise PiAiLayoutError(str(error).replace("pi-course:", "pi-ai:")) from error
     options = ProcessOptions.from_settings([node, str(NODE_ADAPTER), str(package)], settings, cwd=package)
     adapter = ProcessAdapter(options, name=PACKAGE_NAME)
-    adapter.requested_profile = "pi-ai-1"
+    adapter.requested_profile = PI_AI_1.name
     return adapter

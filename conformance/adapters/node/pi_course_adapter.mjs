@@ -7,129 +7,31 @@
 // `scripted-model.js` (the course builds packages/pi-course/src/*.ts into
 // packages/pi-course/dist/src/*.js). The program speaks the JSON-lines protocol of
 // spec/protocol.md on stdin/stdout and observes exactly as the in-process Python adapter
-// (conformance/adapters/binding.py) does, so the same fixtures judge both.
+// (conformance/adapters/binding.py) does, so the same fixtures judge both. The protocol server
+// and the machinery shared with pi_ai_adapter.mjs are in runtime.mjs.
 //
 // No dependencies: Node.js 20 built-ins only.
 
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
-import { settleOrIdle } from "./settling.mjs";
-
-const PROTOCOL = 1;
-const DEFAULT_SETTLE_DEADLINE_S = 0.25;
-// Event-loop turns a settle step yields; each turn also drains every queued microtask.
-const SETTLE_TICKS = 20;
-const OPERATIONS = [
-  "text_of",
-  "system_message_text",
-  "current_system_message",
-  "current_system_prompt",
-  "make_text",
-  "make_user_message",
-  "make_assistant_message",
-  "event_stream",
-  "scripted_model",
-];
-const SCENARIOS = new Set(["event_stream", "scripted_model"]);
-const NO_OBJECT = Symbol("no object"); // an identity candidate that nothing can equal
-
-// ---------------------------------------------------------------------------------------
-// stdout belongs to the protocol
-// ---------------------------------------------------------------------------------------
-
-// Student code may console.log at import time or while playing a turn; one stray line on
-// stdout would break the protocol, so everything except our responses goes to stderr.
-const writeResponseLine = process.stdout.write.bind(process.stdout);
-process.stdout.write = (...args) => process.stderr.write(...args);
-
-function respond(message) {
-  writeResponseLine(JSON.stringify(message) + "\n");
-}
-
-function log(text) {
-  process.stderr.write(`[pi_course_adapter] ${text}\n`);
-}
-
-// ---------------------------------------------------------------------------------------
-// failures: each maps onto one kind of error response
-// ---------------------------------------------------------------------------------------
-
-/** The implementation lacks what the operation needs: the case is skipped. */
-class NotImplemented extends Error {}
-/** The implementation threw (or returned a non-JSON value) where a value is expected. */
-class Threw extends Error {}
-/** The request cannot be played (bad request, unknown action): the case errors. */
-class ProtocolError extends Error {}
-
-/** `Name: message` of anything student code threw (binding.py's describe_exception). */
-function describe(error) {
-  if (error instanceof Error || (error !== null && typeof error === "object" && "message" in error)) {
-    const name = error.name || error.constructor?.name || "Error";
-    return `${name}: ${error.message}`;
-  }
-  return `non-Error value thrown: ${safeString(error)}`;
-}
-
-function safeString(value) {
-  try {
-    return typeof value === "string" ? JSON.stringify(value) : String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
-}
-
-/** The course's placeholders throw "not implemented in lab 3.1" and the like. */
-function isNotImplemented(error) {
-  const message = error !== null && typeof error === "object" ? error.message : error;
-  return typeof message === "string" && /not implemented/i.test(message);
-}
-
-// ---------------------------------------------------------------------------------------
-// JSON views of values the implementation produced
-// ---------------------------------------------------------------------------------------
-
-/** A detached JSON copy of an implementation value; `undefined` is written as null. */
-function toJson(value, what) {
-  let text;
-  try {
-    // NaN and Infinity have no JSON form (Python's allow_nan=False refuses them too).
-    text = JSON.stringify(value, (_key, item) => {
-      if (typeof item === "number" && !Number.isFinite(item)) throw new TypeError(`${item} is not a JSON number`);
-      return item;
-    });
-  } catch (error) {
-    throw new Threw(`${what} is not a JSON value: ${describe(error)}`);
-  }
-  return text === undefined ? null : JSON.parse(text);
-}
-
-let unfingerprintable = 0;
-
-/**
- * A strict, order-sensitive text form of a value, to tell whether it changed. Unlike plain
- * JSON it also shows keys set to undefined and functions, so adding one counts as a change.
- */
-function fingerprint(value) {
-  try {
-    return JSON.stringify(value, (_key, item) => {
-      if (item === undefined) return "\u0000undefined";
-      if (typeof item === "function") return `\u0000function ${item.name}`;
-      if (typeof item === "number" && !Number.isFinite(item)) return `\u0000${item}`;
-      if (typeof item === "bigint") return `\u0000${item}n`;
-      return item;
-    });
-  } catch {
-    // A value that cannot be written (a cycle) never equals an earlier fingerprint.
-    unfingerprintable += 1;
-    return `\u0000unwritable ${unfingerprintable}`;
-  }
-}
-
-function isObject(value) {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
+import {
+  ASSISTANT_TERMINAL_FIELDS,
+  NotImplemented,
+  ProtocolError,
+  Threw,
+  describe,
+  fingerprint,
+  isNotImplemented,
+  isObject,
+  playCallSteps,
+  playStreamSteps,
+  safeString,
+  serve,
+  toJson,
+  track,
+  waitFor,
+} from "./runtime.mjs";
 
 // ---------------------------------------------------------------------------------------
 // the student's modules
@@ -249,16 +151,6 @@ function rejectPlaceholder(name, Class) {
   if (match) throw new NotImplemented(`${name} is still a placeholder: it throws ${JSON.stringify(match[2])}`);
 }
 
-/** null, or what `action` threw: a scenario step observes throws instead of failing. */
-function threwFrom(action) {
-  try {
-    action();
-    return null;
-  } catch (error) {
-    return describe(error);
-  }
-}
-
 // ---------------------------------------------------------------------------------------
 // pure operations (lab 3.1)
 // ---------------------------------------------------------------------------------------
@@ -304,142 +196,8 @@ const PURE = {
 };
 
 // ---------------------------------------------------------------------------------------
-// errors thrown outside any call we made (deferred student code)
-// ---------------------------------------------------------------------------------------
-
-// A producer that throws inside queueMicrotask, or a promise nobody awaits, must not kill
-// the server: such errors are logged. One that says "not implemented" (lab 4.1 lets the
-// deferred producer throw "not implemented in lab 4.1" for aborts, exhaustion and error
-// turns) makes the whole request not_implemented, and stops it at its next waiting step
-// rather than letting never-ending streams use up the case's timeout.
-
-/** The stray errors seen while one operation runs. */
-class StrayErrors {
-  placeholder = undefined; // the first stray error that says "not implemented"
-  #wake;
-  /** Resolves when a placeholder error arrives: waiting steps stop waiting then. */
-  seen = new Promise((resolve) => {
-    this.#wake = resolve;
-  });
-
-  note(error) {
-    if (this.placeholder === undefined && isNotImplemented(error)) {
-      this.placeholder = error;
-      this.#wake();
-    }
-  }
-
-  throwIfPlaceholder() {
-    if (this.placeholder !== undefined) throw new NotImplemented(`deferred work (a microtask or an unawaited promise) threw ${describe(this.placeholder)}`);
-  }
-}
-
-let strays = new StrayErrors(); // replaced by a fresh one for every operation
-
-function onStrayError(kind) {
-  return (error) => {
-    log(`${kind} from the implementation: ${error instanceof Error && error.stack ? error.stack : describe(error)}`);
-    strays.note(error);
-  };
-}
-
-process.on("uncaughtException", onStrayError("uncaught exception"));
-process.on("unhandledRejection", onStrayError("unhandled rejection"));
-
-// ---------------------------------------------------------------------------------------
-// waiting: the only places where a scenario yields to the event loop
-// ---------------------------------------------------------------------------------------
-
-const tick = () => new Promise((resolve) => setImmediate(resolve));
-
-/** Let deferred work run: queued microtasks, woken consumers, their continuations. */
-async function settle() {
-  for (let i = 0; i < SETTLE_TICKS; i += 1) await tick();
-  strays.throwIfPlaceholder();
-}
-
-/**
- * Wait until `promise` settles, the event loop is idle, or `seconds` pass; true when it
- * settled (settling.mjs). A placeholder error from deferred work ends the wait early.
- */
-function waitFor(promise, seconds) {
-  return settleOrIdle(promise, seconds, strays.seen).finally(() => strays.throwIfPlaceholder());
-}
-
-/** One `for await` consumer of a stream and what it received so far. */
-class Consumer {
-  received = [];
-  task = null; // the iteration's promise, once started
-  done = false;
-  failed = false;
-  error = undefined;
-
-  /** Start iterating (once) and yield until the consumer waits for its next event. */
-  async start(stream) {
-    if (this.task !== null) return;
-    const iterate = async () => {
-      for await (const event of stream) this.received.push(event);
-    };
-    this.task = iterate().then(
-      () => {
-        this.done = true;
-      },
-      (error) => {
-        this.done = true;
-        this.failed = true;
-        this.error = error;
-      },
-    );
-    await settle();
-  }
-
-  /**
-   * Wait (at most the settle deadline) for the iteration to finish, then serialize what the
-   * consumer saw. Serializing only now shows a partial that later events kept changing.
-   */
-  async finish(stream, deadlineS) {
-    await this.start(stream);
-    await waitFor(this.task, deadlineS);
-    const observation = { events: toJson(this.received, "the events"), finished: this.done };
-    if (this.failed) {
-      observation.finished = false;
-      observation.threw = `iteration threw ${describe(this.error)}`;
-    }
-    return observation;
-  }
-}
-
-/**
- * Observe `stream.result()` within the settle deadline. `identities` lists, in order, the
- * objects the resolved value may be (`===`, checked before anything is serialized).
- */
-async function observeResult(stream, identities, deadlineS) {
-  let promise;
-  try {
-    promise = Promise.resolve(stream.result());
-  } catch (error) {
-    return { state: "rejected", error: `result() threw ${describe(error)}`, same_object_as: null };
-  }
-  const outcome = { state: "pending" };
-  const tracked = promise.then(
-    (value) => Object.assign(outcome, { state: "resolved", value }),
-    (error) => Object.assign(outcome, { state: "rejected", error }),
-  );
-  await waitFor(tracked, deadlineS);
-  if (outcome.state === "pending") return { state: "pending", same_object_as: null };
-  if (outcome.state === "rejected") return { state: "rejected", error: describe(outcome.error), same_object_as: null };
-  const same = identities.find(([, candidate]) => candidate === outcome.value);
-  return { state: "resolved", value: toJson(outcome.value, "the result"), same_object_as: same ? same[0] : null };
-}
-
-// ---------------------------------------------------------------------------------------
 // event_stream scenarios (lab 3.2)
 // ---------------------------------------------------------------------------------------
-
-const ASSISTANT_TERMINAL_FIELDS = new Map([
-  ["done", "message"],
-  ["error", "error"],
-]);
 
 async function playEventStream(modules, input, steps, deadlineS) {
   let stream;
@@ -462,72 +220,23 @@ async function playEventStream(modules, input, steps, deadlineS) {
     throw new ProtocolError(`unknown event_stream kind ${JSON.stringify(input.kind)}`);
   }
 
-  let terminalPayload = NO_OBJECT; // what the first terminal event pushed carries
-  let endArgument = NO_OBJECT;
-  const consumer = new Consumer();
-  let iterator = null; // the hand-driven iterator, once a `next` step created it
-  const observations = [];
-  for (const step of steps) {
-    let observation = {};
-    // push and end run synchronously, with no await in between: only the waiting steps
-    // below yield to the event loop (spec/fixture-format.md, "Scenario operations").
-    switch (step.action) {
-      case "push": {
-        const event = structuredClone(step.event);
-        if (terminalPayload === NO_OBJECT && isObject(event)) {
-          const field = terminalField(event);
-          if (field !== null) terminalPayload = event[field];
-        }
-        observation.threw = threwFrom(() => stream.push(event));
-        break;
-      }
-      case "end":
-        if ("result" in step) {
-          const argument = structuredClone(step.result);
-          endArgument = argument;
-          observation.threw = threwFrom(() => stream.end(argument));
-        } else {
-          observation.threw = threwFrom(() => stream.end());
-        }
-        break;
-      case "start_consumer":
-        await consumer.start(stream);
-        break;
-      case "consume":
-        observation = await consumer.finish(stream, deadlineS);
-        break;
-      case "result":
-        observation = await observeResult(
-          stream,
-          [
-            ["terminal_event", terminalPayload],
-            ["end_argument", endArgument],
-          ],
-          deadlineS,
-        );
-        break;
-      case "next":
-        try {
-          iterator ??= stream[Symbol.asyncIterator]();
-        } catch (error) {
-          observation = { state: "rejected", error: `next() threw ${describe(error)}` };
-          break;
-        }
-        observation = await observeNext(iterator, deadlineS);
-        break;
-      default:
-        throw new ProtocolError(`unknown event_stream action ${JSON.stringify(step.action)}`);
+  // `next` (a hand-driven iterator) is the course's own: lab 3.2 asks for its semantics.
+  let iterator = null;
+  const next = () => {
+    try {
+      iterator ??= stream[Symbol.asyncIterator]();
+    } catch (error) {
+      return { state: "rejected", error: `next() threw ${describe(error)}` };
     }
-    observations.push(observation);
-  }
-  return { steps: observations };
+    return observeNext(iterator, deadlineS);
+  };
+  return playStreamSteps(stream, terminalField, steps, deadlineS, { next });
 }
 
 // ---------------------------------------------------------------------------------------
 // scripted_model scenarios (labs 4.1, 4.2)
 // ---------------------------------------------------------------------------------------
 
-const SIGNAL_MODES = new Set(["none", "aborted", "controller"]);
 const CALL_ACTIONS = new Set(["mutate_context", "abort", "start_consumer", "consume", "result", "mutate_result", "context"]);
 
 async function playScriptedModel(modules, input, steps, deadlineS) {
@@ -535,86 +244,32 @@ async function playScriptedModel(modules, input, steps, deadlineS) {
   const turns = structuredClone(input.turns);
   const turnsBefore = fingerprint(turns);
   const model = construct("ScriptedModel", ScriptedModel, [turns]);
-  const calls = new Map(); // call name -> {context, controller, stream, consumer}
-  const observations = [];
-  for (const step of steps) {
-    let observation = {};
-    const action = step.action;
-    let call = calls.get(String(step.call));
-    if (action !== "stream" && CALL_ACTIONS.has(action) && call === undefined) {
-      throw new ProtocolError(`step uses call ${JSON.stringify(step.call)} before any stream step created it`);
-    }
-    switch (action) {
-      case "stream":
-        call = { context: structuredClone(step.context), controller: null, stream: null, consumer: new Consumer() };
-        calls.set(String(step.call), call);
-        observation.threw = callStream(model, call, step.signal ?? "none");
-        break;
-      case "mutate_context":
-        mutate(call.context, step);
-        break;
-      case "abort":
-        if (call.controller === null) {
-          throw new ProtocolError(`call ${JSON.stringify(step.call)} has no abort controller (use signal: controller)`);
-        }
-        call.controller.abort();
-        break;
-      case "settle":
-        await settle();
-        break;
-      case "start_consumer":
-      case "consume":
-      case "result":
-        observation = await callStep(action, call, deadlineS);
-        break;
-      case "mutate_result":
-        observation = await mutateResult(call, step, deadlineS);
-        break;
-      case "context":
-        observation.context = toJson(call.context, "the caller's context");
-        break;
-      case "requests":
-        observation.requests = recordedRequests(model);
-        break;
-      case "check_turns":
-        observation.turns_unchanged = fingerprint(turns) === turnsBefore;
-        break;
-      default:
-        throw new ProtocolError(`unknown scripted_model action ${JSON.stringify(action)}`);
-    }
-    observations.push(observation);
-  }
-  return { steps: observations };
+  const player = {
+    name: "scripted_model",
+    callActions: CALL_ACTIONS,
+    open: (step) => ({ context: structuredClone(step.context) }),
+    stream: (call, _step, signal) => callStream(model, call, signal),
+    actions: {
+      mutate_context: (step, call) => mutate(call.context, step),
+      mutate_result: (step, call) => mutateResult(call, step, deadlineS),
+      context: (_step, call) => ({ context: toJson(call.context, "the caller's context") }),
+      requests: () => ({ requests: recordedRequests(model) }),
+      check_turns: () => ({ turns_unchanged: fingerprint(turns) === turnsBefore }),
+    },
+  };
+  return playCallSteps(player, steps, deadlineS);
 }
 
-/** Call model.stream() as the step asks; the step's `threw` observation. */
-function callStream(model, call, signalMode) {
-  if (!SIGNAL_MODES.has(signalMode)) throw new ProtocolError(`unknown signal mode ${JSON.stringify(signalMode)}`);
-  if (signalMode !== "none") {
-    call.controller = new AbortController();
-    if (signalMode === "aborted") call.controller.abort();
-  }
+/** Call model.stream() with the step's signal (null: none); the step's `threw` observation. */
+function callStream(model, call, signal) {
   try {
     // The options object is passed only when a signal is used, as a caller would.
-    call.stream = call.controller === null ? model.stream(call.context) : model.stream(call.context, { signal: call.controller.signal });
+    call.stream = signal === null ? model.stream(call.context) : model.stream(call.context, { signal });
     return null;
   } catch (error) {
     if (isNotImplemented(error)) throw new NotImplemented(`ScriptedModel.stream is not implemented: ${describe(error)}`);
     return describe(error);
   }
-}
-
-async function callStep(action, call, deadlineS) {
-  if (call.stream === null || call.stream === undefined) return { threw: "there is no stream: stream() threw" };
-  if (action === "start_consumer") {
-    await call.consumer.start(call.stream);
-    return {};
-  }
-  if (action === "consume") return call.consumer.finish(call.stream, deadlineS);
-  // result: "terminal_event" is the terminal event this call's consumer received.
-  const terminal = [...call.consumer.received].reverse().find((event) => isObject(event) && ASSISTANT_TERMINAL_FIELDS.has(event.type));
-  const payload = terminal === undefined ? NO_OBJECT : terminal[ASSISTANT_TERMINAL_FIELDS.get(terminal.type)];
-  return observeResult(call.stream, [["terminal_event", payload]], deadlineS);
 }
 
 /** One hand-driven `iterator.next()`: {state, done?, value?, error?} within the deadline. */
@@ -625,11 +280,7 @@ async function observeNext(iterator, deadlineS) {
   } catch (error) {
     return { state: "rejected", error: `next() threw ${describe(error)}` };
   }
-  const outcome = { state: "pending" };
-  const tracked = promise.then(
-    (value) => Object.assign(outcome, { state: "resolved", value }),
-    (error) => Object.assign(outcome, { state: "rejected", error }),
-  );
+  const [outcome, tracked] = track(promise);
   await waitFor(tracked, deadlineS);
   if (outcome.state === "pending") return { state: "pending" };
   if (outcome.state === "rejected") return { state: "rejected", error: describe(outcome.error) };
@@ -649,11 +300,7 @@ async function mutateResult(call, step, deadlineS) {
   } catch (error) {
     return { applied: false, error: `result() threw ${describe(error)}` };
   }
-  const outcome = { state: "pending" };
-  const tracked = promise.then(
-    (value) => Object.assign(outcome, { state: "resolved", value }),
-    (error) => Object.assign(outcome, { state: "rejected", error }),
-  );
+  const [outcome, tracked] = track(promise);
   await waitFor(tracked, deadlineS);
   if (outcome.state === "pending") return { applied: false, error: "result() is still pending" };
   if (outcome.state === "rejected") return { applied: false, error: `result() rejected: ${describe(outcome.error)}` };
@@ -724,111 +371,17 @@ function applyChange(target, step) {
 // the protocol server
 // ---------------------------------------------------------------------------------------
 
-function usage() {
-  process.stderr.write("usage: node pi_course_adapter.mjs <MODULES_DIR>\n");
-  process.exit(2);
-}
-
-class Server {
-  constructor(modulesDir) {
-    this.modules = new Modules(modulesDir);
-    this.settleDeadlineS = DEFAULT_SETTLE_DEADLINE_S;
-  }
-
-  hello(request) {
-    if (typeof request.settle_deadline_s === "number" && request.settle_deadline_s > 0) {
-      this.settleDeadlineS = request.settle_deadline_s;
-    }
-    const info = this.modules.packageInfo;
+serve({
+  name: "pi_course_adapter",
+  argument: "MODULES_DIR",
+  profile: "course",
+  open: (modulesDir) => new Modules(modulesDir),
+  implementation(modules) {
+    const info = modules.packageInfo;
     const implementation = { name: typeof info?.name === "string" && info.name ? info.name : "pi-course", language: "javascript" };
     if (typeof info?.version === "string") implementation.version = info.version;
-    return { ok: true, protocol: PROTOCOL, profile: "course", implementation, operations: OPERATIONS };
-  }
-
-  async operation(request) {
-    if (!isObject(request.input)) throw new ProtocolError(`${request.op} needs an input object`);
-    if (!SCENARIOS.has(request.op)) return { ok: true, observation: await PURE[request.op](this.modules, request.input) };
-    if (!Array.isArray(request.steps)) throw new ProtocolError(`${request.op} needs a steps array`);
-    const play = request.op === "event_stream" ? playEventStream : playScriptedModel;
-    return { ok: true, observation: await play(this.modules, request.input, request.steps, this.settleDeadlineS) };
-  }
-
-  /** Run one operation; its failures (and stray "not implemented" throws) become errors. */
-  async guardedOperation(request) {
-    strays = new StrayErrors();
-    try {
-      const response = await this.operation(request);
-      await tick(); // let a rejection left unhandled by the last step be reported now
-      strays.throwIfPlaceholder();
-      return response;
-    } catch (error) {
-      if (error instanceof NotImplemented) return errorResponse("not_implemented", error.message);
-      if (error instanceof Threw) return errorResponse("threw", error.message);
-      if (error instanceof ProtocolError) return errorResponse("protocol", error.message);
-      log(`internal error: ${error?.stack ?? describe(error)}`);
-      return errorResponse("protocol", `the adapter failed: ${describe(error)}`);
-    }
-  }
-
-  /** Answer one request line; never throws. Returns false once the server should stop. */
-  async handle(line) {
-    let request;
-    try {
-      request = JSON.parse(line);
-    } catch (error) {
-      // Answer with the request's own seq if one can be read, so the runner can match it.
-      const seq = Number(/"seq"\s*:\s*(\d+)/.exec(line)?.[1] ?? 0);
-      respond({ seq, ...errorResponse("protocol", `not JSON: ${describe(error)}`) });
-      return true;
-    }
-    const seq = Number.isInteger(request?.seq) && request.seq >= 0 ? request.seq : 0;
-    if (!isObject(request) || typeof request.op !== "string") {
-      respond({ seq, ...errorResponse("protocol", "a request is an object with seq and op") });
-      return true;
-    }
-    if (request.op === "hello") {
-      respond({ seq, ...this.hello(request) });
-      return true;
-    }
-    if (request.op === "stop") {
-      respond({ seq, ok: true });
-      return false;
-    }
-    if (!OPERATIONS.includes(request.op)) {
-      respond({ seq, ...errorResponse("protocol", `unknown op ${JSON.stringify(request.op)}`) });
-      return true;
-    }
-    respond({ seq, ...(await this.guardedOperation(request)) });
-    return true;
-  }
-}
-
-function errorResponse(kind, message) {
-  return { ok: false, error: { kind, message } };
-}
-
-function main() {
-  const [modulesDir, ...extra] = process.argv.slice(2);
-  if (!modulesDir || extra.length > 0) usage();
-  const server = new Server(modulesDir);
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  // One request at a time, in order, even if the runner writes ahead.
-  let queue = Promise.resolve();
-  let stopping = false;
-  lines.on("line", (line) => {
-    if (stopping || line.trim() === "") return;
-    queue = queue.then(async () => {
-      if (stopping) return;
-      if (!(await server.handle(line))) {
-        stopping = true;
-        lines.close();
-      }
-    });
-  });
-  lines.on("close", () => {
-    // Student code may leave timers or handles behind: exit explicitly once answered.
-    queue.then(() => process.exit(0));
-  });
-}
-
-main();
+    return implementation;
+  },
+  operations: PURE,
+  scenarios: { event_stream: playEventStream, scripted_model: playScriptedModel },
+});

@@ -1,0 +1,87 @@
+"""The two Node.js adapters share one protocol server (node/runtime.mjs).
+
+Each adapter's handshake lists the operations of its handler tables, and
+``conformance/profiles.py`` lists each profile's operations: the two must agree, or a case
+would be skipped as unsupported (or an operation offered that no fixture can reach).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters.pi_ai import NODE_ADAPTER as PI_AI_ADAPTER
+from conformance.adapters.pi_course import NODE_ADAPTER as PI_COURSE_ADAPTER
+from conformance.adapters.pi_course import modules_dir
+from conformance.jsontypes import JsonObject
+from conformance.profiles import COURSE, PI_AI_1, Profile
+from tests.conftest import REPO
+
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="Node.js 18+ is needed for the Node.js adapters and is not installed")
+
+
+def talk(adapter: Path, argument: Path, requests: list[str]) -> list[JsonObject]:
+    """Send request lines to the adapter, then stop it; its answers, in order."""
+    lines = [*requests, json.dumps({"seq": 999, "op": "stop"})]
+    result = subprocess.run(
+        [str(NODE), str(adapter), str(argument)], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=60, check=True
+    )
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert answers[-1] == {"seq": 999, "ok": True}
+    return answers[:-1]
+
+
+@pytest.fixture
+def fake_pi_ai(tmp_path: Path) -> Path:
+    """A package folder with only its package.json: enough for a handshake, which imports nothing."""
+    (tmp_path / "package.json").write_text(json.dumps({"name": "@earendil-works/pi-ai", "version": "0.0.0"}), encoding="utf-8")
+    return tmp_path
+
+
+def adapters(fake_pi_ai: Path) -> dict[str, tuple[Path, Path, Profile]]:
+    return {
+        "course": (PI_COURSE_ADAPTER, modules_dir(REPO / "tests" / "js" / "course-correct"), COURSE),
+        "pi-ai-1": (PI_AI_ADAPTER, fake_pi_ai, PI_AI_1),
+    }
+
+
+@pytest.mark.parametrize("profile_name", ["course", "pi-ai-1"])
+def test_the_handshake_lists_exactly_the_profiles_operations(profile_name: str, fake_pi_ai: Path) -> None:
+    adapter, argument, profile = adapters(fake_pi_ai)[profile_name]
+    [hello] = talk(adapter, argument, [json.dumps({"seq": 1, "op": "hello", "protocol": 1})])
+    assert hello["ok"] is True and hello["profile"] == profile.name
+    operations = hello["operations"]
+    assert isinstance(operations, list)
+    assert len(operations) == len(set(operations))
+    assert set(operations) == profile.operations
+
+
+@pytest.mark.parametrize("profile_name", ["course", "pi-ai-1"])
+def test_malformed_requests_get_protocol_errors_from_the_shared_server(profile_name: str, fake_pi_ai: Path) -> None:
+    adapter, argument, profile = adapters(fake_pi_ai)[profile_name]
+    scenario = sorted(profile.scenario_operations)[0]
+    answers = talk(
+        adapter,
+        argument,
+        [
+            'not JSON, "seq": 7',
+            json.dumps({"seq": 2, "op": "constructor", "input": {}}),  # an own key of every object, not an operation
+            json.dumps({"seq": 3, "op": scenario}),
+            json.dumps({"seq": 4, "op": scenario, "input": {}}),
+        ],
+    )
+    # The seq of a line that is not JSON is read from its text; Node.js words the parse error.
+    not_json = answers[0]["error"]
+    assert answers[0]["seq"] == 7 and isinstance(not_json, dict)
+    assert not_json["kind"] == "protocol" and str(not_json["message"]).startswith("not JSON: ")
+    named = "" if profile.name == "course" else f" (profile {profile.name})"
+    assert [(answer["seq"], answer["error"]) for answer in answers[1:]] == [
+        (2, {"kind": "protocol", "message": f'unknown op "constructor"{named}'}),
+        (3, {"kind": "protocol", "message": f"{scenario} needs an input object"}),
+        (4, {"kind": "protocol", "message": f"{scenario} needs a steps array"}),
+    ]
