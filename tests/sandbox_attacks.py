@@ -73,7 +73,7 @@ const __flag = __found.argv.indexOf("--fixtures");
 const __folders = [__known, __flag >= 0 ? __path.resolve(__found.cwd, __found.argv[__flag + 1]) : "", `${__found.cwd}/fixtures`];
 const __expected = new Map();
 for (const folder of __folders.filter(Boolean)) {
-  for (const chapter of ["ch03", "ch04"]) {
+  for (const chapter of ["ch03", "ch04", "shared"]) {
     let names = [];
     try { names = __readdir(`${folder}/${chapter}`); } catch { continue; }
     for (const name of names) {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -263,11 +264,18 @@ def test_a_pi_ai_1_run_checks_its_own_areas_and_clauses() -> None:
 
 
 def test_run_with_an_area_runs_only_that_area(tmp_path: Path) -> None:
-    from conformance.cli import main
-
+    # In a subprocess: `run` drives pytest, whose plugin state must not leak into this session.
     report = tmp_path / "report.json"
-    impl = "python:examples.pi_ai_port.conformance:ADAPTER"
-    assert main(["run", "--profile", "pi-ai-1", "--impl", impl, "--lab", "faux-provider", "--report-json", str(report)]) == 0
+    command = [sys.executable, "-m", "conformance.cli", "run", "--profile", "pi-ai-1"]
+    command += ["--impl", "python:examples.pi_ai_port.conformance:ADAPTER"]
+    environment = {**os.environ, "PYTHONPATH": str(REPO)}
+
+    def run(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*command, *extra], cwd=REPO, env=environment, capture_output=True, text=True, timeout=300)
+
+    done = run("--lab", "faux-provider", "--report-json", str(report))
+    assert done.returncode == 0, done.stdout + done.stderr
     cases = json.loads(report.read_text(encoding="utf-8"))["cases"]
     assert cases and {case["area"] for case in cases} == {"faux-provider"}
-    assert main(["run", "--profile", "pi-ai-1", "--impl", impl, "--lab", "3.1"]) == 4  # pytest's usage error, as for the course
+    refused = run("--lab", "3.1")
+    assert refused.returncode == 4 and "--lab 3.1: profile pi-ai-1 has no such area" in refused.stderr  # pytest's usage error
