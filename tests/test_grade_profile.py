@@ -206,7 +206,6 @@ def test_a_tag_that_matches_no_case_names_the_area() -> None:
         (["--profile", "pi-ai-1", "--impl", "pi-course:."], "a pi-course implementation is profile course"),
         (["--profile", "pi-ai-1", "--impl", "reference"], "a reference implementation is profile course"),
         (["--impl", "pi-ai:."], "a pi-ai implementation is profile pi-ai-1, but grading is for --profile course"),
-        (["--profile", "pi-ai-1", "--impl", "pi-ai:.", "--sandbox", "bwrap"], "cannot honour --sandbox bwrap"),
     ],
 )
 def test_wrong_combinations_are_usage_errors(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -274,3 +274,38 @@ def test_a_batch_with_a_grader_killer_and_a_stray_child_grades_everyone(tmp_path
     rows = (out / "gradebook.csv").read_text(encoding="utf-8").splitlines()[1:]
     assert sorted(row.split(",")[:3] for row in rows) == [["alice", "ok", "100.00"], ["killer", "ok", "100.00"], ["stray", "ok", "100.00"]]
     assert wait_until_gone(marker) == []
+
+
+# A stand-in for @earendil-works/pi-ai whose contentText reports what the package can see.
+SPYING_PI_AI = """
+import { existsSync, writeFileSync } from "node:fs";
+export function contentText() {
+  let wrote = "no";
+  try { writeFileSync(new URL("./written.txt", import.meta.url), "x"); wrote = "yes"; } catch {}
+  return JSON.stringify({ grader: existsSync(process.env.PEEK ?? "/nonexistent"), wrote });
+}
+"""
+
+
+@needs_bwrap
+def test_a_pi_ai_package_is_confined_like_a_course_project(tmp_path: Path) -> None:
+    from conformance.adapter import run_operation
+    from conformance.adapters.pi_ai import pi_ai_adapter
+
+    package = tmp_path / "prefix" / "node_modules" / "@earendil-works" / "pi-ai"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text(json.dumps({"name": "@earendil-works/pi-ai", "type": "module", "main": "index.js"}))
+    (package / "index.js").write_text(SPYING_PI_AI, encoding="utf-8")
+    peek = {"PEEK": str(REPO / "fixtures")}
+    seen = {}
+    for mode in ("none", "bwrap"):
+        adapter = pi_ai_adapter(str(tmp_path / "prefix"), ImplSettings(sandbox=mode, env=peek))
+        try:
+            assert adapter.isolation == mode
+            seen[mode] = json.loads(str(run_operation(adapter, "content_text", {"content": "x"}, [])["value"]))
+        finally:
+            adapter.close()
+        (package / "written.txt").unlink(missing_ok=True)
+    assert seen["none"] == {"grader": True, "wrote": "yes"}
+    # In the sandbox: the grader's files are not there, and the package's own folder is read-only.
+    assert seen["bwrap"] == {"grader": False, "wrote": "no"}

@@ -4,6 +4,10 @@
 stating ``profile: pi-ai-1`` in its handshake; this module finds the package and starts it.
 PATH is a folder the package is installed in (it holds ``node_modules/@earendil-works/pi-ai``)
 or the package folder itself (it holds ``package.json`` named ``@earendil-works/pi-ai``).
+
+Like ``pi-course:``, the program runs in the sandbox (``--sandbox``): it sees the adapter, the
+Node.js runtime and the folder the package's modules resolve from, all read-only, and
+nothing else of this machine. A port being graded is somebody's code too.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from pathlib import Path
 from conformance.adapter import Adapter
 from conformance.adapters.pi_course import CourseLayoutError, find_node
 from conformance.adapters.process import ProcessAdapter, ProcessOptions
+from conformance.adapters.sandbox import Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
 from conformance.adapters.settings import ImplSettings
 from conformance.profiles import PI_AI_1
 
@@ -54,7 +59,27 @@ def pi_ai_adapter(path_text: str, settings: ImplSettings) -> Adapter:
         node = find_node()
     except CourseLayoutError as error:
         raise PiAiLayoutError(str(error).replace("pi-course:", "pi-ai:")) from error
-    options = ProcessOptions.from_settings([node, str(NODE_ADAPTER), str(package)], settings, cwd=package)
+    try:
+        isolation = choose_isolation(settings.sandbox)
+    except SandboxUnavailable as error:
+        raise PiAiLayoutError(str(error)) from error
+    sandbox = None
+    if isolation == "bwrap":
+        sandbox = Sandbox(read_only=(NODE_ADAPTER.parent, resolution_root(package), *runtime_roots([node])), chdir=package)
+    options = ProcessOptions.from_settings([node, str(NODE_ADAPTER), str(package)], settings, cwd=package, sandbox=sandbox)
     adapter = ProcessAdapter(options, name=PACKAGE_NAME)
     adapter.requested_profile = PI_AI_1.name
     return adapter
+
+
+def resolution_root(package: Path) -> Path:
+    """The folder the package's own imports resolve from: the one holding the outermost ``node_modules`` above it.
+
+    ``PREFIX/node_modules/@earendil-works/pi-ai`` resolves its dependencies from
+    ``PREFIX/node_modules``, so the sandbox shows PREFIX; a package folder outside any
+    ``node_modules`` (a checkout with its own) shows itself.
+    """
+    parts = package.parts
+    if "node_modules" not in parts:
+        return package
+    return Path(*parts[: parts.index("node_modules")])

@@ -29,7 +29,7 @@ from conformance.grading.batch import BatchOptions, discover_submissions, grade_
 from conformance.grading.formats import terminal
 from conformance.grading.gradebook import GradebookError, columns, merge_gradebooks, meta_path
 from conformance.grading.grader import GradeOptions, GradingContext, grade_submission, prepare
-from conformance.grading.impl_profile import DEFAULT_IMPL, DEFAULT_TEMPLATE, profile_problem, unconfined_problem
+from conformance.grading.impl_profile import DEFAULT_IMPL, DEFAULT_TEMPLATE, profile_problem
 from conformance.grading.journal import GRADEBOOK, Journal, JournalError
 from conformance.grading.reports import WRITERS
 from conformance.grading.rubric import RubricError, load_rubric
@@ -146,13 +146,8 @@ def _context(args: argparse.Namespace) -> GradingContext:
 
 
 def _impl_problem(impl: str, args: argparse.Namespace, option: str = "--impl") -> str | None:
-    """Why ``impl`` cannot be graded as asked (profile, trust, sandbox), before anything runs."""
-    problem = profile_problem(impl, args.profile, option) or untrusted_in_process(impl, args.trust_python)
-    problem = problem or unconfined_problem(impl, args.sandbox)
-    if problem is None and impl.startswith("pi-ai:") and args.sandbox == "auto":
-        note = "pi-ai: packages run without a sandbox (the transport has none); grade only trusted ones"
-        print(f"pi-conformance: note: {note}", file=sys.stderr)
-    return problem
+    """Why ``impl`` cannot be graded as asked (profile, trust), before anything runs."""
+    return profile_problem(impl, args.profile, option) or untrusted_in_process(impl, args.trust_python)
 
 
 def _options(args: argparse.Namespace) -> GradeOptions:

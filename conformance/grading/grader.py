@@ -151,9 +151,7 @@ def make_adapter(impl: str, settings: ImplSettings, profile: str = DEFAULT_PROFI
 
 def planned_isolation(impl: str, settings: ImplSettings) -> str:
     """The isolation a submission gets (or would have got) with ``settings``, for reports."""
-    if impl.startswith("pi-ai:"):
-        return "none"  # the pi-ai: transport runs the installed package unconfined, whatever --sandbox says
-    if not impl.startswith(("cmd:", "pi-course:")):
+    if not impl.startswith(("cmd:", "pi-course:", "pi-ai:")):
         return "in-process"
     from conformance.adapters.sandbox import SandboxUnavailable, choose_isolation
 

@@ -35,13 +35,3 @@ def profile_problem(impl: str, profile: str, option: str = "--impl") -> str | No
         f"{option} {impl}: a {kind} implementation is profile {owner}, but grading is for --profile {profile}; "
         f"grade it with --profile {owner}, or give {option} as {instead}"
     )
-
-
-def unconfined_problem(impl: str, sandbox: str) -> str | None:
-    """Why ``impl`` cannot run under ``--sandbox bwrap``: the ``pi-ai:`` transport has no sandbox."""
-    if impl.startswith("pi-ai:") and sandbox == "bwrap":
-        return (
-            f"{impl}: the pi-ai: transport runs the installed package unconfined and cannot honour --sandbox bwrap; "
-            "grade trusted packages with --sandbox auto or none, or run it through a cmd: program, which the sandbox confines"
-        )
-    return None
