@@ -23,6 +23,10 @@ class ImplementationThrew(AdapterFailure):
     """The implementation raised where the spec expects a value: the case fails."""
 
 
+class ImplementationHung(AdapterFailure):
+    """The operation can never finish: it was pending while the implementation's event loop was idle. The case fails."""
+
+
 class HarnessError(AdapterFailure):
     """No observation could be obtained (crash, protocol error, broken adapter): the case errors."""
 

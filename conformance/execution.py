@@ -14,6 +14,7 @@ from conformance.adapter import (
     GaveUp,
     HarnessError,
     HarnessTimeout,
+    ImplementationHung,
     ImplementationThrew,
     NotTried,
     OperationNotSupported,
@@ -45,6 +46,8 @@ class Outcome:
     timed_out: bool = False
     #: The case was not tried: the adapter gave up on its operation after repeated timeouts or exits.
     given_up: bool = False
+    #: The operation can never finish: it was pending while the implementation's event loop was idle.
+    hung: bool = False
 
 
 class _Timeout(Exception):
@@ -219,6 +222,8 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
         return done("skipped", f"not implemented: {error}")
     except ImplementationThrew as error:
         return done("failed", f"the implementation threw: {error}")
+    except ImplementationHung as error:
+        return done("failed", f"hung: {error}", hung=True)
     except GaveUp as error:
         return done("failed", str(error), timed_out=True, given_up=True)
     except NotTried as error:

@@ -27,7 +27,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NoReturn
 
-from conformance.adapter import Adapter, GaveUp, HarnessError, HarnessTimeout, ImplementationThrew, NotTried, OperationNotSupported
+from conformance.adapter import (
+    Adapter,
+    GaveUp,
+    HarnessError,
+    HarnessTimeout,
+    ImplementationHung,
+    ImplementationThrew,
+    NotTried,
+    OperationNotSupported,
+)
 from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
 from conformance.adapters.sandbox import SANDBOX_HOME, Isolation, Sandbox, bwrap_command, find_bwrap, runtime_path
 from conformance.adapters.settings import ImplSettings
@@ -528,6 +537,8 @@ class ProcessAdapter(Adapter):
                 raise OperationNotSupported(text)
             if kind == "threw":
                 raise ImplementationThrew(text)
+            if kind == "hung":
+                raise ImplementationHung(text)
             raise HarnessError(f"{self.name} reported a protocol error: {text}")
         observation = response["observation"]
         assert isinstance(observation, dict)

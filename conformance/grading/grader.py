@@ -302,6 +302,6 @@ def grade_submission(
         _close(adapter)
     if any(outcome.given_up for outcome in outcomes) and not budget_exhausted:
         budget_exhausted = _retry_given_up(impl, settings, context.cases, outcomes, deadline, stop, context.rubric.profile)
-    silent = [outcome for case, outcome in zip(context.cases, outcomes, strict=True) if is_silent_stream(case, outcome)]
+    silent = [outcome for case, outcome in zip(context.cases, outcomes, strict=True) if outcome.hung or is_silent_stream(case, outcome)]
     status, detail = classify(outcomes, budget_exhausted=budget_exhausted, silent=silent)
     return finish(status, detail, outcomes, adapter.name or name, isolation=_isolation_of(adapter, impl))

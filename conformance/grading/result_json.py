@@ -107,4 +107,6 @@ def outcome_from_json(data: object) -> Outcome:
     )
     values["divergence"] = Divergence(**divergence) if isinstance(divergence, dict) else None
     values["timed_out"] = bool(values.get("timed_out", False))
+    values["given_up"] = bool(values.get("given_up", False))
+    values["hung"] = bool(values.get("hung", False))
     return Outcome(**values)

@@ -28,9 +28,10 @@ def classify(
 ) -> tuple[SubmissionStatus, str]:
     """The status of a submission whose implementation started, from its case outcomes.
 
-    ``silent`` are the outcomes of cases where a stream never emitted anything (a consumer
-    would wait forever): the submission is ``hung`` even though each such case ended at its
-    settle deadline. Precedence: a timeout (the budget ran out, or a case timed out) before
+    ``silent`` are the outcomes of cases that would wait forever: a stream never emitted
+    anything (a consumer waits on), or an operation was still pending when the
+    implementation's event loop went idle (nothing could ever finish it). The submission is
+    ``hung`` although each such case ended early. Precedence: a timeout (the budget ran out, or a case timed out) before
     a hang, before a crash (a case errored: the process died or broke the protocol), before
     nothing graded (every case skipped), before ``ok``.
     """
@@ -42,7 +43,7 @@ def classify(
     if hung:
         return "timed-out", _detail(f"{_count(hung)} hung (timed out, or not tried again after timeouts)", hung)
     if silent:
-        return "hung", _detail(f"{_count(silent)} waited for events that never came (a stream never emitted)", silent)
+        return "hung", _detail(f"{_count(silent)} would wait forever (a stream that never emits, a promise that never settles)", silent)
     crashed = [o for o in outcomes if o.status == "errored"]
     if crashed:
         return "crashed", _detail(f"{_count(crashed)} errored", crashed)

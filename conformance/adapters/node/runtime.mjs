@@ -7,7 +7,7 @@
 // No dependencies: Node.js 20 built-ins only.
 
 import { createInterface } from "node:readline";
-import { settleOrIdle } from "./settling.mjs";
+import { neverSettles, settleOrIdle } from "./settling.mjs";
 
 const PROTOCOL = 1;
 const DEFAULT_PROFILE = "course";
@@ -541,7 +541,14 @@ class Server {
       this.respond({ seq, ...errorResponse("protocol", `unknown op ${JSON.stringify(request.op)}${profile}`) });
       return true;
     }
-    this.respond({ seq, ...(await this.guardedOperation(request)) });
+    // An operation still pending once nothing is left that could finish it is answered as
+    // hung at once, instead of holding the runner until its timeout kills this process. Its
+    // work is abandoned: should it ever finish, nobody answers for it.
+    const work = this.guardedOperation(request);
+    const hung = neverSettles(work).then(() =>
+      errorResponse("hung", `${request.op} never finishes: it is still pending while the event loop is idle (nothing is left that could settle it)`),
+    );
+    this.respond({ seq, ...(await Promise.race([work, hung])) });
     return true;
   }
 }

@@ -8,17 +8,36 @@
 const IDLE_RESOURCES = new Set(["PipeWrap", "TTYWrap", "SignalWrap"]);
 // Event-loop turns in a row that must find the loop idle before a wait ends early.
 const IDLE_TURNS = 3;
-let ownTimers = 0; // our deadline timers, which are active resources too
+// Turns in a row, with no settle wait of ours running, before an operation is declared hung.
+const HUNG_TURNS = 10;
+// How often a watch re-checks while the loop is busy (a timer, I/O or a child is pending).
+const BUSY_POLL_MS = 5;
+let ownTimers = 0; // our deadline and polling timers, which are active resources too
+let ownImmediates = 0; // our polling immediates, listed as active resources while pending
+let waits = 0; // settle waits running now: while one runs, the operation it belongs to is not hung
 
 /** True when no timer, I/O or child of the implementation is pending (Node 17.3+; else never). */
 function loopIsIdle() {
   if (typeof process.getActiveResourcesInfo !== "function") return false;
   let timers = 0;
+  let immediates = 0;
   for (const kind of process.getActiveResourcesInfo()) {
     if (kind === "Timeout") timers += 1;
+    else if (kind === "Immediate") immediates += 1;
     else if (!IDLE_RESOURCES.has(kind)) return false;
   }
-  return timers <= ownTimers;
+  // Two watches may poll at once (a settle wait inside a watched operation): neither may
+  // take the other's pending immediate or timer for the implementation's work.
+  return timers <= ownTimers && immediates <= ownImmediates;
+}
+
+/** setImmediate for our own polling: counted, so that loopIsIdle does not see it as work. */
+function pollNextTurn(check) {
+  ownImmediates += 1;
+  setImmediate(() => {
+    ownImmediates -= 1;
+    check();
+  });
 }
 
 /**
@@ -33,9 +52,9 @@ function idleLoop(wait) {
       if (wait.over) return;
       quiet = loopIsIdle() ? quiet + 1 : 0;
       if (quiet >= IDLE_TURNS) resolve(false);
-      else setImmediate(check);
+      else pollNextTurn(check);
     };
-    setImmediate(check);
+    pollNextTurn(check);
   });
 }
 
@@ -47,6 +66,7 @@ export function settleOrIdle(promise, seconds, interrupt) {
   let timer;
   const wait = { over: false };
   ownTimers += 1;
+  waits += 1;
   const deadline = new Promise((resolve) => {
     timer = setTimeout(resolve, seconds * 1000, false);
   });
@@ -57,6 +77,41 @@ export function settleOrIdle(promise, seconds, interrupt) {
   return Promise.race([settled, deadline, idleLoop(wait), interrupt]).finally(() => {
     wait.over = true;
     ownTimers -= 1;
+    waits -= 1;
     clearTimeout(timer);
+  });
+}
+
+/**
+ * Resolve (true) if `promise` can never settle: it is still pending while the event loop has
+ * been idle for HUNG_TURNS turns in a row and no settle wait of ours is running. Nothing is
+ * left that could run code, so nothing can settle it (spec/protocol.md, "Settling": a
+ * promise that never resolves is a hang that needs no deadline to be seen). Never resolves
+ * otherwise; stops watching once `promise` settles. Polls every turn while the loop looks
+ * idle and every BUSY_POLL_MS while it is busy, so a long legitimate wait costs no CPU.
+ */
+export function neverSettles(promise) {
+  return new Promise((resolve) => {
+    let done = false;
+    let quiet = 0;
+    promise.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    const check = () => {
+      if (done) return;
+      const idle = waits === 0 && loopIsIdle();
+      quiet = idle ? quiet + 1 : 0;
+      if (quiet >= HUNG_TURNS) resolve(true);
+      else if (idle) pollNextTurn(check);
+      else {
+        ownTimers += 1;
+        setTimeout(() => {
+          ownTimers -= 1;
+          pollNextTurn(check);
+        }, BUSY_POLL_MS);
+      }
+    };
+    pollNextTurn(check);
   });
 }
