@@ -5,7 +5,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -24,7 +24,7 @@ from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
 from conformance.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
 from conformance.features import not_claimed_reason
 from conformance.jsontypes import JsonObject, JsonValue
-from conformance.matcher import MISSING, Divergence, first_divergence, iter_divergences
+from conformance.matcher import MISSING, Divergence, Observed, first_divergence, iter_divergences
 from conformance.profiles import get_profile, mismatch_message
 from conformance.schemas import validator
 
@@ -137,47 +137,52 @@ def observe(adapter: Adapter, case: Case, timeout_s: float) -> JsonObject:
 
 def compare(case: Case, observation: JsonObject) -> tuple[Divergence | None, int | None]:
     """The first divergence between the case's expectations and the observation."""
-    if not case.is_scenario:
-        for key, expected in (case.expect or {}).items():
-            divergence = first_divergence(expected, observation.get(key, MISSING), key)
-            if divergence is not None:
-                return divergence, None
-        return None, None
-    observed_steps = observation.get("steps")
-    if not isinstance(observed_steps, list) or len(observed_steps) != len(case.steps):
-        count = len(observed_steps) if isinstance(observed_steps, list) else "no"
-        return Divergence("steps", f"{len(case.steps)} step observations", f"{count}", "the adapter must report every step"), None
-    for index, (step, observed) in enumerate(zip(case.steps, observed_steps, strict=True)):
-        expected_step = step.get("expect")
-        if not isinstance(expected_step, dict):
-            continue
-        observed_object: dict[str, JsonValue] = observed if isinstance(observed, dict) else {}
-        for key, expected in expected_step.items():
-            divergence = first_divergence(expected, observed_object.get(key, MISSING), f"steps[{index}].{key}")
-            if divergence is not None:
-                return divergence, index
+    if _step_count_differs(case, observation):
+        return _step_count_divergence(case, observation), None
+    for expected, actual, path, step_index in _expectations(case, observation):
+        divergence = first_divergence(expected, actual, path)
+        if divergence is not None:
+            return divergence, step_index
     return None, None
 
 
 def all_divergences(case: Case, observation: JsonObject) -> list[Divergence]:
     """Every divergence between the case's expectations and the observation, in document order."""
-    found: list[Divergence] = []
+    if _step_count_differs(case, observation):
+        return [_step_count_divergence(case, observation)]
+    return [
+        divergence
+        for expected, actual, path, _ in _expectations(case, observation)
+        for divergence in iter_divergences(expected, actual, path)
+    ]
+
+
+def _step_count_differs(case: Case, observation: JsonObject) -> bool:
+    observed_steps = observation.get("steps")
+    return case.is_scenario and (not isinstance(observed_steps, list) or len(observed_steps) != len(case.steps))
+
+
+def _step_count_divergence(case: Case, observation: JsonObject) -> Divergence:
+    observed_steps = observation.get("steps")
+    count = len(observed_steps) if isinstance(observed_steps, list) else "no"
+    return Divergence("steps", f"{len(case.steps)} step observations", f"{count}", "the adapter must report every step")
+
+
+def _expectations(case: Case, observation: JsonObject) -> Iterator[tuple[JsonValue, Observed, str, int | None]]:
+    """Each expected value with what was observed there, its path and its step index, in document order."""
     if not case.is_scenario:
         for key, expected in (case.expect or {}).items():
-            found.extend(iter_divergences(expected, observation.get(key, MISSING), key))
-        return found
+            yield expected, observation.get(key, MISSING), key, None
+        return
     observed_steps = observation.get("steps")
-    if not isinstance(observed_steps, list) or len(observed_steps) != len(case.steps):
-        first, _ = compare(case, observation)
-        return [first] if first else []
+    assert isinstance(observed_steps, list)  # _step_count_differs checked it
     for index, (step, observed) in enumerate(zip(case.steps, observed_steps, strict=True)):
         expected_step = step.get("expect")
         if not isinstance(expected_step, dict):
             continue
         observed_object: dict[str, JsonValue] = observed if isinstance(observed, dict) else {}
         for key, expected in expected_step.items():
-            found.extend(iter_divergences(expected, observed_object.get(key, MISSING), f"steps[{index}].{key}"))
-    return found
+            yield expected, observed_object.get(key, MISSING), f"steps[{index}].{key}", index
 
 
 WAITING_ACTIONS = frozenset({"consume", "result"})

@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeAlias
 
 from conformance.jsontypes import JsonValue
 
@@ -27,6 +27,8 @@ class _Missing:
 
 
 MISSING: Final = _Missing()
+#: What an observation holds at a path: a JSON value, or :data:`MISSING`.
+Observed: TypeAlias = "JsonValue | _Missing"
 
 
 @dataclass(frozen=True)
