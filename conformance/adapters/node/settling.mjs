@@ -41,21 +41,38 @@ function pollNextTurn(check) {
 }
 
 /**
+ * Resolve once `isIdle()` has held for `turns` polls in a row; polls every turn while it
+ * holds, and after `busyPollMs` (0: the next turn) while it does not. Stops polling, without
+ * resolving, once `isOver()` is true.
+ */
+function idleFor(turns, isIdle, isOver, busyPollMs) {
+  return new Promise((resolve) => {
+    let quiet = 0;
+    const check = () => {
+      if (isOver()) return;
+      const idle = isIdle();
+      quiet = idle ? quiet + 1 : 0;
+      if (quiet >= turns) resolve();
+      else if (idle || busyPollMs === 0) pollNextTurn(check);
+      else {
+        ownTimers += 1;
+        setTimeout(() => {
+          ownTimers -= 1;
+          pollNextTurn(check);
+        }, busyPollMs);
+      }
+    };
+    pollNextTurn(check);
+  });
+}
+
+/**
  * Resolve (false) once the event loop has been idle for IDLE_TURNS turns in a row: every
  * microtask ran, no timer or I/O is pending, so nothing can settle anything any more.
  * Stops polling when `wait.over` is set.
  */
 function idleLoop(wait) {
-  return new Promise((resolve) => {
-    let quiet = 0;
-    const check = () => {
-      if (wait.over) return;
-      quiet = loopIsIdle() ? quiet + 1 : 0;
-      if (quiet >= IDLE_TURNS) resolve(false);
-      else pollNextTurn(check);
-    };
-    pollNextTurn(check);
-  });
+  return idleFor(IDLE_TURNS, loopIsIdle, () => wait.over, 0).then(() => false);
 }
 
 /**
@@ -91,27 +108,10 @@ export function settleOrIdle(promise, seconds, interrupt) {
  * idle and every BUSY_POLL_MS while it is busy, so a long legitimate wait costs no CPU.
  */
 export function neverSettles(promise) {
-  return new Promise((resolve) => {
-    let done = false;
-    let quiet = 0;
-    promise.then(
-      () => (done = true),
-      () => (done = true),
-    );
-    const check = () => {
-      if (done) return;
-      const idle = waits === 0 && loopIsIdle();
-      quiet = idle ? quiet + 1 : 0;
-      if (quiet >= HUNG_TURNS) resolve(true);
-      else if (idle) pollNextTurn(check);
-      else {
-        ownTimers += 1;
-        setTimeout(() => {
-          ownTimers -= 1;
-          pollNextTurn(check);
-        }, BUSY_POLL_MS);
-      }
-    };
-    pollNextTurn(check);
-  });
+  let done = false;
+  promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  return idleFor(HUNG_TURNS, () => waits === 0 && loopIsIdle(), () => done, BUSY_POLL_MS).then(() => true);
 }
