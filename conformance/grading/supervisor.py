@@ -91,7 +91,7 @@ def grade_supervised(
         worker = _run_worker(impl, name, context, options, work_dir, stop, max(0.0, deadline - time.monotonic()), reaper, known)
         if worker is None:
             return None
-        code, data, progress, log_text = worker
+        code, result_text, progress, log_text = worker
         known.update(progress)
         if log_text:
             logs.append(log_text)
@@ -102,8 +102,10 @@ def grade_supervised(
             return Supervised(failed_result(name, impl, context, "timed-out", detail, elapsed, timed_out=True, known=known), log)
         if code == 0:
             try:
-                result = result_from_json(data, context)
-            except ResultFormatError as error:
+                if result_text is None:
+                    raise ResultFormatError("its result file is missing or empty")
+                result = result_from_json(json.loads(result_text), context)
+            except (ValueError, ResultFormatError) as error:
                 detail = f"the grading worker left no usable result ({error})"
                 return Supervised(failed_result(name, impl, context, "crashed", detail, elapsed, known=known), log)
             if deaths:
@@ -132,8 +134,8 @@ def _run_worker(
     limit_s: float,
     reaper: Reaper,
     known: dict[str, Outcome],
-) -> tuple[int | None, object, dict[str, Outcome], str | None] | None:
-    """One worker's run: its exit status (None: overran), its result's JSON, the outcomes it recorded, its log.
+) -> tuple[int | None, str | None, dict[str, Outcome], str | None] | None:
+    """One worker's run: its exit status (None: overran), its result file's text, the outcomes it recorded, its log.
 
     None when ``stop`` was set before it finished.
     """
@@ -165,13 +167,8 @@ def _run_worker(
     try:
         if code is None and stop is not None and stop.is_set():
             return None
-        data: object = None
-        if code == 0:
-            try:
-                data = json.loads(result_path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as error:
-                data = {"error": f"unreadable result file: {error}"}
-        return code, data, _progress(progress_path, context), _read(log_path)
+        result_text = _read(result_path) if code == 0 else None
+        return code, result_text, _progress(progress_path, context), _read(log_path)
     finally:
         result_path.unlink(missing_ok=True)
         progress_path.unlink(missing_ok=True)
