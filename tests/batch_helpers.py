@@ -8,12 +8,13 @@ can afford to kill, interrupt and resume whole batches.
 from __future__ import annotations
 
 import csv
-import os
-import subprocess
 import sys
 from pathlib import Path
 
+from tests.cli_runner import cli, cli_env
 from tests.conftest import REPO
+
+__all__ = ["KILL_ONCE", "RUBRIC", "SCRIPT", "cli", "cli_env", "make_class", "rows"]
 
 RUBRIC = 'version: 1\nname: lab 3.1 only\nlabs:\n  "3.1": {weight: 10}\n'
 
@@ -86,19 +87,6 @@ def make_class(root: Path, behaviours: dict[str, str]) -> tuple[Path, list[str]]
         f"KILL_ONCE={KILL_ONCE}",
     ]
     return submissions, arguments
-
-
-def cli_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of a CLI subprocess: the repository importable, no job-array variables."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("PI_SHARD", "JOB_COMPLETION", "SLURM_"))}
-    return {**env, "PYTHONPATH": str(REPO), **(extra or {})}
-
-
-def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """Run ``pi-conformance`` in a subprocess."""
-    return subprocess.run(
-        [sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True, cwd=REPO, env=cli_env(env), timeout=timeout
-    )
 
 
 def rows(gradebook: Path) -> dict[str, dict[str, str]]:

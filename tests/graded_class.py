@@ -8,25 +8,16 @@ need: ``grade-batch --jobs 2 --timeout 0.5 --out OUT --html SITE``.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.grading_batch import REPO, Expected, make_batch
+from tests.cli_runner import cli
+from tests.grading_batch import Expected, make_batch
 
 #: Identical correct copies in the class: enough to show that equal work grades equally.
 CORRECT_COPIES = 3
-
-
-def cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    """``pi-conformance ARGS`` in a fresh Python process, from the repository root."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True, cwd=REPO, env=env, timeout=timeout
-    )
 
 
 @dataclass(frozen=True)
@@ -64,5 +55,6 @@ def grade_class(root: Path) -> GradedClass:
         str(root / "out"),
         "--html",
         str(root / "site"),
+        timeout=600,
     )
     return GradedClass(root, expected, result, time.monotonic() - started)

@@ -11,15 +11,13 @@ import time
 from pathlib import Path
 
 from conformance.loader import load_suite
+from tests.cli_runner import cli
 from tests.conftest import REPO
 from tests.test_loader import GOOD_CASE, HEADER, write
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "run", *args], capture_output=True, text=True, cwd=REPO, env=env, timeout=120
-    )
+    return cli("run", *args, timeout=120)
 
 
 def test_reference_passes_a_lab_and_prints_the_summary(tmp_path: Path) -> None:

@@ -6,25 +6,18 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from conformance.clauses import load_clauses
 from conformance.loader import load_suite
+from tests.cli_runner import cli
 from tests.conftest import REPO
 
 SHARED_PARTIAL = "python:tests.variants:partials_shared_between_events"
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "conformance.cli", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, **(env or {})},
-    )
+    return cli(*args, env=env)
 
 
 def test_many_cases_with_one_cause_print_as_one_group_with_one_example(tmp_path: Path) -> None:

@@ -14,14 +14,12 @@ from conformance.execution import Outcome
 from conformance.feedback import COURSE_HINT_MARKER, failure_report, porter_hint
 from conformance.loader import Suite
 from conformance.matcher import Divergence
+from tests.cli_runner import cli
 from tests.conftest import REPO
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "run", *args], capture_output=True, text=True, cwd=REPO, env=env, timeout=300
-    )
+    return cli("run", *args)
 
 
 def with_feature(suite: Suite, name: str) -> list[str]:

@@ -27,6 +27,7 @@ from conformance.grading.scoring import score
 from conformance.grading.shard import ShardError, parse_shard, select_shard
 from conformance.grading.status import classify
 from conformance.loader import Suite
+from tests.cli_runner import cli
 from tests.conftest import REPO
 
 TEXTOF_BUG = "python:tests.variants:textof_mixes_in_tool_names"
@@ -318,14 +319,7 @@ def test_baseline_files_are_validated_and_round_trip(tmp_path: Path) -> None:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "conformance.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        timeout=120,
-    )
+    return cli(*args, timeout=120)
 
 
 def test_run_with_a_baseline_fails_on_unexpected_and_stale_cases(tmp_path: Path) -> None:

@@ -20,7 +20,8 @@ import pytest
 
 from conformance.clauses import load_clauses
 from conformance.loader import load_suite
-from tests.graded_class import GradedClass, cli
+from tests.cli_runner import cli
+from tests.graded_class import GradedClass
 from tests.grading_batch import JS
 
 pytestmark = pytest.mark.skipif(

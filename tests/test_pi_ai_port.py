@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,7 +20,7 @@ from conformance.execution import Outcome, run_case
 from conformance.loader import Suite, load_suite
 from examples.pi_ai_port import event_stream, faux, js_text
 from examples.pi_ai_port.conformance import ADAPTER
-from tests.conftest import REPO
+from tests.cli_runner import cli
 
 
 @pytest.fixture(scope="module")
@@ -53,10 +50,10 @@ def test_the_port_passes_every_pi_ai_case_with_none_skipped(pi_ai_suite: Suite) 
 
 
 def test_the_documented_command_runs_the_port_from_the_repository_root(tmp_path: Path) -> None:
-    environment = {**os.environ, "PYTHONPATH": "examples"}
-    command = [sys.executable, "-m", "conformance.cli", "run", "--profile", "pi-ai-1", "--impl", "python:pi_ai_port.conformance:ADAPTER"]
-    command += ["--report-json", str(tmp_path / "report.json")]
-    result = subprocess.run(command, cwd=REPO, env=environment, capture_output=True, text=True, timeout=300)
+    impl = "python:pi_ai_port.conformance:ADAPTER"
+    result = cli(
+        "run", "--profile", "pi-ai-1", "--impl", impl, "--report-json", str(tmp_path / "report.json"), env={"PYTHONPATH": "examples"}
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert " 0 failed, 0 errored, 0 skipped" in result.stdout
     # The JSON report groups cases by area, as the terminal summary does; "lab" is the course's word.

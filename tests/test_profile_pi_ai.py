@@ -24,6 +24,7 @@ from conformance.clauses import load_profile_clauses
 from conformance.execution import run_case
 from conformance.loader import Suite, load_suite
 from conformance.profiles import PI_AI_1, get_profile
+from tests.cli_runner import cli
 from tests.conftest import REPO
 
 VERSION = "1.6.0"
@@ -134,8 +135,7 @@ def test_the_course_project_states_its_profile_in_the_handshake(pi_ai_suite: Sui
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True, cwd=REPO, env=env, timeout=300)
+    return cli(*args)
 
 
 def test_run_profile_pi_ai_names_the_profile(pi_ai_package: Path, tmp_path: Path) -> None:

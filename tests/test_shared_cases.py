@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from conformance.authoring.regen import RegenRefused, regenerate
 from conformance.clauses import load_profile_clauses
 from conformance.loader import load_suite
 from conformance.profiles import COURSE, PI_AI_1
+from tests.cli_runner import cli
 from tests.conftest import REPO
 from tests.test_profile_pi_ai import _install
 
@@ -266,12 +266,9 @@ def test_a_pi_ai_1_run_checks_its_own_areas_and_clauses() -> None:
 def test_run_with_an_area_runs_only_that_area(tmp_path: Path) -> None:
     # In a subprocess: `run` drives pytest, whose plugin state must not leak into this session.
     report = tmp_path / "report.json"
-    command = [sys.executable, "-m", "conformance.cli", "run", "--profile", "pi-ai-1"]
-    command += ["--impl", "python:examples.pi_ai_port.conformance:ADAPTER"]
-    environment = {**os.environ, "PYTHONPATH": str(REPO)}
 
     def run(*extra: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*command, *extra], cwd=REPO, env=environment, capture_output=True, text=True, timeout=300)
+        return cli("run", "--profile", "pi-ai-1", "--impl", "python:examples.pi_ai_port.conformance:ADAPTER", *extra)
 
     done = run("--lab", "faux-provider", "--report-json", str(report))
     assert done.returncode == 0, done.stdout + done.stderr
