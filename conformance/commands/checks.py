@@ -15,6 +15,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+#: Exit status of every command for a usage error, as argparse's own.
+EXIT_USAGE = 2
+
 
 def positive_number(text: str) -> float:
     """An argparse type: a finite number above 0 (``nan``, ``inf``, ``0`` and ``-1`` are refused)."""

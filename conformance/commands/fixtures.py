@@ -18,12 +18,12 @@ from conformance.authoring.scaffold_profile import scaffold_profile_case
 from conformance.authoring.version import VersionError, spec_version
 from conformance.cases import LABS
 from conformance.clauses import load_clauses, load_profile_clauses
+from conformance.commands.checks import EXIT_USAGE
 from conformance.loader import load_suite
 from conformance.paths import fixtures_dir
 from conformance.profiles import DEFAULT_PROFILE, PROFILES, UnknownProfile, get_profile
 
 EXIT_PROBLEMS = 1
-EXIT_USAGE = 2
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

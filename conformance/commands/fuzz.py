@@ -10,9 +10,9 @@ from pathlib import Path
 
 from conformance.adapters.resolve import IMPL_FORMS, ImplSpecError, resolve_adapter
 from conformance.adapters.settings import ImplSettings
+from conformance.commands.checks import EXIT_USAGE
 
 EXIT_FOUND = 1
-EXIT_USAGE = 2
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

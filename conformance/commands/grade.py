@@ -17,6 +17,7 @@ from conformance.adapters.sandbox import add_sandbox_option
 from conformance.adapters.settings import ImplSettings
 from conformance.atomicfile import write_text_atomic
 from conformance.commands.checks import (
+    EXIT_USAGE,
     non_negative_integer,
     output_file_problem,
     output_folder_problem,
@@ -40,7 +41,6 @@ from conformance.profiles import DEFAULT_PROFILE, PROFILES
 
 EXIT_OK = 0
 EXIT_NOT_OK = 1
-EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 WORK_DIR = ".work"
 

@@ -11,14 +11,12 @@ from conformance.adapters.sandbox import add_sandbox_option
 from conformance.adapters.settings import ImplSettings
 from conformance.cases import Case
 from conformance.clauses import load_profile_clauses
-from conformance.commands.checks import output_folder_problem, positive_number
+from conformance.commands.checks import EXIT_USAGE, output_folder_problem, positive_number
 from conformance.execution import Outcome, run_case
 from conformance.grading.grader import default_name
 from conformance.html.matrix_site import ImplRun, write_matrix_site
 from conformance.loader import load_suite
 from conformance.profiles import DEFAULT_PROFILE
-
-EXIT_USAGE = 2
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -10,11 +10,10 @@ import pytest
 
 from conformance.adapters.resolve import IMPL_FORMS
 from conformance.adapters.sandbox import add_sandbox_option
-from conformance.commands.checks import output_file_problem, positive_integer, positive_number, same_file_problem
+from conformance.commands.checks import EXIT_USAGE, output_file_problem, positive_integer, positive_number, same_file_problem
 
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suite"
 EXIT_NO_CASES = 5
-EXIT_USAGE = 2
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
