@@ -46,7 +46,7 @@ class Job:
     result_path: Path
     parent_pid: int
     #: Where each outcome is appended as a JSON line the moment it is known.
-    progress_path: Path | None = None
+    progress_path: Path
     #: Outcomes known from an earlier worker of the same submission: not run again.
     given: tuple[Outcome, ...] = ()
 
@@ -68,17 +68,14 @@ def _die_with_parent(parent_pid: int) -> None:
 def run(job: Job) -> SubmissionResult:
     """Grade the job's submission, recording each outcome in its progress file, and write its result file."""
     given = {outcome.case_id: outcome for outcome in job.given}
-    if job.progress_path is None:
-        result = grade_submission(job.impl, job.context, job.options, name=job.name, given=given)
-    else:
-        with job.progress_path.open("a", encoding="utf-8") as progress:
+    with job.progress_path.open("a", encoding="utf-8") as progress:
 
-            def record(outcome: Outcome) -> None:
-                # Flushed per line: a worker killed the next moment still leaves it in the file.
-                progress.write(json.dumps(outcome_to_json(outcome), ensure_ascii=False) + "\n")
-                progress.flush()
+        def record(outcome: Outcome) -> None:
+            # Flushed per line: a worker killed the next moment still leaves it in the file.
+            progress.write(json.dumps(outcome_to_json(outcome), ensure_ascii=False) + "\n")
+            progress.flush()
 
-            result = grade_submission(job.impl, job.context, job.options, name=job.name, given=given, on_outcome=record)
+        result = grade_submission(job.impl, job.context, job.options, name=job.name, given=given, on_outcome=record)
     write_text_atomic(job.result_path, json.dumps(result_to_json(result), ensure_ascii=False))
     return result
 
