@@ -118,17 +118,16 @@ def observe(adapter: Adapter, case: Case, timeout_s: float) -> JsonObject:
 
     worker = _take_worker()
     worker.jobs.put(work)
+    in_time = False
     try:
         in_time = finished.wait(timeout_s)
-    except BaseException:
-        # Ctrl-C (or SIGTERM made one) while the case runs: stop it, as a timeout would, so that
-        # closing the adapter next does not wait on a request that may never be answered.
-        worker.abandoned = True
-        adapter.cancel()
-        raise
+    finally:
+        # Overran, or Ctrl-C (or SIGTERM made one) while it ran: stop the case, so that closing
+        # the adapter next does not wait on a request that may never be answered.
+        if not in_time:
+            worker.abandoned = True  # it ends once its case returns, if ever
+            adapter.cancel()
     if not in_time:
-        worker.abandoned = True  # it ends once its case returns, if ever
-        adapter.cancel()
         raise _Timeout
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
