@@ -8,7 +8,26 @@ course's Node.js projects) are all adapters.
 
 from __future__ import annotations
 
+import threading
+
 from conformance.jsontypes import JsonObject
+
+_calls = threading.local()
+
+
+def track_abandonment(call_abandoned: threading.Event) -> None:
+    """Mark the calling thread's case as given up once ``call_abandoned`` is set (by the runner, on a timeout or Ctrl-C)."""
+    _calls.abandoned = call_abandoned
+
+
+def call_abandoned() -> bool:
+    """True when the runner gave up the case this thread runs: an adapter starts no new work for it.
+
+    A transport checks it before it sends a request whose answer nobody will read; without it,
+    a case given up while its program was still starting would be sent once the start finished.
+    """
+    abandoned: threading.Event | None = getattr(_calls, "abandoned", None)
+    return abandoned is not None and abandoned.is_set()
 
 
 class AdapterFailure(Exception):

@@ -19,6 +19,7 @@ from conformance.adapter import (
     NotTried,
     OperationNotSupported,
     run_operation,
+    track_abandonment,
 )
 from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
 from conformance.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
@@ -107,8 +108,10 @@ def observe(adapter: Adapter, case: Case, timeout_s: float) -> JsonObject:
     """
     box: dict[str, object] = {}
     finished = threading.Event()
+    abandoned = threading.Event()
 
     def work() -> None:
+        track_abandonment(abandoned)
         try:
             box["observation"] = run_operation(adapter, case.operation, case.input, list(case.steps))
         except BaseException as error:  # handed to the caller's thread, which classifies it
@@ -126,6 +129,7 @@ def observe(adapter: Adapter, case: Case, timeout_s: float) -> JsonObject:
         # the adapter next does not wait on a request that may never be answered.
         if not in_time:
             worker.abandoned = True  # it ends once its case returns, if ever
+            abandoned.set()  # before cancel(): a request not yet sent is then never sent
             adapter.cancel()
     if not in_time:
         raise _Timeout

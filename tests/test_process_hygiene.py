@@ -136,14 +136,21 @@ def test_ctrl_c_ends_a_run_promptly_and_leaves_nothing_behind(tmp_path: Path, ma
     append_to_module(project, "types.js", spawn_child_js(marker, '{stdio: "inherit", detached: true}'))
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     command = [sys.executable, "-m", "conformance.cli", "grade", "--impl", f"pi-course:{project}", "--sandbox", "none", "--timeout", "5"]
-    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = tmp_path / "grade.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=output, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 30
         while not wait_until_gone(marker, 0) and time.monotonic() < deadline:
             time.sleep(0.1)  # until the student's child runs, so there is something to clean up
         time.sleep(0.5)
         process.send_signal(signal.SIGINT)
-        process.wait(timeout=15)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGINT)  # a second Ctrl-C, so the log shows where the first was lost
+            time.sleep(1)
+            pytest.fail("the grader was still running 15 s after Ctrl-C; its output:\n" + log.read_text(errors="replace")[-4000:])
     finally:
         process.kill()
     assert wait_until_gone(marker) == []

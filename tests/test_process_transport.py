@@ -210,3 +210,26 @@ def test_hangs_are_marked_as_such_on_the_outcome(suite: Suite, closing: list[Ada
     ids = pick(suite, "text_of", 4)
     assert all(outcome.timed_out for outcome in run_all(hanging_handshake, suite, ids).values())
     assert not any(outcome.timed_out for outcome in run_all(crashing, suite, ids).values())
+
+
+def test_a_case_given_up_while_the_program_starts_is_never_sent(suite: Suite, closing: list[Adapter]) -> None:
+    # The first case times out during a 1 s handshake. Its request must not be sent once the
+    # handshake is answered: it would hang, and the next case would wait behind it and time out.
+    closing.append(adapter := fake("slow-hello", "hang-on:text_of"))
+    [hanging] = pick(suite, "text_of", 1)
+    [passing] = pick(suite, "make_text", 1)
+    outcomes = run_all(adapter, suite, [hanging], timeout_s=0.3) | run_all(adapter, suite, [passing], timeout_s=5.0)
+    assert outcomes[hanging].timed_out
+    assert outcomes[passing].status == "passed", outcomes[passing].message
+
+
+def test_closing_during_a_handshake_returns_at_once(suite: Suite) -> None:
+    # What Ctrl-C does while a program starts: the case is given up, then the adapter closed.
+    adapter = fake("slow-hello", "hang-on:text_of")
+    outcome = run_all(adapter, suite, pick(suite, "text_of", 1), timeout_s=0.2)
+    assert all(o.timed_out for o in outcome.values())
+    started = time.perf_counter()
+    adapter.close()
+    assert time.perf_counter() - started < 0.9  # the handshake alone would take 1 s, the hung request minutes
+    outcome = run_all(adapter, suite, pick(suite, "make_text", 1))
+    assert all("is not started again: the run is closing" in o.message for o in outcome.values())

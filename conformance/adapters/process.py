@@ -36,6 +36,7 @@ from conformance.adapter import (
     ImplementationThrew,
     NotTried,
     OperationNotSupported,
+    call_abandoned,
 )
 from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
 from conformance.adapters.sandbox import SANDBOX_HOME, Isolation, Sandbox, bwrap_command, find_bwrap, runtime_path
@@ -369,6 +370,10 @@ class ProcessAdapter(Adapter):
         self._last_exit: dict[str, str] = {}
         self._in_flight: str | None = None
         self._cancelled = False
+        # The program being started (its handshake not answered yet) and whether close() was called:
+        # close() must be able to stop a start that holds the lock, and nothing starts after it.
+        self._starting: _Session | None = None
+        self._closed = False
         #: The profile the run checks, sent in the handshake when set (spec/protocol.md).
         self.requested_profile: str | None = None
 
@@ -402,7 +407,11 @@ class ProcessAdapter(Adapter):
             session.kill()
 
     def close(self) -> None:
-        """Ask the program to stop, then make sure it has."""
+        """Ask the program to stop, then make sure it has; a closed adapter starts nothing again."""
+        self._closed = True
+        starting = self._starting
+        if starting is not None:
+            starting.kill()  # a handshake in progress holds the lock: end it rather than wait for it
         with self._lock:
             session, self._session = self._session, None
             if session is None:
@@ -427,6 +436,8 @@ class ProcessAdapter(Adapter):
         if self._session is not None:
             self._session.kill()
             self._session = None
+        if self._closed:
+            raise HarnessError(f"{self.name} is not started again: the run is closing")
         if self._handshake_failures >= MAX_HANDSHAKE_FAILURES:
             given_up = HarnessTimeout if self._last_handshake_timed_out else HarnessError
             raise given_up(
@@ -445,11 +456,21 @@ class ProcessAdapter(Adapter):
         }
         if self.requested_profile is not None:
             hello["profile"] = self.requested_profile
+        self._starting = session
+        if self._closed:  # close() ran before it could see this session
+            session.kill()
         try:
             response = self._exchange(session, hello, self.options.handshake_timeout_s, "HelloResponse", "the handshake")
         except HarnessError as error:
             session.kill()
+            if self._closed:
+                raise HarnessError(f"{self.name} was stopped during its handshake: the run is closing") from None
             self._handshake_failed(str(error), timed_out=isinstance(error, HarnessTimeout))
+        except BaseException:  # Ctrl-C while it starts: the program is nobody's to stop but ours
+            session.kill()
+            raise
+        finally:
+            self._starting = None
         if response.get("protocol") != PROTOCOL_VERSION:
             session.kill()
             self._handshake_failures = MAX_HANDSHAKE_FAILURES
@@ -512,6 +533,8 @@ class ProcessAdapter(Adapter):
             self._ensure_session()
             session = self._session
             assert session is not None
+            if call_abandoned():  # given up while the program was starting: nobody reads the answer
+                raise HarnessTimeout(f"{operation}: given up before it was sent")
             message: JsonObject = {"seq": self._next_seq(), "op": operation, "input": input}
             if steps is not None:
                 # The program never sees the expected values.

@@ -3,7 +3,7 @@
 Usage: python tests/fakes/misbehaving.py MODE [MODE ...]
 Modes (OP is an operation name, or * for every operation):
   crash-on:OP  hang-on:OP  spin-on:OP  alloc-on:OP  garbage-on:OP  wrong-seq-on:OP  bad-schema-on:OP  huge-on:OP
-  not-implemented-on:OP  threw-on:OP  banner  exit-immediately  hang-on-hello
+  not-implemented-on:OP  threw-on:OP  banner  exit-immediately  hang-on-hello  slow-hello
   chatty-stderr  protocol-2  labs:3.1,3.2
 """
 
@@ -53,6 +53,8 @@ def main() -> None:
             sys.stderr.flush()
         if op == "hello" and "hang-on-hello" in flags:
             time.sleep(3600)
+        if op == "hello" and "slow-hello" in flags:
+            time.sleep(1.0)
         if wants("crash", op):
             sys.stderr.write(f"TypeError: cannot read properties of undefined (reading 'content') while answering {op}\n")
             sys.stderr.flush()
