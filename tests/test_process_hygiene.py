@@ -126,6 +126,10 @@ def test_a_student_whose_child_keeps_stdout_open_is_graded_in_bounded_time(sandb
 
 
 @needs_node
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_ends_a_run_promptly_and_leaves_nothing_behind(tmp_path: Path, marker: str) -> None:
     project = copy_project(tmp_path / "student")
     # textOf never returns, and a detached child holds stdout: the worst case for an interrupt.
@@ -138,7 +142,8 @@ def test_ctrl_c_ends_a_run_promptly_and_leaves_nothing_behind(tmp_path: Path, ma
     command = [sys.executable, "-m", "conformance.cli", "grade", "--impl", f"pi-course:{project}", "--sandbox", "none", "--timeout", "5"]
     log = tmp_path / "grade.log"
     with log.open("wb") as output:
-        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=output, stderr=subprocess.STDOUT)
+        # SIGINT as at a terminal: pytest started as a background job of a script inherits it ignored.
+        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=output, stderr=subprocess.STDOUT, preexec_fn=_default_sigint)
     try:
         deadline = time.monotonic() + 30
         while not wait_until_gone(marker, 0) and time.monotonic() < deadline:
