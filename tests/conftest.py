@@ -16,10 +16,12 @@ from tests.js_variants import ensure_generated
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(autouse=True, scope="session")
-def generated_js_variants() -> None:
-    """The broken JS course projects are generated from course-correct, once per session."""
-    ensure_generated()
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The broken JS course projects are generated from course-correct once per run: by the one
+    process of a plain run, or by pytest-xdist's controller before its workers start (never by
+    two workers at once, which would write the same files)."""
+    if not hasattr(session.config, "workerinput"):
+        ensure_generated()
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -38,6 +40,15 @@ def suite() -> Suite:
 def cases_by_id(suite: Suite) -> dict[str, Case]:
     """Every loaded case by id."""
     return {case.id: case for case in suite.cases}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that reads the graded class runs in one pytest-xdist group (``--dist loadgroup``),
+    so the class is graded once per run, not once per worker."""
+    for item in items:
+        if "graded_class" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("graded-class"))
 
 
 @pytest.fixture(scope="session")
