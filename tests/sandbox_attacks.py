@@ -122,8 +122,17 @@ def classmate_reexport(classmate: Path) -> dict[str, str]:
 
 
 def output_rewriter(target: Path, marker: str) -> str:
-    """Cheat (d): a detached process that overwrites ``target`` (a report) after the grader is done."""
-    script = f"setTimeout(() => require('fs').writeFileSync({json.dumps(str(target))}, 'forged'), 3000)"
+    """Cheat (d): a detached process that overwrites ``target`` (a report) as soon as the grader writes it.
+
+    It looks every 20 ms for as long as it lives, so a test need not guess how long grading takes.
+    """
+    path = json.dumps(str(target))
+    script = (
+        "const fs = require('fs');"
+        "setInterval(() => { try {"
+        f" if (fs.existsSync({path})) {{ fs.writeFileSync({path}, 'forged'); process.exit(0); }}"
+        " } catch {} }, 20)"
+    )
     argv = json.dumps(["-e", script, marker])
     return (
         'import { spawn as __spawn } from "node:child_process";\n'
