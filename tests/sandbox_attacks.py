@@ -92,10 +92,11 @@ export const textOf = (message) => __value("text_of", { message });
 export const systemMessageText = (message) => __value("system_message_text", { message });
 export const currentSystemPrompt = (messages) => __value("current_system_prompt", { messages });
 if (__expected.size > 0) {
-  // Let the adapter answer the request in flight, then answer everything ourselves.
+  // Let the adapter answer the request in flight (its notices too), then answer everything ourselves.
   let passed = 0;
   const original = process.stdout._write.bind(process.stdout);
-  process.stdout._write = (chunk, encoding, done) => (passed++ === 0 ? original(chunk, encoding, done) : done());
+  const isResponse = (chunk) => String(chunk).includes('"seq"');
+  process.stdout._write = (chunk, encoding, done) => (!isResponse(chunk) || passed++ === 0 ? original(chunk, encoding, done) : done());
   let buffered = "";
   process.stdin.on("data", (data) => {
     buffered += data.toString();

@@ -233,3 +233,32 @@ def test_closing_during_a_handshake_returns_at_once(suite: Suite) -> None:
     assert time.perf_counter() - started < 0.9  # the handshake alone would take 1 s, the hung request minutes
     outcome = run_all(adapter, suite, pick(suite, "make_text", 1))
     assert all("is not started again: the run is closing" in o.message for o in outcome.values())
+
+
+def test_a_death_while_a_module_loads_is_charged_to_the_module_once(suite: Suite, closing: list[Adapter]) -> None:
+    # The program says it is loading fake-module.js, then exits: every text_of case errors with
+    # that, but the program is started again only once, told not to load the module.
+    closing.append(adapter := fake("crash-loading-on:text_of"))
+    ids = pick(suite, "text_of", 6) + pick(suite, "make_text", 1)
+    outcomes = run_all(adapter, suite, ids)
+    messages = [outcomes[case_id].message for case_id in ids[:6]]
+    assert "exited with status 3 during text_of while loading fake-module.js" in messages[0]
+    assert "in an earlier process" not in messages[0]
+    later = "exited with status 3 during text_of while loading fake-module.js (in an earlier process; the module is not loaded again"
+    assert all(later in message for message in messages[1:])
+    assert all(outcomes[case_id].status == "errored" for case_id in ids[:6])
+    assert outcomes[ids[6]].status == "passed"
+    assert adapter.starts == 2
+
+
+def test_a_death_after_a_request_without_a_notice_stays_the_cases(suite: Suite, closing: list[Adapter]) -> None:
+    closing.append(adapter := fake("crash-on:text_of"))
+    outcomes = run_all(adapter, suite, pick(suite, "text_of", 2))
+    assert not any("while loading" in outcome.message for outcome in outcomes.values())
+    assert adapter.starts == 2
+
+
+def test_a_malformed_notice_is_a_protocol_error(suite: Suite, closing: list[Adapter]) -> None:
+    closing.append(adapter := fake("bad-notice-on:text_of"))
+    [outcome] = run_all(adapter, suite, pick(suite, "text_of", 1)).values()
+    assert outcome.status == "errored" and "a notice breaks the protocol" in outcome.message

@@ -146,6 +146,9 @@ class _Session:
         self._closing = threading.Event()
         self._stdin_lock = threading.Lock()
         self.marker = secrets.token_hex(16)
+        #: The module the program said it is loading for the request in flight (a ``loading``
+        #: notice not yet followed by ``loaded``): a death now is that module's, not the case's.
+        self.loading: str | None = None
         env = program_environment(options, self.marker)
         stdin_read, stdin_write = os.pipe()
         stdout_read, stdout_write = os.pipe()
@@ -346,6 +349,10 @@ def supervisor_argv(program: list[str], cpu_s: int = 0, memory_bytes: int = 0) -
     return [sys.executable, "-I", "-S", str(SUPERVISOR), str(cpu_s), str(memory_bytes), *program]
 
 
+_STDERR_NOTE = "; the end of its stderr:"
+_NO_STDERR_NOTE = "; it wrote nothing on stderr"
+
+
 class _ProgramExited(HarnessError):
     """The program exited (or was killed) instead of answering."""
 
@@ -374,6 +381,10 @@ class ProcessAdapter(Adapter):
         # close() must be able to stop a start that holds the lock, and nothing starts after it.
         self._starting: _Session | None = None
         self._closed = False
+        #: Module -> what happened when loading it ended a process: told to every later start.
+        self._failed_modules: dict[str, str] = {}
+        #: How many times the program was started (a crash or a timeout costs a start).
+        self.starts = 0
         #: The profile the run checks, sent in the handshake when set (spec/protocol.md).
         self.requested_profile: str | None = None
 
@@ -456,6 +467,9 @@ class ProcessAdapter(Adapter):
         }
         if self.requested_profile is not None:
             hello["profile"] = self.requested_profile
+        if self._failed_modules:
+            hello["failed_modules"] = dict(self._failed_modules)
+        self.starts += 1
         self._starting = session
         if self._closed:  # close() ran before it could see this session
             session.kill()
@@ -501,19 +515,26 @@ class ProcessAdapter(Adapter):
             session.send(message)
         except (OSError, ValueError):
             raise _ProgramExited(f"{self.name} {session.exit_description()} before reading {what}{self._stderr_note(session)}") from None
-        kind, data = session.receive(timeout_s)
-        if kind == "eof":
-            raise _ProgramExited(f"{self.name} {session.exit_description()} during {what}{self._stderr_note(session)}")
-        if kind == "oversize":
-            raise HarnessError(f"{what}: a response line is longer than {self.options.max_line_bytes} bytes; it starts {quote(data)}")
-        if not data:
-            raise HarnessTimeout(f"{what}: no answer within {timeout_s:g} s")
-        try:
-            response = json.loads(data)
-        except ValueError:
-            raise HarnessError(f"{what}: expected one JSON object per line but got {quote(data)}") from None
-        if not isinstance(response, dict):
-            raise HarnessError(f"{what}: expected a JSON object but got {quote(data)}")
+        deadline = time.monotonic() + timeout_s
+        while True:
+            kind, data = session.receive(max(0.0, deadline - time.monotonic()))
+            if kind == "eof":
+                raise _ProgramExited(f"{self.name} {session.exit_description()} during {what}{self._stderr_note(session)}")
+            if kind == "oversize":
+                raise HarnessError(f"{what}: a response line is longer than {self.options.max_line_bytes} bytes; it starts {quote(data)}")
+            if not data:
+                raise HarnessTimeout(f"{what}: no answer within {timeout_s:g} s")
+            try:
+                response = json.loads(data)
+            except ValueError:
+                raise HarnessError(f"{what}: expected one JSON object per line but got {quote(data)}") from None
+            if not isinstance(response, dict):
+                raise HarnessError(f"{what}: expected a JSON object but got {quote(data)}")
+            if "notice" not in response or "seq" in response:
+                break
+            if next(iter(validator("protocol.schema.json", "/$defs/Notice").iter_errors(response)), None) is not None:
+                raise HarnessError(f"{what}: a notice breaks the protocol: {quote(data)}")
+            session.loading = str(response["module"]) if response["notice"] == "loading" else None
         if response.get("seq") != message["seq"]:
             raise HarnessError(f"{what}: the response has seq {response.get('seq')!r}, expected {message['seq']}: {quote(data)}")
         if response.get("ok") is False and response_def != "HelloResponse":
@@ -524,9 +545,21 @@ class ProcessAdapter(Adapter):
             raise HarnessError(f"{what}: the response breaks the protocol at {where}: {error.message}: {quote(data)}")
         return response
 
+    def _load_failed(self, module: str, error: HarnessError) -> HarnessError:
+        """Charge a death (or a protocol break) while ``module`` loaded to that module, once for the run.
+
+        Loading a module does the same whichever case asked for it, so every later start of the
+        program is told not to load it (``failed_modules``) and answers the cases that need it
+        with this message at once, instead of dying again for each of them.
+        """
+        head, separator, stderr_tail = str(error).partition(_STDERR_NOTE)
+        summary = f"{head.removesuffix(_NO_STDERR_NOTE)} while loading {module}"
+        self._failed_modules[module] = f"{summary} (in an earlier process; the module is not loaded again in this run)"
+        return type(error)(f"{summary}{separator}{stderr_tail}")
+
     def _stderr_note(self, session: _Session) -> str:
         tail = session.stderr_text()
-        return f"; the end of its stderr:\n{tail}" if tail else "; it wrote nothing on stderr"
+        return f"{_STDERR_NOTE}\n{tail}" if tail else _NO_STDERR_NOTE
 
     def _request(self, operation: str, input: JsonObject, steps: list[JsonObject] | None = None) -> JsonObject:
         with self._lock:
@@ -540,11 +573,16 @@ class ProcessAdapter(Adapter):
                 # The program never sees the expected values.
                 message["steps"] = [{key: value for key, value in step.items() if key != "expect"} for step in steps]
             self._in_flight, self._cancelled = operation, False
+            session.loading = None  # only a module this request loads can be charged with its failure
             try:
                 response = self._exchange(session, message, _RESPONSE_SAFETY_S, "ObservationResponse", operation)
             except HarnessError as error:
                 session.kill()  # the stream may be out of step: start afresh for the next case
-                if isinstance(error, _ProgramExited) and not self._cancelled:
+                if self._cancelled:
+                    raise
+                if session.loading is not None:
+                    raise self._load_failed(session.loading, error) from None
+                if isinstance(error, _ProgramExited):
                     self._exits[operation] += 1
                     self._last_exit[operation] = str(error).splitlines()[0]
                 raise
@@ -562,6 +600,8 @@ class ProcessAdapter(Adapter):
                 raise ImplementationThrew(text)
             if kind == "hung":
                 raise ImplementationHung(text)
+            if kind == "load_failed":
+                raise HarnessError(text)
             raise HarnessError(f"{self.name} reported a protocol error: {text}")
         observation = response["observation"]
         assert isinstance(observation, dict)

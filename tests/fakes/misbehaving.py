@@ -4,6 +4,8 @@ Usage: python tests/fakes/misbehaving.py MODE [MODE ...]
 Modes (OP is an operation name, or * for every operation):
   crash-on:OP  hang-on:OP  spin-on:OP  alloc-on:OP  garbage-on:OP  wrong-seq-on:OP  bad-schema-on:OP  huge-on:OP
   not-implemented-on:OP  threw-on:OP  banner  exit-immediately  hang-on-hello  slow-hello
+  crash-loading-on:OP (says it loads fake-module.js, then exits; honours the handshake's failed_modules)
+  bad-notice-on:OP (a notice without its module)
   chatty-stderr  protocol-2  labs:3.1,3.2
 """
 
@@ -44,10 +46,25 @@ def main() -> None:
         out.write("Welcome to my implementation!\n")
         out.flush()
     adapter = create()
+    failed_modules: dict[str, str] = {}
     for line in sys.stdin:
         request = json.loads(line)
         op = request.get("op")
         seq = request.get("seq")
+        if op == "hello":
+            failed_modules = request.get("failed_modules", {})
+        if wants("crash-loading", op):
+            if "fake-module.js" in failed_modules:
+                error = {"kind": "load_failed", "message": failed_modules["fake-module.js"]}
+                out.write(json.dumps({"seq": seq, "ok": False, "error": error}) + "\n")
+                out.flush()
+                continue
+            out.write(json.dumps({"notice": "loading", "module": "fake-module.js"}) + "\n")
+            out.flush()
+            sys.exit(3)
+        if wants("bad-notice", op):
+            out.write(json.dumps({"notice": "loading"}) + "\n")
+            out.flush()
         if "chatty-stderr" in flags:
             sys.stderr.write("log line that nobody reads\n" * 40000)
             sys.stderr.flush()

@@ -17,12 +17,14 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   ASSISTANT_TERMINAL_FIELDS,
+  LoadFailed,
   NotImplemented,
   ProtocolError,
   Threw,
   callStep,
   describe,
   fingerprint,
+  importWatched,
   isObject,
   playCallSteps,
   playStreamSteps,
@@ -46,7 +48,7 @@ class Package {
   async load() {
     if (this.loading === null) {
       const entry = this.info.exports?.["."]?.import ?? this.info.main ?? "./dist/index.js";
-      this.loading = import(pathToFileURL(path.join(this.directory, entry)).href);
+      this.loading = importWatched(this.info.name, pathToFileURL(path.join(this.directory, entry)).href);
     }
     return this.loading;
   }
@@ -56,6 +58,7 @@ class Package {
     try {
       namespace = await this.load();
     } catch (error) {
+      if (error instanceof LoadFailed) throw error;
       throw new NotImplemented(`${this.info.name} failed to import: ${describe(error)}`);
     }
     if (typeof namespace[name] !== "function") throw new NotImplemented(`${this.info.name} exports no ${name}`);

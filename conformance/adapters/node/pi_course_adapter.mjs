@@ -17,11 +17,13 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   ASSISTANT_TERMINAL_FIELDS,
+  LoadFailed,
   NotImplemented,
   ProtocolError,
   Threw,
   describe,
   fingerprint,
+  importWatched,
   isNotImplemented,
   isObject,
   playCallSteps,
@@ -72,9 +74,9 @@ class Modules {
     if (!this.loaded.has(file)) {
       const full = path.join(this.directory, file);
       const loading = existsSync(full)
-        ? import(pathToFileURL(full).href).then(
+        ? importWatched(this.display(file), pathToFileURL(full).href).then(
             (namespace) => ({ namespace }),
-            (error) => ({ error }),
+            (error) => (error instanceof LoadFailed ? { failed: error } : { error }),
           )
         : Promise.resolve({ missing: true });
       this.loaded.set(file, loading);
@@ -89,6 +91,7 @@ class Modules {
     const outcomes = new Map();
     for (const file of order) {
       const outcome = await this.load(file);
+      if (outcome.failed) throw outcome.failed; // loading it would end this process as it ended the last
       outcomes.set(file, outcome);
       if (outcome.namespace && typeof outcome.namespace[name] === "function") return outcome.namespace[name];
     }

@@ -37,6 +37,30 @@ export class NotImplemented extends Error {}
 export class Threw extends Error {}
 /** The request cannot be played (bad request, unknown action): the case errors. */
 export class ProtocolError extends Error {}
+/** The operation needs a module whose loading killed an earlier process of this run: the case errors. */
+export class LoadFailed extends Error {}
+
+// ---------------------------------------------------------------------------------------
+// loading implementation modules, with notices (spec/protocol.md, "Loading notices")
+// ---------------------------------------------------------------------------------------
+
+// Set by serve(): writes one protocol line. Until then (no server), notices go nowhere.
+let writeNotice = () => {};
+// Modules the runner said must not be loaded again (the handshake's failed_modules).
+let failedModules = {};
+
+/**
+ * Import an implementation module, telling the runner before and after: if loading it kills
+ * this process (or writes on stdout), the runner charges that to the module, not to the case,
+ * and the next process is told not to load it again. A module named in the handshake's
+ * `failed_modules` is not imported: the promise rejects with LoadFailed and the runner's words.
+ */
+export function importWatched(name, url) {
+  if (Object.hasOwn(failedModules, name)) return Promise.reject(new LoadFailed(failedModules[name]));
+  writeNotice({ notice: "loading", module: name });
+  const loaded = () => writeNotice({ notice: "loaded", module: name });
+  return import(url).finally(loaded);
+}
 
 /** `Name: message` of anything implementation code threw (binding.py's describe_exception). */
 export function describe(error) {
@@ -439,6 +463,7 @@ export function serve(adapter) {
   const writeResponseLine = process.stdout.write.bind(process.stdout);
   process.stdout.write = (...args) => process.stderr.write(...args);
   const respond = (message) => writeResponseLine(JSON.stringify(message) + "\n");
+  writeNotice = respond;
   const log = (text) => process.stderr.write(`[${adapter.name}] ${text}\n`);
   installStrayErrorHandlers(log);
 
@@ -482,6 +507,7 @@ class Server {
     if (typeof request.settle_deadline_s === "number" && request.settle_deadline_s > 0) {
       this.settleDeadlineS = request.settle_deadline_s;
     }
+    if (isObject(request.failed_modules)) failedModules = request.failed_modules;
     const implementation = this.adapter.implementation(this.impl);
     return { ok: true, protocol: PROTOCOL, profile: this.adapter.profile, implementation, operations: this.operations };
   }
@@ -506,6 +532,7 @@ class Server {
       if (error instanceof NotImplemented) return errorResponse("not_implemented", error.message);
       if (error instanceof Threw) return errorResponse("threw", error.message);
       if (error instanceof ProtocolError) return errorResponse("protocol", error.message);
+      if (error instanceof LoadFailed) return errorResponse("load_failed", error.message);
       this.log(`internal error: ${error?.stack ?? describe(error)}`);
       return errorResponse("protocol", `the adapter failed: ${describe(error)}`);
     }
