@@ -32,8 +32,11 @@ needs_toolchain = pytest.mark.skipif(
     not (TOOLCHAIN_BIN / "tsc").exists(), reason="the pinned TypeScript toolchain is not installed (make toolchain)"
 )
 SANDBOXES = ["none", pytest.param("bwrap", marks=pytest.mark.skipif(probe() is not None, reason=f"no sandbox here: {probe()}"))]
+# Only the ES2022 library and no declaration-file checks: what is tested is the build machinery,
+# and tsc then starts in 0.4 s of CPU instead of 2.1 s.
+FAST_COMPILER_OPTIONS = {"lib": ["es2022"], "types": [], "skipLibCheck": True}
 TSCONFIG = {
-    "compilerOptions": {"target": "es2022", "module": "es2022", "outDir": "dist", "rootDir": ".", "strict": True},
+    "compilerOptions": {"target": "es2022", "module": "es2022", "outDir": "dist", "rootDir": ".", "strict": True, **FAST_COMPILER_OPTIONS},
     "include": ["src"],
 }
 
