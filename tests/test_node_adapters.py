@@ -85,3 +85,22 @@ def test_malformed_requests_get_protocol_errors_from_the_shared_server(profile_n
         (3, {"kind": "protocol", "message": f"{scenario} needs an input object"}),
         (4, {"kind": "protocol", "message": f"{scenario} needs a steps array"}),
     ]
+
+
+@pytest.mark.parametrize(
+    ("profile_name", "operation", "module"),
+    [("course", "system_message_text", "dist/src/types.js"), ("pi-ai-1", "system_message_text", "@earendil-works/pi-ai")],
+)
+def test_modules_are_loaded_between_notices_and_never_again_once_failed(
+    profile_name: str, operation: str, module: str, fake_pi_ai: Path
+) -> None:
+    adapter, argument, _ = adapters(fake_pi_ai)[profile_name]
+    request = json.dumps({"seq": 2, "op": operation, "input": {"message": {"role": "system", "content": "hi", "timestamp": 1}}})
+    loading = talk(adapter, argument, [json.dumps({"seq": 1, "op": "hello", "protocol": 1}), request])
+    assert loading[1:3] == [{"notice": "loading", "module": module}, {"notice": "loaded", "module": module}]
+    assert loading[3]["seq"] == 2
+    # Told in the handshake that loading it ended an earlier process: not imported, no notice.
+    failed = {module: "exited with status 3 while loading it"}
+    hello = json.dumps({"seq": 1, "op": "hello", "protocol": 1, "failed_modules": failed})
+    answers = talk(adapter, argument, [hello, request])
+    assert answers[1] == {"seq": 2, "ok": False, "error": {"kind": "load_failed", "message": failed[module]}}
