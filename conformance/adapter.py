@@ -12,6 +12,10 @@ import threading
 
 from conformance.jsontypes import JsonObject
 
+#: How long a waiting step (``consume``, ``result``) may wait before it reports what it saw,
+#: when idleness cannot be observed (spec/protocol.md, "Settling"); sent in the handshake.
+DEFAULT_SETTLE_DEADLINE_S = 0.25
+
 _calls = threading.local()
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from conformance.adapter import (
+    DEFAULT_SETTLE_DEADLINE_S,
     Adapter,
     GaveUp,
     HarnessError,
@@ -21,7 +22,6 @@ from conformance.adapter import (
     run_operation,
     track_abandonment,
 )
-from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
 from conformance.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
 from conformance.features import not_claimed_reason
 from conformance.jsontypes import JsonObject, JsonValue

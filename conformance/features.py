@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-import yaml
-
 from conformance.paths import data_root
 
 SOURCES: Final = ("course-code", "course-tests", "js-semantics", "chapter-02")
@@ -42,6 +40,8 @@ def load_features(path: Path | None = None) -> dict[str, Feature]:
     path = path or features_file()
     if not path.is_file():
         return {}
+    import yaml  # here, not at the top: a process that never reads the registry does not pay for yaml
+
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     entries = data.get("features") if isinstance(data, dict) else None
     if not isinstance(entries, dict):

@@ -22,11 +22,10 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.adapter import Adapter, HarnessError, ImplementationThrew, OperationNotSupported
+from conformance.adapter import DEFAULT_SETTLE_DEADLINE_S, Adapter, HarnessError, ImplementationThrew, OperationNotSupported
 from conformance.adapters import json_pointer
 from conformance.jsontypes import JsonObject, JsonValue
 
-DEFAULT_SETTLE_DEADLINE_S = 0.25
 _SETTLE_TICKS = 20
 _NO_TERMINAL = object()
 

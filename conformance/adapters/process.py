@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Literal, NoReturn
 
 from conformance.adapter import (
+    DEFAULT_SETTLE_DEADLINE_S,
     Adapter,
     GaveUp,
     HarnessError,
@@ -38,7 +39,6 @@ from conformance.adapter import (
     OperationNotSupported,
     call_abandoned,
 )
-from conformance.adapters.binding import DEFAULT_SETTLE_DEADLINE_S
 from conformance.adapters.sandbox import SANDBOX_HOME, Isolation, Sandbox, bwrap_command, find_bwrap, runtime_path
 from conformance.adapters.settings import ImplSettings
 from conformance.jsontypes import JsonObject

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from types import ModuleType
 
 from conformance.adapter import Adapter
-from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.settings import ImplSettings
 
 IMPL_FORMS = (
@@ -60,6 +59,9 @@ def _reference(_: str, __: ImplSettings) -> Adapter:
 
 
 def _python(target: str, _settings: ImplSettings) -> Adapter:
+    # Imported here: the binding needs asyncio, which a process that only runs programs never uses.
+    from conformance.adapters.binding import BindingAdapter
+
     module_name, _, attribute = target.partition(":")
     if not module_name:
         raise ImplSpecError("python: needs a module, as in python:my_port.adapter:ADAPTER")

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
-from conformance import yamlsafe
-
 
 def read_yaml(path: Path, what: str, error: type[Exception]) -> object:
     """The parsed content of ``path``; ``error`` names ``what`` the file is and why it failed.
@@ -15,6 +11,11 @@ def read_yaml(path: Path, what: str, error: type[Exception]) -> object:
     Every way a file can be unusable (missing, a folder, not UTF-8, not YAML, aliases that
     expand without bound, nesting too deep) is one ``error`` with the file's name.
     """
+    # Imported here: a grading worker gets its rubric already parsed and never reads YAML.
+    import yaml
+
+    from conformance import yamlsafe
+
     try:
         return yamlsafe.load(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as problem:
