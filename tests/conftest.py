@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,10 +25,26 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         ensure_generated()
 
 
-@pytest.fixture(autouse=True, scope="session")
-def private_validation_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Keep the tests' validation cache out of the user's home (subprocesses inherit it)."""
-    os.environ["PI_CONFORMANCE_CACHE"] = str(tmp_path_factory.mktemp("validation-cache"))
+_CACHE_FOLDER = "pi_conformance_test_cache"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep the tests' validation cache out of the user's home, in one folder for the whole run.
+
+    Set before collection (some test modules load the fixtures when imported) and before
+    pytest-xdist starts its workers, which inherit it, as do the processes the tests start:
+    the fixtures are then validated once per run, not once per worker.
+    """
+    if not hasattr(config, "workerinput"):
+        folder = tempfile.mkdtemp(prefix="pi-conformance-test-cache-")
+        os.environ["PI_CONFORMANCE_CACHE"] = folder
+        setattr(config, _CACHE_FOLDER, folder)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = getattr(config, _CACHE_FOLDER, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
