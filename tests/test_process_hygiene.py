@@ -125,11 +125,11 @@ def test_a_student_whose_child_keeps_stdout_open_is_graded_in_bounded_time(sandb
     assert wait_until_gone(marker) == []
 
 
-@needs_node
 def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+@needs_node
 def test_ctrl_c_ends_a_run_promptly_and_leaves_nothing_behind(tmp_path: Path, marker: str) -> None:
     project = copy_project(tmp_path / "student")
     # textOf never returns, and a detached child holds stdout: the worst case for an interrupt.
