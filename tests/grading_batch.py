@@ -47,7 +47,8 @@ class Expected:
     labs_lost: frozenset[str] | None
 
 
-def _patched_copy(target: Path, file: str, find: str, replace: str) -> None:
+def patched_copy(target: Path, file: str, find: str, replace: str) -> None:
+    """A copy of course-correct at ``target`` whose compiled ``file`` has its one ``find`` replaced."""
     shutil.copytree(CORRECT, target, symlinks=True)
     path = target / DIST / file
     text = path.read_text(encoding="utf-8")
@@ -71,22 +72,19 @@ _SKELETON = {
 }
 
 
+#: tsconfig options for the tests' TypeScript projects: only the ES2022 library and no checks of
+#: declaration files. What the tests check is the build machinery and errors in their own one
+#: file, and tsc then starts in 0.4 s of CPU instead of 2.1 s.
+FAST_TSC_OPTIONS = {"lib": ["es2022"], "types": [], "skipLibCheck": True}
+
+
 def _type_error_copy(target: Path) -> None:
     shutil.copytree(CORRECT, target, symlinks=True)
     package = target / "packages" / "pi-course"
     manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
     manifest["scripts"]["build"] = "tsc -p ."
     (package / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
-    # Only the ES2022 library and no declaration-file checks: the type error is in our one file.
-    options = {
-        "target": "es2022",
-        "module": "es2022",
-        "outDir": "tsc-out",
-        "strict": True,
-        "lib": ["es2022"],
-        "types": [],
-        "skipLibCheck": True,
-    }
+    options = {"target": "es2022", "module": "es2022", "outDir": "tsc-out", "strict": True, **FAST_TSC_OPTIONS}
     (package / "tsconfig.json").write_text(json.dumps({"compilerOptions": options, "include": ["src"]}), encoding="utf-8")
     (package / "src").mkdir()
     (package / "src" / "types.ts").write_text('export const answer: number = "forty-two";\n', encoding="utf-8")
@@ -115,7 +113,7 @@ def make_batch(root: Path, correct_copies: int = 5) -> dict[str, Expected]:
     # process is killed and restarted, the transport gives up on text_of after three timeouts
     # in a row, and the grader retries each given-up case on its own, so every case that
     # passes alone still earns its points.
-    _patched_copy(
+    patched_copy(
         root / "hangs-in-textof",
         "types.js",
         "export function textOf(message) {\n",
@@ -124,7 +122,7 @@ def make_batch(root: Path, correct_copies: int = 5) -> dict[str, Expected]:
     expected["hangs-in-textof"] = Expected("timed-out", frozenset({"3.1"}))
     # scripted-model.js never finishes importing: every ScriptedModel case hangs. Nothing is
     # left to run once the import waits, so the adapter answers "hung" at once (no timeout).
-    _patched_copy(
+    patched_copy(
         root / "import-never-resolves",
         "scripted-model.js",
         "export const EXHAUSTED_MESSAGE",
@@ -132,7 +130,7 @@ def make_batch(root: Path, correct_copies: int = 5) -> dict[str, Expected]:
     )
     expected["import-never-resolves"] = Expected("hung", frozenset({"4.1", "4.2"}))
     # Importing scripted-model.js kills the process: every ScriptedModel case errors.
-    _patched_copy(
+    patched_copy(
         root / "crashes-on-import",
         "scripted-model.js",
         "export const EXHAUSTED_MESSAGE",
@@ -141,11 +139,11 @@ def make_batch(root: Path, correct_copies: int = 5) -> dict[str, Expected]:
     expected["crashes-on-import"] = Expected("crashed", frozenset({"4.1", "4.2"}))
     # push() delivers nothing: every stream stays silent. Each waiting step ends as soon as
     # the event loop is idle, so this costs seconds, not minutes; it is a hang, never "ok".
-    _patched_copy(root / "never-emits", "event-stream.js", "    if (this.#closed) return;\n    this.#buffer.push(event);", "    return;")
+    patched_copy(root / "never-emits", "event-stream.js", "    if (this.#closed) return;\n    this.#buffer.push(event);", "    return;")
     expected["never-emits"] = Expected("hung", frozenset({"3.2"}))
     # Junk written straight to the protocol's stdout (around the adapter's console redirect)
     # when the ScriptedModel module loads: its cases error, the other labs are unaffected.
-    _patched_copy(
+    patched_copy(
         root / "stdout-junk",
         "scripted-model.js",
         "export const EXHAUSTED_MESSAGE",

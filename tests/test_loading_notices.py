@@ -19,7 +19,7 @@ from conformance.adapters.resolve import resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.execution import run_case
 from conformance.loader import Suite
-from tests.grading_batch import _patched_copy
+from tests.grading_batch import patched_copy
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed for pi-course: projects and is not installed")
 
@@ -49,7 +49,7 @@ def labs(suite: Suite) -> Counter[str]:
 )
 def test_a_module_that_dies_while_loading_costs_one_restart(crash: str, tmp_path: Path, suite: Suite) -> None:
     project = tmp_path / "student"
-    _patched_copy(project, "scripted-model.js", "export const EXHAUSTED_MESSAGE", crash + "export const EXHAUSTED_MESSAGE")
+    patched_copy(project, "scripted-model.js", "export const EXHAUSTED_MESSAGE", crash + "export const EXHAUSTED_MESSAGE")
     adapter, statuses, messages = grade_all(project, suite)
     count = labs(suite)
     assert statuses == {
@@ -66,7 +66,7 @@ def test_a_module_that_dies_while_loading_costs_one_restart(crash: str, tmp_path
 def test_a_death_after_the_module_loaded_is_each_cases_own(tmp_path: Path, suite: Suite) -> None:
     # Dies when a ScriptedModel is made, after its module loaded.
     project = tmp_path / "student"
-    _patched_copy(project, "scripted-model.js", "  constructor(turns) {\n", "  constructor(turns) {\n    process.exit(4);\n")
+    patched_copy(project, "scripted-model.js", "  constructor(turns) {\n", "  constructor(turns) {\n    process.exit(4);\n")
     adapter, _, messages = grade_all(project, suite)
     assert all("exited with status 4 during scripted_model" in m and "while loading" not in m for m in messages[:3])
     assert adapter.starts > 3  # each case that got to run died on its own
