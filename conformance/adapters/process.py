@@ -471,9 +471,9 @@ class ProcessAdapter(Adapter):
             hello["failed_modules"] = dict(self._failed_modules)
         self.starts += 1
         self._starting = session
-        if self._closed:  # close() ran before it could see this session
-            session.kill()
         try:
+            if self._closed:  # close() ran before it could see this session: stopped below, unasked
+                raise HarnessError("closing")
             response = self._exchange(session, hello, self.options.handshake_timeout_s, "HelloResponse", "the handshake")
         except HarnessError as error:
             session.kill()
