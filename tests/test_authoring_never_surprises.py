@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -18,6 +15,7 @@ from conformance.authoring.lint import lint
 from conformance.clauses import load_clauses
 from conformance.execution import run_case
 from conformance.loader import load_suite
+from tests.cli_runner import cli
 from tests.conftest import REPO
 from tests.test_authoring_support import run_fixtures
 from tests.test_pi_course import EXPECTATIONS, outcome_problems
@@ -117,11 +115,7 @@ def test_an_unparsable_file_keeps_its_cases_in_the_totals(tmp_path: Path) -> Non
 
 
 def test_an_unknown_lab_or_clause_is_a_usage_error_listing_the_valid_ones() -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-m", "conformance.cli", "run", "--impl", "reference"]
-    result = subprocess.run(
-        [*command, "--lab", "9.9", "--clause", "SM-NOPE-1"], capture_output=True, text=True, cwd=REPO, env=env, timeout=120
-    )
+    result = cli("run", "--impl", "reference", "--lab", "9.9", "--clause", "SM-NOPE-1", timeout=120)
     assert result.returncode == 4, result.stdout + result.stderr
     output = result.stdout + result.stderr
     assert "--lab 9.9: no such lab; valid labs: 3.1, 3.2, 4.1, 4.2" in output

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from conformance.authoring.lint import lint
-from tests.conftest import REPO
+from tests.cli_runner import cli
 from tests.test_authoring_support import run_fixtures, scratch
 
 # What an author types over each placeholder of a text_of scaffold (the values come from IR-TEXT-1, IR-TEXT-2).
@@ -56,9 +53,7 @@ def test_a_scaffold_fails_lint_until_filled_in_then_runs_in_the_suite(tmp_path: 
 
     fill_in(target)
     assert lint(root) == []
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-m", "conformance.cli", "run", "--fixtures", str(root), "-k", case_id, "-v"]
-    result = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+    result = cli("run", "--fixtures", str(root), "-k", case_id, "-v", timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 passed" in result.stdout
 

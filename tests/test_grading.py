@@ -268,10 +268,10 @@ def test_the_grade_command_writes_each_format_to_its_own_file(tmp_path: Path) ->
     rubric = tmp_path / "rubric.yaml"
     rubric.write_text(yaml.safe_dump(rubric_data(**{"3.1": {"weight": 10}})), encoding="utf-8")
     files = {name: tmp_path / f"out.{name}" for name in ("markdown", "junit", "gradescope", "json")}
-    command = [sys.executable, "-m", "conformance.cli", "grade", "--impl", TEXTOF_BUG, "--trust-python", "--rubric", str(rubric)]
+    command = ["grade", "--impl", TEXTOF_BUG, "--trust-python", "--rubric", str(rubric)]
     for name, path in files.items():
         command += [f"--{name}", str(path)]
-    result = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    result = cli(*command, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "failing cases" in result.stdout
     ET.parse(files["junit"])

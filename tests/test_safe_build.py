@@ -11,8 +11,6 @@ import os
 import shutil
 import socket
 import stat
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +22,7 @@ from conformance.adapters.resolve import ImplSpecError, resolve_adapter
 from conformance.adapters.sandbox import probe
 from conformance.adapters.settings import ImplSettings
 from tests.attack_projects import MODULES, copy_project
-from tests.conftest import REPO
+from tests.cli_runner import cli
 from tests.grading_batch import FAST_TSC_OPTIONS
 
 NPM = shutil.which("npm")
@@ -101,9 +99,8 @@ def test_an_empty_folder_is_graded_without_running_npm_or_npx(tmp_path: Path, lo
     folder, log = logging_npm
     empty = tmp_path / "empty"
     empty.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(REPO), "PATH": f"{folder}:{os.environ['PATH']}", "npm_config_yes": "true"}
-    command = [sys.executable, "-m", "conformance.cli", "grade", "--impl", f"pi-course:{empty}", "--build", "--sandbox", "none"]
-    result = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env=env, timeout=120)
+    env = {"PATH": f"{folder}:{os.environ['PATH']}", "npm_config_yes": "true"}
+    result = cli("grade", "--impl", f"pi-course:{empty}", "--build", "--sandbox", "none", env=env, timeout=120)
     assert "status   not-a-project: not a course project" in result.stdout, result.stdout + result.stderr
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert not log.exists(), log.read_text(encoding="utf-8")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 
 import pytest
@@ -13,6 +11,7 @@ from conformance.adapters.resolve import ImplSpecError, resolve_adapter, untrust
 from conformance.adapters.settings import ImplSettings
 from conformance.execution import run_case
 from conformance.loader import Suite
+from tests.cli_runner import cli
 from tests.conftest import REPO
 
 
@@ -43,10 +42,7 @@ def test_python_submissions_need_trust() -> None:
     ids=["grade", "grade-batch"],
 )
 def test_grade_refuses_python_without_trust_python(command: list[str]) -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    result = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", *command], capture_output=True, text=True, cwd=REPO, env=env, timeout=60
-    )
+    result = cli(*command, timeout=60)
     assert result.returncode == 2
     assert "--trust-python" in result.stderr
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -113,8 +112,7 @@ def test_a_shared_case_must_cite_every_profile_and_no_other(tmp_path: Path) -> N
 
 def run_profile(root: Path, tmp_path: Path, *options: str) -> dict[str, object]:
     report = tmp_path / "report.json"
-    command = [sys.executable, "-m", "conformance.cli", "run", "--fixtures", str(root), "--report-json", str(report), *options]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    result = cli("run", "--fixtures", str(root), "--report-json", str(report), *options)
     assert result.returncode == 0, result.stdout + result.stderr
     document: dict[str, object] = json.loads(report.read_text(encoding="utf-8"))
     return document
@@ -152,8 +150,7 @@ def test_regen_of_pi_ai_1_rewrites_a_shared_case_from_pi_ai(tmp_path: Path) -> N
 
 
 def new(root: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "conformance.cli", "fixtures", "new", "--fixtures", str(root), *options]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+    return cli("fixtures", "new", "--fixtures", str(root), *options, timeout=120)
 
 
 def test_fixtures_new_scaffolds_a_pi_ai_1_case(tmp_path: Path) -> None:
