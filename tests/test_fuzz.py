@@ -21,6 +21,7 @@ from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.reference import create
 from conformance.fuzz.emit import check_emitted, write_case
 from conformance.fuzz.engine import Differ, fuzz
+from tests.cli_runner import cli
 from tests.js_variants import JS, REPO, ensure_generated
 
 NODE = shutil.which("node")
@@ -46,8 +47,8 @@ def test_the_reference_never_diverges_from_itself(reference: BindingAdapter) -> 
     # Every drawn program becomes a case the reference passes: no implementation-defined value
     # is pinned, or this would find a "divergence" between two runs of the same code.
     differ = Differ(reference, create())
-    assert fuzz(differ, seconds=4, seed=3) is None
-    assert differ.stats.examples > 50
+    assert fuzz(differ, seconds=60, seed=3, max_examples=400) is None
+    assert differ.stats.examples == 400
     assert differ.stats.reference_failures == 0
 
 
@@ -111,3 +112,10 @@ def test_fuzz_finds_every_js_variant_bug(tmp_path: Path) -> None:
         if code != 1 or found is None or float(found.group(1)) > VARIANT_BUDGET_S or checked is None:
             failures.append(f"{name} (exit {code}):\n{output[-1500:]}")
     assert not failures, "\n\n".join(failures)
+
+
+def test_an_examples_budget_makes_a_run_the_same_on_any_machine() -> None:
+    # A time budget alone draws as many programs as the machine manages; --examples bounds the count.
+    result = cli("fuzz", "--impl", "reference", "--seconds", "600", "--examples", "25", "--seed", "5", timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no divergence from the reference in 25 programs" in result.stdout

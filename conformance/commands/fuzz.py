@@ -30,6 +30,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     fuzz.add_argument("--impl", required=True, help="the implementation to compare with the reference")
     fuzz.add_argument("--seconds", type=float, default=60.0, help="time budget for finding a divergence (default 60)")
+    fuzz.add_argument(
+        "--examples", type=int, metavar="N", help="also stop after N programs: with the same seed, the same run on any machine"
+    )
     fuzz.add_argument("--shrink-seconds", type=float, default=30.0, help="time budget for shrinking it (default 30)")
     fuzz.add_argument("--seed", type=int, default=0, help="random seed (default 0): the same seed draws the same programs")
     fuzz.add_argument("--emit", metavar="DIR", help="write the shrunk case as DIR/chNN/<id>.yaml, then lint it and run it from disk")
@@ -60,7 +63,7 @@ def fuzz_command(args: argparse.Namespace) -> int:
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     try:
         differ = Differ(reference, implementation, args.timeout)
-        finding = fuzz(differ, args.seconds, args.seed, shrink_seconds=args.shrink_seconds)
+        finding = fuzz(differ, args.seconds, args.seed, shrink_seconds=args.shrink_seconds, max_examples=args.examples)
         stats = differ.stats
         if finding is None:
             elapsed = time.perf_counter() - started

@@ -101,15 +101,20 @@ def fuzz(
     seed: int,
     on_example: Callable[[int], None] | None = None,
     shrink_seconds: float = 30.0,
+    max_examples: int | None = None,
 ) -> Finding | None:
-    """Draw programs for up to ``seconds``; shrink (up to ``shrink_seconds``) and return the first divergence."""
+    """Draw programs for up to ``seconds`` (and ``max_examples``); shrink (up to ``shrink_seconds``) and return the first divergence.
+
+    With ``max_examples`` and a time budget that does not run out, a run draws the same
+    programs on every machine: the seed and the count decide, not the machine's speed.
+    """
     started = time.perf_counter()
     found_at: list[float] = []
     target: list[tuple[str, str]] = []
     best: list[Program] = []
 
     def condition(program: Program) -> bool:
-        if not found_at and time.perf_counter() - started > seconds:
+        if not found_at and (time.perf_counter() - started > seconds or differ.stats.examples == max_examples):
             raise _OutOfTime
         if found_at and time.perf_counter() - started - found_at[0] > shrink_seconds:
             raise _DoneShrinking
