@@ -140,6 +140,13 @@ def browser() -> Iterator[Any]:
 
 
 def _open(browser: Any, url: str) -> tuple[Any, list[str]]:
+    page, problems = _watched_page(browser)
+    page.goto(url)
+    return page, problems
+
+
+def _watched_page(browser: Any) -> tuple[Any, list[str]]:
+    """A new page, and the list its console warnings and errors, script errors and non-file requests go to."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     problems: list[str] = []
     page.on(
@@ -148,22 +155,25 @@ def _open(browser: Any, url: str) -> tuple[Any, list[str]]:
     )
     page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
     page.on("request", lambda request: problems.append(f"request {request.url}") if not request.url.startswith("file://") else None)
-    page.goto(url)
     return page, problems
 
 
 def test_every_page_loads_without_a_console_error_and_its_links_resolve(site: Site, browser: Any) -> None:
     problems = []
-    pages = sorted(site.folder.glob("*.html"))
-    for path in pages:
-        page, seen = _open(browser, path.as_uri())
+    # One tab for every page (a new tab each costs twice the time): each navigation is a new
+    # document, and what it reports is taken from the list before the next one.
+    page, seen = _watched_page(browser)
+    for path in sorted(site.folder.glob("*.html")):
+        page.goto(path.as_uri())
         links = page.eval_on_selector_all("a[href]", "links => links.map(link => link.href)")
-        page.close()
         problems += [f"{path.name}: {problem}" for problem in seen]
+        seen.clear()
         for href in links:
             target, _, fragment = href.partition("#")
             if not target.startswith("file://") or not Path(target[len("file://") :]).is_file():
                 problems.append(f"{path.name}: {href} does not resolve")
+    page.close()  # delivers what is still on its way
+    problems += [f"{path.name} (or an earlier page): {problem}" for problem in seen]
     assert problems == []
     # Following a fragment link lands on its element, in view.
     page, seen = _open(browser, (site.folder / "index.html").as_uri())
