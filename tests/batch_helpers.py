@@ -31,7 +31,7 @@ case "$behaviour" in
       pid=$(awk '{print $4}' /proc/$pid/stat)
     done
     sleep 30;;
-  slow) sleep 1;;
+  slow) sleep 0.5;;
   kill-parent-once) exec "$PYEXE" -c "$KILL_ONCE" "$1";;
 esac
 exec "$PYEXE" -m conformance.server --impl reference

@@ -33,6 +33,7 @@ from tests.attack_projects import (
     spawn_child_js,
     wait_until_gone,
 )
+from tests.cli_runner import cli, cli_env
 from tests.conftest import REPO
 from tests.sandbox_attacks import classmate_reexport, fixture_forger, output_rewriter, reference_proxy
 from tests.test_process_hygiene import needs_node
@@ -42,12 +43,19 @@ needs_bwrap = pytest.mark.skipif(WHY_NOT is not None, reason=f"the sandbox canno
 pytestmark = needs_node
 
 
-def grade(project: Path, sandbox: str, *extra: str, report: Path | None = None) -> dict[str, Any]:
-    """``pi-conformance grade`` on ``project``; its JSON report."""
+def grade(project: Path, sandbox: str, *extra: str, report: Path | None = None, own_interpreter: bool = False) -> dict[str, Any]:
+    """``pi-conformance grade`` on ``project``; its JSON report.
+
+    ``own_interpreter``: a ``python -m conformance.cli`` of its own, not a fork of the tests' CLI
+    server, for a project that kills its ancestors (the server and the test run among them).
+    """
     report = report or project.parent / f"{project.name}-{sandbox}.json"
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-m", "conformance.cli", "grade", "--impl", f"pi-course:{project}", "--sandbox", sandbox]
-    result = subprocess.run([*command, *extra, "--json", str(report)], capture_output=True, text=True, cwd=REPO, env=env, timeout=300)
+    arguments = ["grade", "--impl", f"pi-course:{project}", "--sandbox", sandbox, *extra, "--json", str(report)]
+    if own_interpreter:
+        command = [sys.executable, "-m", "conformance.cli", *arguments]
+        result = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env=cli_env(), timeout=300)
+    else:
+        result = cli(*arguments)
     assert result.returncode in (0, 1), result.stdout[-2000:] + result.stderr[-2000:]
     data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
     return data
@@ -159,7 +167,7 @@ def test_killing_the_parent_or_any_ancestor_cannot_stop_a_sandboxed_grading(tmp_
         "  pid = next;\n"
         "}",
     )
-    data = grade(project, "bwrap")
+    data = grade(project, "bwrap", own_interpreter=True)
     assert (data["status"], data["points"]) == ("ok", 100.0)
     assert wait_until_gone(str(project)) == []
 
@@ -175,7 +183,7 @@ def test_without_the_sandbox_killing_the_parent_only_kills_the_supervisor(tmp_pa
         'import { existsSync as __exists, writeFileSync as __write } from "node:fs";\n'
         f'if (!__exists({flag})) {{ __write({flag}, ""); process.kill(process.ppid, "SIGKILL"); }}',
     )
-    data = grade(project, "none")
+    data = grade(project, "none", own_interpreter=True)
     assert (data["status"], data["points"]) == ("ok", 100.0)
     assert wait_until_gone(str(project)) == []
 
