@@ -13,7 +13,8 @@ between the grader and the program (or the ``bwrap`` that holds it). It
   still says "killed by SIGXCPU");
 - does the same on SIGTERM (the grader stopping it), or when the grader itself is gone.
 
-It uses the standard library only and keeps no copy of the program's stdin or stdout.
+It uses the standard library only and keeps no copy of the program's stdin or stdout. It
+starts once per program start, so it imports little (no pathlib: plain ``os`` calls).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import resource
 import signal
 import sys
 import time
-from pathlib import Path
 
 _PR_SET_CHILD_SUBREAPER = 36
 _POLL_S = 0.5
@@ -38,13 +38,15 @@ def descendants(pid: int) -> list[int]:
     pending = [pid]
     while pending:
         parent = pending.pop()
+        folder = f"/proc/{parent}/task"
         try:
-            tasks = list(Path(f"/proc/{parent}/task").iterdir())
+            tasks = os.listdir(folder)
         except OSError:
             continue
         for task in tasks:
             try:
-                children = [int(text) for text in (task / "children").read_text().split()]
+                with open(f"{folder}/{task}/children", encoding="ascii") as file:
+                    children = [int(text) for text in file.read().split()]
             except (OSError, ValueError):
                 continue
             found.extend(children)
