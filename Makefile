@@ -31,8 +31,9 @@ conformance: $(BIN)/pi-conformance toolchain
 ## Run the project's own tests (the suite against the reference included).
 # Bytecode caches on (PYTHONDONTWRITEBYTECODE emptied): the tests start hundreds of Python
 # processes, each of which would otherwise recompile the package and redo pytest's assert rewriting.
-# One pytest-xdist worker per core; --dist loadgroup keeps each xdist_group (the graded class,
-# shared by two modules) on one worker, so it is graded once.
+# -n auto: one pytest-xdist worker more than the cores (tests/conftest.py says why);
+# --dist loadgroup keeps each xdist_group (the graded class, shared by two modules) on one
+# worker, so it is graded once.
 test: $(BIN)/pi-conformance toolchain
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup
 
