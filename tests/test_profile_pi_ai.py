@@ -7,6 +7,7 @@ are skipped with the reason.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -38,10 +39,19 @@ def _install() -> Path:
     given = os.environ.get("PI_AI_PACKAGE_DIR")
     if given:
         return package_folder(Path(given))
-    try:
-        return package_folder(CACHE)
-    except PiAiLayoutError:
-        pass
+    CACHE.parent.mkdir(parents=True, exist_ok=True)
+    # Two pytest-xdist workers can get here at once: one installs, the other waits, then finds it
+    # (two npm installs into one folder fail, and a half-written install looks installed).
+    with (CACHE.parent / f"pi-ai-{VERSION}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return package_folder(CACHE)
+        except PiAiLayoutError:
+            pass
+        return _npm_install()
+
+
+def _npm_install() -> Path:
     npm, node = shutil.which("npm"), shutil.which("node")
     if npm is None or node is None:
         pytest.skip("Node.js and npm are needed to install @earendil-works/pi-ai and are not on PATH")
