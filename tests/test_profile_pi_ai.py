@@ -48,14 +48,21 @@ def _install() -> Path:
             return package_folder(CACHE)
         except PiAiLayoutError:
             pass
-        return _npm_install()
+        # Installed aside, then renamed into place: an install cut short (Ctrl-C, a full disk)
+        # never leaves a folder that looks installed.
+        partial = CACHE.with_name(CACHE.name + ".partial")
+        for folder in (CACHE, partial):
+            shutil.rmtree(folder, ignore_errors=True)
+        _npm_install(partial)
+        partial.rename(CACHE)
+        return package_folder(CACHE)
 
 
-def _npm_install() -> Path:
+def _npm_install(prefix: Path) -> None:
     npm, node = shutil.which("npm"), shutil.which("node")
     if npm is None or node is None:
         pytest.skip("Node.js and npm are needed to install @earendil-works/pi-ai and are not on PATH")
-    command = [npm, "install", "--prefix", str(CACHE), "--no-audit", "--no-fund", "--loglevel=error", f"@earendil-works/pi-ai@{VERSION}"]
+    command = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--loglevel=error", f"@earendil-works/pi-ai@{VERSION}"]
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
@@ -63,7 +70,6 @@ def _npm_install() -> Path:
     if result.returncode != 0:
         tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
         pytest.skip(f"npm could not install @earendil-works/pi-ai@{VERSION} (registry unreachable?): {' / '.join(tail)}")
-    return package_folder(CACHE)
 
 
 @pytest.fixture(scope="module")
