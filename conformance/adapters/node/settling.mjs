@@ -69,10 +69,12 @@ function idleFor(turns, isIdle, isOver, busyPollMs) {
 /**
  * Resolve (false) once the event loop has been idle for IDLE_TURNS turns in a row: every
  * microtask ran, no timer or I/O is pending, so nothing can settle anything any more.
- * Stops polling when `wait.over` is set.
+ * Polls every BUSY_POLL_MS while the loop is busy (a stray child or a live timer of the
+ * implementation's would otherwise keep one core spinning until the deadline). Stops
+ * polling when `wait.over` is set.
  */
 function idleLoop(wait) {
-  return idleFor(IDLE_TURNS, loopIsIdle, () => wait.over, 0).then(() => false);
+  return idleFor(IDLE_TURNS, loopIsIdle, () => wait.over, BUSY_POLL_MS).then(() => false);
 }
 
 /**
