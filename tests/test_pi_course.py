@@ -8,6 +8,7 @@ passes; lab sizes come from the fixtures).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from collections import Counter
@@ -134,3 +135,30 @@ def test_unknown_path_is_a_clear_error() -> None:
 
     with pytest.raises(CourseLayoutError, match="is not a folder"):
         pi_course_adapter(str(Path("/no/such/course")), ImplSettings())
+
+
+def _fake_node(folder: Path, version: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    node = folder / "node"
+    node.unlink(missing_ok=True)  # a new file: another identity, as when Node.js is upgraded
+    node.write_text(f"#!/bin/sh\necho {version}\necho started >> {folder / 'starts'}\n", encoding="utf-8")
+    node.chmod(0o755)
+    # Its own modification time: a new file may reuse the old one's inode number.
+    stamp = {"v16.20.0": 1_600_000_000, "v20.1.0": 1_700_000_000}[version]
+    os.utime(node, (stamp, stamp))
+    return node
+
+
+def test_an_old_node_is_refused_and_the_version_is_asked_once_per_executable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.adapters.pi_course import CourseLayoutError, find_node
+
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    _fake_node(tmp_path / "bin", "v16.20.0")
+    for _ in range(2):
+        with pytest.raises(CourseLayoutError, match=r"needs Node\.js 18\+, found v16\.20\.0"):
+            find_node()
+    assert (tmp_path / "bin" / "starts").read_text(encoding="utf-8").count("started") == 1
+    upgraded = _fake_node(tmp_path / "bin", "v20.1.0")
+    assert find_node() == str(upgraded)
+    assert find_node() == str(upgraded)
+    assert (tmp_path / "bin" / "starts").read_text(encoding="utf-8").count("started") == 2

@@ -7,6 +7,8 @@ module finds them, optionally builds the project first, and starts the adapter.
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 import secrets
 import shutil
@@ -69,11 +71,23 @@ def find_node() -> str:
     node = shutil.which("node")
     if node is None:
         raise CourseLayoutError(f"pi-course: needs Node.js {MINIMUM_NODE}+ on PATH, and no 'node' was found")
-    version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    try:
+        found = os.stat(node)
+    except OSError as error:
+        raise CourseLayoutError(f"pi-course: cannot run {node}: {error.strerror}") from error
+    version = _node_version(node, found.st_ino, found.st_mtime_ns)
     match = re.match(r"v(\d+)", version)
     if match is None or int(match[1]) < MINIMUM_NODE:
         raise CourseLayoutError(f"pi-course: needs Node.js {MINIMUM_NODE}+, found {version or 'an unknown version'}")
     return node
+
+
+@functools.cache
+def _node_version(node: str, inode: int, mtime_ns: int) -> str:
+    # Asked once per executable file (a build and an adapter each need node): a Node.js start
+    # costs about 80 ms of CPU. The file's identity is in the key, so a replaced node is asked again.
+    del inode, mtime_ns
+    return subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
 
 
 def is_course_project(path: Path) -> bool:
