@@ -50,7 +50,9 @@ def grade(project: Path, sandbox: str, *extra: str, report: Path | None = None, 
     server, for a project that kills its ancestors (the server and the test run among them).
     """
     report = report or project.parent / f"{project.name}-{sandbox}.json"
-    arguments = ["grade", "--impl", f"pi-course:{project}", "--sandbox", sandbox, *extra, "--json", str(report)]
+    # --no-build: the attacks live in the compiled modules, and the build script (node -e "") never
+    # loads them; building in the sandbox is tests/test_safe_build.py's subject.
+    arguments = ["grade", "--impl", f"pi-course:{project}", "--no-build", "--sandbox", sandbox, *extra, "--json", str(report)]
     if own_interpreter:
         command = [sys.executable, "-m", "conformance.cli", *arguments]
         result = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env=cli_env(), timeout=300)
