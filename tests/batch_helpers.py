@@ -31,6 +31,18 @@ case "$behaviour" in
       pid=$(awk '{print $4}' /proc/$pid/stat)
     done
     sleep 30;;
+  kill-fork-server)
+    # Walk up to the grading worker and kill its parent, the fork server of the whole batch.
+    pid=$PPID
+    while [ "$pid" -gt 1 ]; do
+      if tr '\\0' ' ' < /proc/$pid/cmdline | grep -q conformance.grading.worker; then
+        server=$(awk '{print $4}' /proc/$pid/stat)
+        echo "$server $(tr '\\0' ' ' < /proc/$server/cmdline)" >> "$1/killed"
+        kill -9 "$server"; break
+      fi
+      pid=$(awk '{print $4}' /proc/$pid/stat)
+    done
+    sleep 30;;
   slow) sleep 0.5;;
   kill-parent-once) exec "$PYEXE" -c "$KILL_ONCE" "$1";;
 esac

@@ -60,6 +60,26 @@ def test_a_submission_that_kills_its_parent_costs_only_its_own_row(tmp_path: Pat
     assert _processes_mentioning(str(submissions / "killer")) == []
 
 
+def test_a_submission_that_kills_the_fork_server_costs_only_its_own_row(tmp_path: Path) -> None:
+    submissions, arguments = make_class(tmp_path, {"ann": "ok", "killer": "kill-fork-server", "zed": "ok"})
+    # Without the sandbox the student can see (and kill) every process of the grader's user.
+    result = cli(*arguments, "--jobs", "1", "--sandbox", "none", "--out", str(tmp_path / "out"))
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    graded = rows(tmp_path / "out" / "gradebook.csv")
+    assert graded["killer"]["status"] == "crashed" and "killed by SIGKILL" in graded["killer"]["detail"], graded["killer"]
+    # Each of its three workers died with the server it killed; a new server came up each time.
+    assert graded["killer"]["detail"].count("killed by SIGKILL") == 3, graded["killer"]["detail"]
+    killed = (submissions / "killer" / "killed").read_text(encoding="utf-8").splitlines()
+    assert len(killed) == 3 and all("--fork-server" in line for line in killed), killed
+    assert len({line.split()[0] for line in killed}) == 3, killed
+    for name in ("ann", "zed"):
+        assert (graded[name]["status"], graded[name]["total"]) == ("ok", "10.00"), graded[name]
+    assert _processes_mentioning(str(submissions / "killer")) == []
+    batch_pid = killed[0].split()[-1]  # the fork server's command line ends with its batch's pid
+    assert _processes_mentioning(f"--fork-server {batch_pid}") == [], "the last server ends with its batch"
+
+
 def test_a_worker_killed_midway_keeps_what_it_graded_and_a_new_worker_grades_the_rest(tmp_path: Path) -> None:
     submissions, arguments = make_class(tmp_path, {"ann": "ok", "killer": "kill-parent-once"})
     result = cli(*arguments, "--jobs", "1", "--sandbox", "none", "--out", str(tmp_path / "out"))
@@ -143,6 +163,7 @@ def test_an_interrupted_batch_keeps_its_rows_and_resumes(tmp_path: Path, how: si
     assert meta["complete"] is False
     time.sleep(0.5)  # a worker of the killed batch dies with it (PR_SET_PDEATHSIG) and writes nothing
     assert rows(gradebook) == kept
+    assert _processes_mentioning(f"--fork-server {batch.pid}") == [], "the fork server dies with its batch"
 
     resumed = cli(*arguments, "--jobs", "2", "--out", str(out))
     assert resumed.returncode == 0, resumed.stderr

@@ -1,7 +1,8 @@
 """Grade a folder of submissions, up to ``jobs`` at once, each in a supervised worker process.
 
 The batch process never runs student code: each submission is graded by a worker process
-of its own (:mod:`conformance.grading.supervisor`), which a submission may hang, crash or
+of its own (:mod:`conformance.grading.supervisor`), forked from one warm fork server
+(:mod:`conformance.grading.spawner`), which a submission may hang, crash or
 kill without taking the batch down; it then gets a ``crashed`` or ``timed-out`` row. The
 batch's threads only wait on those workers. As each submission finishes, its reports are
 written and ``on_result`` is called (the gradebook journal appends its row), so an
@@ -26,7 +27,8 @@ from conformance.grading.progress import Progress
 from conformance.grading.reaper import Reaper
 from conformance.grading.reports import write_all
 from conformance.grading.shard import sort_key
-from conformance.grading.supervisor import Supervised, grade_supervised
+from conformance.grading.spawner import WorkerSpawner
+from conformance.grading.supervisor import Supervised, grade_supervised, worker_env
 
 
 @dataclass(frozen=True)
@@ -86,13 +88,16 @@ def grade_batch(
     reaper = Reaper()
     if options.reap_orphans:
         reaper.enable()
+    # Its fork server starts with the first worker, from a grading thread, and dies with that
+    # thread (PR_SET_PDEATHSIG): the executor's threads live until the batch is over.
+    spawner = WorkerSpawner(worker_env(), reaper)
 
     def grade_one(submission: Path) -> SubmissionResult | None:
         if stop.is_set():
             return None
         progress.started(submission.name)
         impl = impl_for(options.impl_template, submission)
-        supervised = grade_supervised(impl, submission.name, context, options.grade, work_dir, stop, reaper=reaper)
+        supervised = grade_supervised(impl, submission.name, context, options.grade, work_dir, stop, reaper=reaper, spawner=spawner)
         if supervised is None:
             return None
         result = supervised.result
@@ -113,6 +118,7 @@ def grade_batch(
         progress.close()
         raise
     finally:
+        spawner.close()
         reaper.disable()
         if scratch is not None:
             scratch.cleanup()

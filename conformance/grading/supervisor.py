@@ -1,7 +1,8 @@
 """Run one submission's grading in a worker process and always come back with a result.
 
-The worker (:mod:`conformance.grading.worker`) runs in a new session, so it and everything
-it starts form a process group the supervisor can kill at once. The supervisor waits for
+The worker (:mod:`conformance.grading.worker`, forked by :mod:`conformance.grading.spawner`'s
+fork server) runs in a new session, so it and everything it starts form a process group
+the supervisor can kill at once. The supervisor waits for
 it under a hard wall-clock limit (the ``--budget`` plus room for the build and start-up),
 then kills the group whatever happened, so nothing the submission left behind in it keeps
 running. If the worker died (a submission can SIGKILL its parent) or broke, the outcomes it
@@ -13,10 +14,8 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -29,6 +28,7 @@ from conformance.grading.grader import GradeOptions, GradingContext, SubmissionR
 from conformance.grading.reaper import Reaper
 from conformance.grading.result_json import ResultFormatError, outcome_from_json, result_from_json
 from conformance.grading.scoring import score
+from conformance.grading.spawner import Worker, WorkerSpawner, WorkerStartError
 from conformance.grading.status import NOT_RUN, SubmissionStatus
 from conformance.grading.worker import EXIT_GRADER_FAILED, Job
 
@@ -66,6 +66,7 @@ def grade_supervised(
     stop: threading.Event | None = None,
     limit_s: float | None = None,
     reaper: Reaper | None = None,
+    spawner: WorkerSpawner | None = None,
 ) -> Supervised | None:
     """Grade ``impl`` in a worker process; None when ``stop`` was set before it finished.
 
@@ -79,6 +80,12 @@ def grade_supervised(
     not every case after it.
     """
     reaper = reaper or Reaper()
+    if spawner is None:  # a batch shares one; alone, this call has its own
+        own = WorkerSpawner(worker_env(), reaper)
+        try:
+            return grade_supervised(impl, name, context, options, work_dir, stop, limit_s, reaper, own)
+        finally:
+            own.close()
     limit_s = limit_s if limit_s is not None else hard_limit_s(options)
     work_dir = work_dir.absolute()  # the worker may not share our idea of "here"
     work_dir.mkdir(parents=True, exist_ok=True)
@@ -88,7 +95,8 @@ def grade_supervised(
     deaths: list[str] = []
     logs: list[str] = []
     for _ in range(MAX_WORKERS):
-        worker = _run_worker(impl, name, context, options, work_dir, stop, max(0.0, deadline - time.monotonic()), reaper, known)
+        left_s = max(0.0, deadline - time.monotonic())
+        worker = _run_worker(impl, name, context, options, work_dir, stop, left_s, reaper, spawner, known)
         if worker is None:
             return None
         code, result_text, progress, log_text = worker
@@ -133,6 +141,7 @@ def _run_worker(
     stop: threading.Event | None,
     limit_s: float,
     reaper: Reaper,
+    spawner: WorkerSpawner,
     known: dict[str, Outcome],
 ) -> tuple[int | None, str | None, dict[str, Outcome], str | None] | None:
     """One worker's run: its exit status (None: overran), its result file's text, the outcomes it recorded, its log.
@@ -143,26 +152,16 @@ def _run_worker(
     result_path = work_dir / f"{token}.json"
     progress_path = work_dir / f"{token}.progress"
     log_path = work_dir / f"{token}.log"
-    job = Job(impl, name, context, options, result_path, os.getpid(), progress_path, tuple(known.values()))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(_PACKAGE_ROOT), os.environ.get("PYTHONPATH"))))}
-    with log_path.open("wb") as log, reaper.lock:
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "conformance.grading.worker"],
-            stdin=subprocess.PIPE,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env=env,
-            start_new_session=True,  # its own process group: one killpg reaches all it started
-        )
-        reaper.workers.add(worker.pid)
+    job = Job(impl, name, context, options, result_path, progress_path, tuple(known.values()))
+    # In a session of its own (forked by the spawner's server): one killpg reaches all it started.
     try:
-        # Fed from a thread, so a worker that never reads its job still meets its deadline.
-        feeder = threading.Thread(target=_feed, args=(worker, pickle.dumps(job)), name="grade-job", daemon=True)
-        feeder.start()
+        worker = spawner.start(job, log_path)
+    except WorkerStartError as error:
+        return EXIT_GRADER_FAILED, None, {}, str(error)
+    try:
         code = _wait(worker, limit_s, stop)
     finally:
         _kill_group(worker)
-        reaper.workers.discard(worker.pid)
         reaper.sweep()
     try:
         if code is None and stop is not None and stop.is_set():
@@ -173,6 +172,11 @@ def _run_worker(
         result_path.unlink(missing_ok=True)
         progress_path.unlink(missing_ok=True)
         log_path.unlink(missing_ok=True)
+
+
+def worker_env() -> dict[str, str]:
+    """The workers' environment: the batch's, with this package importable."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(_PACKAGE_ROOT), os.environ.get("PYTHONPATH"))))}
 
 
 def _progress(path: Path, context: GradingContext) -> dict[str, Outcome]:
@@ -207,16 +211,7 @@ def failed_result(
     return SubmissionResult(name, impl, name, status, detail, graded, context.rubric, duration_s)
 
 
-def _feed(worker: subprocess.Popen[bytes], job: bytes) -> None:
-    assert worker.stdin is not None
-    try:
-        worker.stdin.write(job)
-        worker.stdin.close()
-    except (BrokenPipeError, OSError):
-        pass  # it died (or was killed) before reading it all; its exit status tells
-
-
-def _wait(worker: subprocess.Popen[bytes], limit_s: float, stop: threading.Event | None) -> int | None:
+def _wait(worker: Worker, limit_s: float, stop: threading.Event | None) -> int | None:
     """The worker's exit status, or None when it overran or ``stop`` was set."""
     deadline = time.monotonic() + limit_s
     while True:
@@ -227,12 +222,15 @@ def _wait(worker: subprocess.Popen[bytes], limit_s: float, stop: threading.Event
                 return None
 
 
-def _kill_group(worker: subprocess.Popen[bytes]) -> None:
-    # The group outlives its leader while any member lives; killing it is always safe here.
-    try:
-        os.killpg(worker.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+def _kill_group(worker: Worker) -> None:
+    # The group outlives its leader while any member lives. Once the worker's end is known,
+    # the fork server has killed its group already (before reaping it, while the group id
+    # could not be reused); this kills the group of a worker still running.
+    if worker.returncode is None:
+        try:
+            os.killpg(worker.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
     try:
         worker.wait(timeout=5)
     except subprocess.TimeoutExpired:

@@ -1,16 +1,17 @@
-"""``python -m conformance.grading.worker``: grade one submission in a process of its own.
+"""A grading worker: one submission graded in a process of its own.
 
-The batch (:mod:`conformance.grading.supervisor`) starts one worker per submission, in a
-new session, and writes the job on its stdin: a pickle of :class:`Job` (parent to child
-only, written by the grader itself, read before any student code runs). The worker grades
-with :func:`grade_submission` and writes the result as JSON (:mod:`result_json`) to the
-job's ``result_path``, atomically. Each case's outcome is also appended to the job's
+The batch (:mod:`conformance.grading.supervisor`) hands each submission to a new worker,
+forked from the workers' fork server (:mod:`conformance.grading.forkserver`, which this
+module runs with ``--fork-server``) in a new session. The job is a pickle of :class:`Job`
+(written by the grader itself, read before any student code runs). The worker grades with
+:func:`grade_submission` and writes the result as JSON (:mod:`result_json`) to the job's
+``result_path``, atomically. Each case's outcome is also appended to the job's
 ``progress_path`` (JSON lines) as soon as it is known: whatever the submission does to this
 process (kill it, exhaust it), the outcomes already known are kept, and the supervisor
 grades the cases left in a new worker.
 
 Nothing of the job reaches the submission: it is not in this process's argv or
-environment, and stdin is closed before grading starts.
+environment, and stdin is /dev/null before grading starts.
 """
 
 from __future__ import annotations
@@ -44,7 +45,6 @@ class Job:
     context: GradingContext
     options: GradeOptions
     result_path: Path
-    parent_pid: int
     #: Where each outcome is appended as a JSON line the moment it is known.
     progress_path: Path
     #: Outcomes known from an earlier worker of the same submission: not run again.
@@ -52,8 +52,8 @@ class Job:
 
 
 def _die_with_parent(parent_pid: int) -> None:
-    # Linux: if the batch dies (killed, interrupted), its workers die too instead of grading
-    # on. And the worker adopts what its own descendants orphan while it lives, so the
+    # Linux: if the fork server dies (and it dies with the batch), its workers die too instead
+    # of grading on. And the worker adopts what its own descendants orphan while it lives, so the
     # batch's sweep (conformance.grading.reaper) only ever meets what a dead worker left.
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -80,15 +80,11 @@ def run(job: Job) -> SubmissionResult:
     return result
 
 
-def main() -> int:
-    """Read a :class:`Job` from stdin, grade it, write the result."""
-    job = pickle.loads(sys.stdin.buffer.read())
+def run_job(job_bytes: bytes, parent_pid: int) -> int:
+    """Grade the pickled :class:`Job` (stdin and stdout already set up); the exit status."""
+    job = pickle.loads(job_bytes)
     assert isinstance(job, Job)
-    _die_with_parent(job.parent_pid)
-    # The submission must not read or hold the job's pipe.
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
+    _die_with_parent(parent_pid)
     try:
         run(job)
     except Exception:  # a grader bug: the batch reports it on this submission's row
@@ -99,9 +95,19 @@ def main() -> int:
     return 0
 
 
+def main(argv: list[str]) -> int:
+    """``--fork-server PARENT_PID``: serve jobs (see :mod:`conformance.grading.forkserver`)."""
+    if len(argv) != 2 or argv[0] != "--fork-server" or not argv[1].isdigit():
+        print("usage: python -m conformance.grading.worker --fork-server PARENT_PID", file=sys.stderr)
+        return 2
+    from conformance.grading import forkserver
+
+    return forkserver.serve(int(argv[1]))
+
+
 if __name__ == "__main__":
     # Run the imported module's main, not this __main__ copy's: the pickled Job names the
-    # class conformance.grading.worker.Job, which must be the one main checks against.
+    # class conformance.grading.worker.Job, which must be the one run_job checks against.
     from conformance.grading import worker
 
-    raise SystemExit(worker.main())
+    raise SystemExit(worker.main(sys.argv[1:]))
