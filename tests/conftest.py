@@ -11,6 +11,7 @@ import pytest
 
 from conformance.cases import Case
 from conformance.loader import Suite, load_suite
+from conformance.profiles import PROFILES
 from tests.graded_class import GradedClass, grade_class
 from tests.js_variants import ensure_generated
 
@@ -44,12 +45,18 @@ def pytest_configure(config: pytest.Config) -> None:
 
     Set before collection (some test modules load the fixtures when imported) and before
     pytest-xdist starts its workers, which inherit it, as do the processes the tests start:
-    the fixtures are then validated once per run, not once per worker.
+    the fixtures are then validated once per run, not once per worker (the controller fills
+    it before the workers start).
     """
     if not hasattr(config, "workerinput"):
         folder = tempfile.mkdtemp(prefix="pi-conformance-test-cache-")
         os.environ["PI_CONFORMANCE_CACHE"] = folder
         setattr(config, _CACHE_FOLDER, folder)
+        if getattr(config.option, "numprocesses", None):
+            # Fill it before the workers start: each would otherwise find it empty when its
+            # collection loads the fixtures, and validate every file itself (about 3 s of CPU).
+            for profile in PROFILES:
+                load_suite(profile=profile)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
