@@ -26,6 +26,7 @@ from conformance.adapters.settings import ImplSettings
 from conformance.execution import run_case
 from conformance.loader import Suite
 from tests.attack_projects import append_to_module, copy_project, kill_leftovers, new_marker, spawn_child_js, wait_until_gone
+from tests.cli_runner import cli
 from tests.conftest import REPO
 
 SERVER = ["-m", "conformance.server", "--impl", "reference"]
@@ -100,10 +101,9 @@ def test_a_hung_program_with_a_stray_child_times_out_promptly_and_restarts(sandb
 
 
 def grade_cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
     # --no-build: the stray children start when a compiled module loads, which a build never does.
-    command = [sys.executable, "-m", "conformance.cli", "grade", "--no-build", *args]
-    return subprocess.run(command, capture_output=True, text=True, cwd=REPO, env=env, timeout=timeout)
+    # The strays inherit the program's pipes, not the grader's: a CLI forked by tests.cli_runner will do.
+    return cli("grade", "--no-build", *args, timeout=timeout)
 
 
 @needs_node
