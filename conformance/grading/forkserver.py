@@ -22,7 +22,6 @@ starts in a new session, as a worker started on its own does.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import importlib
 import os
 import pickle
@@ -33,11 +32,11 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-_PR_SET_PDEATHSIG = 1
+from conformance.grading.worker import EXIT_GRADER_FAILED, die_with_parent, run_job
+
 _HEADER = struct.Struct(">I")
-#: What a worker imports while it grades; imported here once, before any fork.
+#: What a worker imports while it grades, beyond the worker module; imported here once, before any fork.
 PRELOAD = (
-    "conformance.grading.worker",
     "conformance.adapters.resolve",
     "conformance.adapters.pi_course",
     "conformance.adapters.pi_ai",
@@ -87,13 +86,6 @@ def _preload() -> None:
         pi_course.find_node()  # asked once here, not once per pi-course: or pi-ai: worker
 
 
-def _die_with_parent(parent_pid: int) -> None:
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent_pid:  # the batch died before prctl took effect
-        os._exit(1)
-
-
 def _kill_all(children: dict[int, int | None]) -> None:
     """SIGKILL every worker's group and reap them: the batch is gone or done."""
     for pid in children:
@@ -118,16 +110,14 @@ def _run_child(job_bytes: bytes, log_path: str, server_pid: int) -> None:
         os.dup2(null, 0)
         os.dup2(log, 1)
         os.dup2(log, 2)
-        os.closerange(3, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 1024)  # the server's pipes and pidfds
-        from conformance.grading import worker
-
-        code = worker.run_job(job_bytes, server_pid)
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # the server's pipes and pidfds
+        code = run_job(job_bytes, server_pid)
     except BaseException:
         with contextlib.suppress(Exception):
             import traceback
 
             traceback.print_exc()
-        code = 3
+        code = EXIT_GRADER_FAILED
     finally:
         with contextlib.suppress(Exception):
             sys.stdout.flush()
@@ -165,7 +155,7 @@ def serve(parent_pid: int, requests: int = 0, replies: int = 1) -> int:
     When the requests end (the batch is done, or gone), the workers still running are
     killed: the batch has either waited for each one already or stopped caring.
     """
-    _die_with_parent(parent_pid)
+    die_with_parent(parent_pid, adopt_orphans=False)
     _preload()
     server_pid = os.getpid()
     children: dict[int, int | None] = {}  # pid -> its pidfd (None: polled)

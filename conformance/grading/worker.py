@@ -51,14 +51,19 @@ class Job:
     given: tuple[Outcome, ...] = ()
 
 
-def _die_with_parent(parent_pid: int) -> None:
-    # Linux: if the fork server dies (and it dies with the batch), its workers die too instead
-    # of grading on. And the worker adopts what its own descendants orphan while it lives, so the
-    # batch's sweep (conformance.grading.reaper) only ever meets what a dead worker left.
+def die_with_parent(parent_pid: int, adopt_orphans: bool) -> None:
+    """Be SIGKILLed when the parent dies (Linux); exit now if it already has.
+
+    The fork server dies with the batch, and each worker with the fork server, instead of
+    grading on. A worker also adopts what its own descendants orphan while it lives
+    (``adopt_orphans``), so the batch's sweep (conformance.grading.reaper) only ever meets
+    what a dead worker left; the server must not, or it would adopt what dead workers left.
+    """
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        if adopt_orphans:
+            libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     except (OSError, AttributeError):
         pass
     if os.getppid() != parent_pid:  # the parent died before prctl took effect
@@ -84,7 +89,7 @@ def run_job(job_bytes: bytes, parent_pid: int) -> int:
     """Grade the pickled :class:`Job` (stdin and stdout already set up); the exit status."""
     job = pickle.loads(job_bytes)
     assert isinstance(job, Job)
-    _die_with_parent(parent_pid)
+    die_with_parent(parent_pid, adopt_orphans=True)
     try:
         run(job)
     except Exception:  # a grader bug: the batch reports it on this submission's row
