@@ -21,27 +21,24 @@ RUBRIC = 'version: 1\nname: lab 3.1 only\nlabs:\n  "3.1": {weight: 10}\n'
 # $1 is the submission's folder; exactly one argument, however odd its name.
 SCRIPT = """#!/bin/sh
 [ $# -eq 1 ] || { echo "expected one argument, got $#" >&2; exit 3; }
+# The grading worker above this program (past the process supervisor between them).
+worker() {
+  pid=$PPID
+  while [ "$pid" -gt 1 ]; do
+    if tr '\\0' ' ' < /proc/$pid/cmdline | grep -q conformance.grading.worker; then echo "$pid"; return; fi
+    pid=$(awk '{print $4}' /proc/$pid/stat)
+  done
+}
 behaviour=$(cat "$1/behaviour" 2>/dev/null || echo ok)
 case "$behaviour" in
   kill-parent)
-    # Walk up to the grading worker (past the process supervisor between them) and kill it.
-    pid=$PPID
-    while [ "$pid" -gt 1 ]; do
-      if tr '\\0' ' ' < /proc/$pid/cmdline | grep -q conformance.grading.worker; then kill -9 "$pid"; break; fi
-      pid=$(awk '{print $4}' /proc/$pid/stat)
-    done
+    kill -9 "$(worker)"
     sleep 30;;
   kill-fork-server)
-    # Walk up to the grading worker and kill its parent, the fork server of the whole batch.
-    pid=$PPID
-    while [ "$pid" -gt 1 ]; do
-      if tr '\\0' ' ' < /proc/$pid/cmdline | grep -q conformance.grading.worker; then
-        server=$(awk '{print $4}' /proc/$pid/stat)
-        echo "$server $(tr '\\0' ' ' < /proc/$server/cmdline)" >> "$1/killed"
-        kill -9 "$server"; break
-      fi
-      pid=$(awk '{print $4}' /proc/$pid/stat)
-    done
+    # The worker's parent: the fork server of the whole batch.
+    server=$(awk '{print $4}' /proc/$(worker)/stat)
+    echo "$server $(tr '\\0' ' ' < /proc/$server/cmdline)" >> "$1/killed"
+    kill -9 "$server"
     sleep 30;;
   slow) sleep 0.5;;
   kill-parent-once) exec "$PYEXE" -c "$KILL_ONCE" "$1";;
