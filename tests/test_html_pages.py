@@ -32,6 +32,10 @@ from tests.variants import VARIANTS
 
 EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 BY_NAME = {variant.name: variant for variant in VARIANTS}
+# One pytest-xdist worker runs the module (``--dist loadgroup``): its fixtures grade a small class,
+# which every worker that ran one of its tests would otherwise grade again.
+pytestmark = pytest.mark.xdist_group("html-pages")
+
 CLASS = ("partials-shared-between-events", "exhaustion-throws-synchronously", "stream-result-is-a-copy", "textof-mixes-in-tool-names")
 
 

@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -37,13 +36,6 @@ def grade(folder: str, suite: Suite, build: bool = False) -> dict[str, Outcome]:
         return {case.id: run_case(adapter, case) for case in suite.cases}
     finally:
         adapter.close()
-
-
-@pytest.fixture(scope="module")
-def outcomes(suite: Suite) -> dict[str, dict[str, Outcome]]:
-    folders = [name for name, spec in EXPECTATIONS.items() if not spec.get("build_fails")]
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        return dict(zip(folders, pool.map(lambda folder: grade(folder, suite), folders), strict=True))
 
 
 def per_lab(results: dict[str, Outcome], suite: Suite) -> dict[str, dict[str, int]]:
@@ -81,9 +73,11 @@ def outcome_problems(expected: dict[str, dict[str, int | str]], results: dict[st
 
 
 @pytest.mark.parametrize("folder", [name for name, spec in EXPECTATIONS.items() if not spec.get("build_fails")])
-def test_folder_gets_exactly_its_expected_results(folder: str, outcomes: dict[str, dict[str, Outcome]], suite: Suite) -> None:
+def test_folder_gets_exactly_its_expected_results(folder: str, suite: Suite) -> None:
+    # Graded here, not in a shared fixture: pytest-xdist spreads the folders over its workers,
+    # where a module fixture would grade every folder again on each worker that runs one.
     spec = EXPECTATIONS[folder]
-    results = outcomes[folder]
+    results = grade(folder, suite)
     assert outcome_problems(spec["outcomes"], results, suite) == []  # type: ignore[arg-type]
     if "failing_case" in spec:
         outcome = results[str(spec["failing_case"])]
