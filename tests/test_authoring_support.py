@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import shutil
 from pathlib import Path
 
@@ -22,16 +23,23 @@ DEFAULT_PICKS: dict[str, list[str]] = {
 }
 
 
-def extract(relative: str, ids: list[str]) -> str:
-    """A fixture file holding only the cases ``ids`` of a real file, copied as text (header and all)."""
+@functools.cache
+def _case_texts(relative: str) -> tuple[str, dict[str, str]]:
+    """A bundled fixture file's header, and each case's text by id (parsed once per process)."""
     source = REPO / "fixtures" / relative
     fixture = read(source, source.parent.parent)
     head = fixture.text[: fixture.text.index("\ncases:\n") + len("\ncases:\n")]
-    chunks = []
+    cases = {}
     for node, raw in fixture.cases:
-        if raw["id"] in ids:
-            line_start = fixture.text.rfind("\n", 0, node.start) + 1
-            chunks.append(fixture.text[line_start : node.end] + "\n")
+        line_start = fixture.text.rfind("\n", 0, node.start) + 1
+        cases[raw["id"]] = fixture.text[line_start : node.end] + "\n"
+    return head, cases
+
+
+def extract(relative: str, ids: list[str]) -> str:
+    """A fixture file holding only the cases ``ids`` of a real file, copied as text (header and all)."""
+    head, cases = _case_texts(relative)
+    chunks = [text for case_id, text in cases.items() if case_id in ids]
     assert len(chunks) == len(ids), f"missing cases in {relative}"
     return head + "\n".join(chunks)
 
