@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -50,6 +51,19 @@ def test_the_reference_never_diverges_from_itself(reference: BindingAdapter) -> 
     assert fuzz(differ, seconds=60, seed=3, max_examples=400) is None
     assert differ.stats.examples == 400
     assert differ.stats.reference_failures == 0
+
+
+def test_a_reference_value_that_changes_between_runs_is_dropped_not_reported(reference: BindingAdapter) -> None:
+    # A "reference" whose text() stamps a counter: X (the real reference) fails its case, and
+    # the case is then dropped, since the flaky side fails its own expectations on a second run.
+    counter = itertools.count()
+
+    def stamped_text(value: str) -> Any:
+        return reference_impl.text(f"{value}#{next(counter)}")
+
+    differ = Differ(_binding(text=stamped_text), reference)
+    assert fuzz(differ, seconds=60, seed=0, max_examples=150) is None
+    assert differ.stats.reference_failures > 0
 
 
 def test_a_python_bug_becomes_a_ready_case(tmp_path: Path, reference: BindingAdapter) -> None:
