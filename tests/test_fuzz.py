@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import importlib
 import itertools
 import json
 import re
@@ -18,10 +20,14 @@ import pytest
 import yaml
 
 import reference_impl
+from conformance.adapter import Adapter
 from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.reference import create
+from conformance.cases import Case
+from conformance.execution import Outcome
 from conformance.fuzz.emit import check_emitted, write_case
 from conformance.fuzz.engine import Differ, fuzz
+from conformance.fuzz.strategies import Program
 from tests.cli_runner import cli
 from tests.js_variants import JS, REPO, ensure_generated
 
@@ -64,6 +70,41 @@ def test_a_reference_value_that_changes_between_runs_is_dropped_not_reported(ref
     differ = Differ(_binding(text=stamped_text), reference)
     assert fuzz(differ, seconds=60, seed=0, max_examples=150) is None
     assert differ.stats.reference_failures > 0
+
+
+class RecordingDiffer(Differ):
+    """A Differ that keeps every program it is asked about."""
+
+    def __init__(self, reference: Adapter, implementation: Adapter) -> None:
+        super().__init__(reference, implementation)
+        self.programs: list[tuple[str, object, object]] = []
+
+    def diverges(self, program: Program) -> tuple[Case, Outcome] | None:
+        self.programs.append((program.operation, copy.deepcopy(program.input), copy.deepcopy(program.steps)))
+        return super().diverges(program)
+
+
+def test_the_programs_drawn_depend_on_the_seed_not_on_what_the_process_imported(tmp_path: Path, reference: BindingAdapter) -> None:
+    # Hypothesis mixes literals from the caller's own modules into its draws; a module full of
+    # new literals, imported between two runs with the same seed, must change nothing.
+    def drawn() -> list[tuple[str, object, object]]:
+        differ = RecordingDiffer(reference, create())
+        assert fuzz(differ, seconds=60, seed=7, max_examples=120) is None
+        return differ.programs
+
+    before = drawn()
+    probe = tmp_path / "probe_constants.py"
+    literals = [f'"probe-{n}"' for n in range(300)] + [str(1_000_003 + n) for n in range(300)]
+    probe.write_text(f"VALUES = [{', '.join(literals)}]\n", encoding="utf-8")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        importlib.import_module("probe_constants")
+        after = drawn()
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("probe_constants", None)
+    assert len(after) == len(before) == 120
+    assert after == before
 
 
 def test_a_python_bug_becomes_a_ready_case(tmp_path: Path, reference: BindingAdapter) -> None:

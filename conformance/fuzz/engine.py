@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, Phase, find, settings
 from conformance.adapter import Adapter, AdapterFailure, run_operation
 from conformance.cases import Case
 from conformance.execution import Outcome, run_case
+from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.expect import build_case, clauses_for
 from conformance.fuzz.strategies import Program, programs
 
@@ -144,7 +145,8 @@ def fuzz(
         phases=[phase for phase in Phase if phase is not Phase.explain],
     )
     try:
-        program = find(programs, condition, settings=options, random=Random(seed))
+        with without_local_constants():
+            program = find(programs, condition, settings=options, random=Random(seed))
     except BaseException as error:
         # Our own stop signals arrive bare or, when hypothesis saw them while shrinking, in an
         # exception group (with hypothesis's own Flaky report when a stop interrupted a replay);

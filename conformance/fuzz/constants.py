@@ -1,0 +1,46 @@
+"""Keep Hypothesis's draws a function of the seed alone: no constants mined from the caller's modules.
+
+Hypothesis (6.131 and later) now and then draws a literal found in the source of "local"
+modules: those imported so far that live outside the standard library and site-packages.
+The same seed then draws other programs after one more import, in an editable install
+rather than a wheel, or in a process that has imported other code (a test runner, a
+server that forks commands). ``--seed`` and ``--examples`` promise the same programs on any
+machine, so the fuzzer draws with Hypothesis's built-in constants only.
+
+This reaches into Hypothesis's internals (there is no setting for it);
+``tests/test_fuzz.py`` checks that the draws stay the same across such an import, so a
+Hypothesis release that moves them fails there rather than silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+
+@contextmanager
+def without_local_constants() -> Iterator[None]:
+    """Within the block, Hypothesis draws no constant taken from the caller's own modules."""
+    try:
+        from hypothesis.internal.conjecture import providers
+        from hypothesis.internal.constants_ast import Constants
+    except ImportError:  # a Hypothesis from before local constants: nothing to turn off
+        yield
+        return
+    original = getattr(providers, "_get_local_constants", None)
+    cache: Any = getattr(providers, "CONSTANTS_CACHE", None)
+    if original is None:
+        yield
+        return
+    none = Constants()
+    # The cache of permitted constants per choice may hold local ones from an earlier draw.
+    if cache is not None:
+        cache.cache.clear()
+    providers._get_local_constants = lambda: none
+    try:
+        yield
+    finally:
+        providers._get_local_constants = original
+        if cache is not None:
+            cache.cache.clear()
