@@ -25,6 +25,9 @@ PRELOAD = (
     "conformance.commands.run",
     "conformance.commands.grade",
     "conformance.commands.fixtures",
+    # fuzz: Hypothesis takes 0.3 s to import, and the tests fuzz ten JS variants.
+    "conformance.commands.fuzz",
+    "conformance.fuzz.engine",
     "conformance.pytest_plugin",
     "conformance.schemas",
     "conformance.loader",

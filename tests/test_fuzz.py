@@ -8,7 +8,6 @@ import itertools
 import json
 import re
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -29,7 +28,7 @@ from conformance.fuzz.emit import check_emitted, write_case
 from conformance.fuzz.engine import Differ, fuzz
 from conformance.fuzz.strategies import Program
 from tests.cli_runner import cli
-from tests.js_variants import JS, REPO, ensure_generated
+from tests.js_variants import JS, ensure_generated
 
 NODE = shutil.which("node")
 # Per variant: the fuzzer must find the bug within this budget (issue 10: 60 s).
@@ -144,9 +143,8 @@ def _variants() -> list[str]:
 
 
 def _fuzz_variant(name: str, emit: Path) -> tuple[str, int, str]:
-    command = [sys.executable, "-m", "conformance.cli", "fuzz", "--impl", f"pi-course:tests/js/variants/{name}"]
-    command += ["--seconds", str(VARIANT_BUDGET_S), "--shrink-seconds", str(SHRINK_BUDGET_S), "--emit", str(emit / name)]
-    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=VARIANT_BUDGET_S + 120)
+    args = ["fuzz", "--impl", f"pi-course:tests/js/variants/{name}", "--seconds", str(VARIANT_BUDGET_S)]
+    done = cli(*args, "--shrink-seconds", str(SHRINK_BUDGET_S), "--emit", str(emit / name), timeout=VARIANT_BUDGET_S + 120)
     return name, done.returncode, done.stdout + done.stderr
 
 
