@@ -39,12 +39,24 @@ def test_every_operator_is_used(mutants: list) -> None:  # type: ignore[type-arg
     assert {mutant.operator for mutant in mutants} == set(OPERATORS)
 
 
-def test_every_mutant_compiles(mutants: list) -> None:  # type: ignore[type-arg]
+def _at(tree: ast.AST, path: tuple[tuple[str, int | None], ...]) -> ast.AST:
+    node = tree
+    for name, index in path:
+        node = getattr(node, name) if index is None else getattr(node, name)[index]
+    return node
+
+
+def test_every_mutant_compiles_and_leaves_the_original_tree_as_it_was(mutants: list) -> None:  # type: ignore[type-arg]
     trees = {path.stem: ast.parse(path.read_text(encoding="utf-8")) for path in PACKAGE_DIR.glob("*.py")}
+    originals = {name: ast.dump(tree, include_attributes=True) for name, tree in trees.items()}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)  # `x is not ''` and the like: the mutant's doing
         for mutant in mutants:
-            compile(mutant.apply(trees[mutant.module]), mutant.file, "exec")
+            mutated = mutant.apply(trees[mutant.module])
+            compile(mutated, mutant.file, "exec")
+            # The copy holds the replacement where the path leads (apply shares the rest with the original).
+            assert ast.dump(_at(mutated, mutant.path)) == ast.dump(mutant.replacement), mutant.id
+    assert {name: ast.dump(tree, include_attributes=True) for name, tree in trees.items()} == originals
 
 
 def test_the_original_passes_and_a_plain_bug_is_killed(mutants: list) -> None:  # type: ignore[type-arg]

@@ -63,17 +63,26 @@ class Mutant:
     replacement: ast.AST
 
     def apply(self, tree: ast.Module) -> ast.Module:
-        """A copy of ``tree`` (the module's original AST) with this mutation applied."""
-        mutated = copy.deepcopy(tree)
+        """A copy of ``tree`` (the module's original AST) with this mutation applied; ``tree`` is left as it was.
+
+        Only the nodes on the path to the mutation are copied (and the lists holding them);
+        the rest is shared with ``tree``, which compiling never changes. A deep copy of the
+        whole module per mutant was most of the cost of building one.
+        """
+        mutated = copy.copy(tree)
         parent: ast.AST = mutated
-        for name, index in self.path[:-1]:
+        last = len(self.path) - 1
+        for position, (name, index) in enumerate(self.path):
             child = getattr(parent, name)
-            parent = child if index is None else child[index]
-        name, index = self.path[-1]
-        if index is None:
-            setattr(parent, name, copy.deepcopy(self.replacement))
-        else:
-            getattr(parent, name)[index] = copy.deepcopy(self.replacement)
+            old = child if index is None else child[index]
+            new = copy.deepcopy(self.replacement) if position == last else copy.copy(old)
+            if index is None:
+                setattr(parent, name, new)
+            else:
+                items = list(child)
+                items[index] = new
+                setattr(parent, name, items)
+            parent = new
         return ast.fix_missing_locations(mutated)
 
 
