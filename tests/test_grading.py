@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -179,6 +180,19 @@ def test_a_build_failure_is_summed_up_by_its_first_compiler_error() -> None:
 
 
 # -- report formats ----------------------------------------------------------------------
+
+
+def test_junit_xml_escapes_the_control_characters_a_student_printed(textof_result: SubmissionResult) -> None:
+    # XML 1.0 cannot carry them: a colour code or a NUL in a message must not make the report unreadable.
+    first, *rest = textof_result.score.cases
+    noisy = dataclasses.replace(first.outcome, status="failed", message="\x1b[31mred\x00\x0b\tend\r\nnext\x7f")
+    result = dataclasses.replace(
+        textof_result, score=dataclasses.replace(textof_result.score, cases=(dataclasses.replace(first, outcome=noisy), *rest))
+    )
+    failure = ET.fromstring(junit.render(result, load_clauses())).find(f".//testcase[@name='{first.case.id}']/failure")
+    assert failure is not None
+    assert failure.get("message", "").startswith("\\x1b[31mred\\x00")
+    assert "\\x1b[31mred\\x00\\x0b\tend\n" in (failure.text or "") and "next\x7f" in (failure.text or "")
 
 
 def test_terminal_summary_lists_failing_cases_by_lab_with_feedback(textof_result: SubmissionResult) -> None:

@@ -83,9 +83,16 @@ def _require(condition: bool, problem: str) -> None:
         raise ResultFormatError(f"not a grading result of this run: {problem}")
 
 
+_OUTCOME_FIELDS = tuple(field.name for field in dataclasses.fields(Outcome))
+
+
 def outcome_to_json(outcome: Outcome) -> dict[str, Any]:
-    """One case's outcome as JSON (what :func:`outcome_from_json` reads back)."""
-    data = dataclasses.asdict(outcome)
+    """One case's outcome as JSON (what :func:`outcome_from_json` reads back).
+
+    The observation is shared, not copied (``dataclasses.asdict`` deep-copies it): the
+    result is for serialising, and copying every observation was most of its cost.
+    """
+    data = {name: getattr(outcome, name) for name in _OUTCOME_FIELDS}
     data["divergence"] = dataclasses.asdict(outcome.divergence) if outcome.divergence is not None else None
     return data
 

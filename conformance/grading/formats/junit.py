@@ -10,6 +10,7 @@ For a profile other than the course's a suite is an area (``area messages``,
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 
@@ -25,9 +26,12 @@ def _time(seconds: float) -> str:
     return f"{seconds:.3f}"
 
 
+# XML 1.0 cannot carry most control characters, and student output may contain them.
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
 def _xml_text(text: str) -> str:
-    # XML 1.0 cannot carry most control characters, and student output may contain them.
-    return "".join(char if char in "\t\n\r" or ord(char) >= 0x20 else f"\\x{ord(char):02x}" for char in text)
+    return _CONTROL_CHARACTERS.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
 
 
 def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
