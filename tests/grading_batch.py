@@ -109,15 +109,16 @@ def make_batch(root: Path, correct_copies: int = 5) -> dict[str, Expected]:
         expected[name] = Expected("ok", frozenset(labs))
     (root / "build-fails").symlink_to(JS / "variants" / "build-fails", target_is_directory=True)
     expected["build-fails"] = Expected("build-failed", frozenset({"3.1", "3.2", "4.1", "4.2"}))
-    # textOf loops forever on every message but a system one: those cases time out, the
-    # process is killed and restarted, the transport gives up on text_of after three timeouts
-    # in a row, and the grader retries each given-up case on its own, so every case that
-    # passes alone still earns its points.
+    # textOf loops forever on assistant messages: those cases time out, the process is killed
+    # and restarted, the transport gives up on text_of after three timeouts in a row (eight
+    # assistant cases come one after another), and the grader retries each given-up case on
+    # its own, so every case that passes alone still earns its points. (Looping on every
+    # role but system hung 25 cases instead of 15, for 3 s more CPU and nothing more shown.)
     patched_copy(
         root / "hangs-in-textof",
         "types.js",
         "export function textOf(message) {\n",
-        'export function textOf(message) {\n  if (message.role !== "system") for (;;) {}\n',
+        'export function textOf(message) {\n  if (message.role === "assistant") for (;;) {}\n',
     )
     expected["hangs-in-textof"] = Expected("timed-out", frozenset({"3.1"}))
     # scripted-model.js never finishes importing: every ScriptedModel case hangs. Nothing is

@@ -137,7 +137,7 @@ def test_a_hang_costs_only_the_cases_that_hang_when_tried_alone(batch: Batch) ->
     hanging = {
         case.id
         for case in load_suite(None, clauses).cases
-        if case.operation == "text_of" and isinstance(case.input.get("message"), dict) and case.input["message"].get("role") != "system"
+        if case.operation == "text_of" and isinstance(case.input.get("message"), dict) and case.input["message"].get("role") == "assistant"
     }
     assert {case["id"] for case in failed} == hanging
 
