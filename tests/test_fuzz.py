@@ -27,6 +27,8 @@ from conformance.execution import Outcome
 from conformance.fuzz.emit import check_emitted, write_case
 from conformance.fuzz.engine import Differ, fuzz
 from conformance.fuzz.strategies import Program
+from reference_impl.ir import assistant_message
+from reference_impl.scripted_model import finish
 from tests.cli_runner import cli
 from tests.js_variants import JS, ensure_generated
 
@@ -122,6 +124,23 @@ def test_a_python_bug_becomes_a_ready_case(tmp_path: Path, reference: BindingAda
     assert data["cases"][0]["expect"]["value"] != finding.outcome.observation["value"]  # type: ignore[index]
     check = check_emitted(path, case.id, reference, buggy)
     assert check.ok, check
+
+
+def test_a_shrunk_case_keeps_no_step_its_divergence_does_not_need(reference: BindingAdapter) -> None:
+    # A ScriptedModel whose exhausted error says something else: changing the context after a
+    # call has nothing to do with it, so no shrunk case may keep a mutate_context step.
+    class WrongExhaustedMessage(reference_impl.ScriptedModel):  # type: ignore[misc]
+        def _produce(self, stream: Any, turn: Any, signal: Any) -> None:
+            if turn is None and not (signal is not None and signal.aborted):
+                finish(stream, assistant_message([], "error", {"errorMessage": "no more turns"}))
+            else:
+                super()._produce(stream, turn, signal)
+
+    for seed in range(3):
+        finding = fuzz(Differ(reference, _binding(ScriptedModel=WrongExhaustedMessage)), seconds=30, seed=seed, shrink_seconds=10)
+        assert finding is not None and finding.case.operation == "scripted_model", seed
+        actions = [step["action"] for step in finding.program.steps]
+        assert "mutate_context" not in actions, (seed, actions)
 
 
 def test_implementation_defined_values_become_matchers(reference: BindingAdapter) -> None:
