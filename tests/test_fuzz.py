@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 import sys
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -24,6 +25,7 @@ from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.reference import create
 from conformance.cases import Case
 from conformance.execution import Outcome
+from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.emit import check_emitted, write_case
 from conformance.fuzz.engine import Differ, fuzz
 from conformance.fuzz.strategies import Program
@@ -106,6 +108,37 @@ def test_the_programs_drawn_depend_on_the_seed_not_on_what_the_process_imported(
         sys.modules.pop("probe_constants", None)
     assert len(after) == len(before) == 120
     assert after == before
+
+
+def test_overlapping_fuzz_runs_put_hypothesis_back_as_it_was() -> None:
+    # Two blocks in two threads, the first leaving while the second is inside: the second
+    # still draws without local constants, and once both left Hypothesis is as it was.
+    from hypothesis.internal.conjecture import providers
+
+    real = providers._get_local_constants
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen: list[bool] = []
+
+    def first() -> None:
+        with without_local_constants():
+            first_in.set()
+            second_in.wait(10)
+        first_out.set()
+
+    def second() -> None:
+        first_in.wait(10)
+        with without_local_constants():
+            second_in.set()
+            first_out.wait(10)
+            seen.append(providers._get_local_constants is not real)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert seen == [True]
+    assert providers._get_local_constants is real
 
 
 def test_a_python_bug_becomes_a_ready_case(tmp_path: Path, reference: BindingAdapter) -> None:

@@ -14,9 +14,16 @@ Hypothesis release that moves them fails there rather than silently.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+
+_lock = threading.Lock()
+#: How many blocks are inside without_local_constants (fuzz runs may overlap in threads), and
+#: what to put back when the last one leaves.
+_depth = 0
+_original: Any = None
 
 
 @contextmanager
@@ -28,19 +35,29 @@ def without_local_constants() -> Iterator[None]:
     except ImportError:  # a Hypothesis from before local constants: nothing to turn off
         yield
         return
-    original = getattr(providers, "_get_local_constants", None)
-    cache: Any = getattr(providers, "CONSTANTS_CACHE", None)
-    if original is None:
+    if getattr(providers, "_get_local_constants", None) is None:
         yield
         return
-    none = Constants()
-    # The cache of permitted constants per choice may hold local ones from an earlier draw.
-    if cache is not None:
-        cache.cache.clear()
-    providers._get_local_constants = lambda: none
+    global _depth, _original
+    with _lock:
+        if _depth == 0:
+            _original = providers._get_local_constants
+            none = Constants()
+            providers._get_local_constants = lambda: none
+            _clear_constants_cache(providers)
+        _depth += 1
     try:
         yield
     finally:
-        providers._get_local_constants = original
-        if cache is not None:
-            cache.cache.clear()
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                providers._get_local_constants = _original
+                _clear_constants_cache(providers)
+
+
+def _clear_constants_cache(providers: Any) -> None:
+    # The cache of permitted constants per choice may hold local ones from an earlier draw.
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    if cache is not None:
+        cache.cache.clear()
