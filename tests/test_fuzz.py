@@ -178,7 +178,6 @@ def test_a_shrunk_case_keeps_no_step_its_divergence_does_not_need(reference: Bin
 
 def test_implementation_defined_values_become_matchers(reference: BindingAdapter) -> None:
     from conformance.fuzz.expect import expectations
-    from conformance.fuzz.strategies import Program
 
     program = Program("make_assistant_message", {"content": [], "overrides": {"model": "m"}})
     observation = reference.make_assistant_message(program.input)

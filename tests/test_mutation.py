@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.mutation.operators import OPERATORS, all_mutants
+from conformance.mutation.operators import OPERATORS, Step, all_mutants
 from conformance.mutation.report import EQUIVALENTS_FILE, build_report, load_declared
 from conformance.mutation.runner import PACKAGE_DIR, MutationRun, run_mutants, sample
 
@@ -39,7 +39,7 @@ def test_every_operator_is_used(mutants: list) -> None:  # type: ignore[type-arg
     assert {mutant.operator for mutant in mutants} == set(OPERATORS)
 
 
-def _at(tree: ast.AST, path: tuple[tuple[str, int | None], ...]) -> ast.AST:
+def _at(tree: ast.AST, path: tuple[Step, ...]) -> ast.AST:
     node = tree
     for name, index in path:
         node = getattr(node, name) if index is None else getattr(node, name)[index]
