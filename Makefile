@@ -2,9 +2,6 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# The pinned TypeScript compiler that builds student projects (never fetched while grading).
-TOOLCHAIN := conformance/adapters/node/toolchain
-TSC := $(TOOLCHAIN)/node_modules/.bin/tsc
 
 .PHONY: conformance test lint bench mutation clean toolchain
 
@@ -14,12 +11,11 @@ $(BIN)/pi-conformance: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
-## Install the pinned TypeScript toolchain from its lock file (skipped, with a note, without npm).
-toolchain: $(TSC)
-
-$(TSC): $(TOOLCHAIN)/package.json $(TOOLCHAIN)/package-lock.json
+## Install the pinned TypeScript toolchain into the user's cache (pi-conformance toolchain install;
+## skipped, with a note, without npm). A no-op when it is there already.
+toolchain: $(BIN)/pi-conformance
 	@if command -v npm >/dev/null 2>&1; then \
-		cd $(TOOLCHAIN) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && touch node_modules/.bin/tsc; \
+		$(BIN)/pi-conformance toolchain install; \
 	else \
 		echo "note: npm not found; the pinned TypeScript toolchain is not installed (pi-course builds need Node.js)"; \
 	fi
@@ -54,4 +50,4 @@ bench: $(BIN)/pi-conformance
 	$(BIN)/python bench/suite_overhead.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info $(TOOLCHAIN)/node_modules
+	rm -rf $(VENV) build dist *.egg-info

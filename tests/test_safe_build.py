@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters.pi_course import TOOLCHAIN_BIN, NotACourseProject, build, check_course_project, pi_course_adapter
+from conformance import toolchain
+from conformance.adapters.course_build import BuildResult
+from conformance.adapters.pi_course import NotACourseProject, build, check_course_project, pi_course_adapter
 from conformance.adapters.resolve import ImplSpecError, resolve_adapter
 from conformance.adapters.sandbox import probe
 from conformance.adapters.settings import ImplSettings
@@ -27,9 +29,7 @@ from tests.grading_batch import FAST_TSC_OPTIONS
 
 NPM = shutil.which("npm")
 pytestmark = pytest.mark.skipif(NPM is None or shutil.which("node") is None, reason="Node.js and npm are needed for builds")
-needs_toolchain = pytest.mark.skipif(
-    not (TOOLCHAIN_BIN / "tsc").exists(), reason="the pinned TypeScript toolchain is not installed (make toolchain)"
-)
+needs_toolchain = pytest.mark.skipif(not toolchain.status().installed, reason=f"{toolchain.status().problem}")
 SANDBOXES = ["none", pytest.param("bwrap", marks=pytest.mark.skipif(probe() is not None, reason=f"no sandbox here: {probe()}"))]
 TSCONFIG = {
     "compilerOptions": {"target": "es2022", "module": "es2022", "outDir": "dist", "rootDir": ".", "strict": True, **FAST_TSC_OPTIONS},
@@ -51,11 +51,18 @@ def typescript_project(target: Path, source: str) -> Path:
     return project
 
 
+def built_report(project: Path, sandbox: str) -> str | None:
+    """The failure report of building ``project``; the built copy (if any) removed."""
+    built = build(project, ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
+    built.remove()
+    return built.report
+
+
 @needs_toolchain
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 def test_a_type_error_is_a_build_failure(sandbox: str, tmp_path: Path) -> None:
     project = typescript_project(tmp_path / "typo", 'export const answer: number = "forty-two";\n')
-    report = build(project, ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
+    report = built_report(project, sandbox)
     assert report is not None
     assert report.startswith("npm run build exited with status 2:")
     assert "error TS2322: Type 'string' is not assignable to type 'number'" in report
@@ -65,8 +72,14 @@ def test_a_type_error_is_a_build_failure(sandbox: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 def test_a_typescript_project_builds_with_the_pinned_compiler_into_its_own_folder(sandbox: str, tmp_path: Path) -> None:
     project = typescript_project(tmp_path / "fine", "export const answer: number = 42;\n")
-    assert build(project, ImplSettings(sandbox=sandbox)) is None  # type: ignore[arg-type]
-    assert "answer = 42" in (project / MODULES / "types.js").read_text(encoding="utf-8")
+    built = build(project, ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
+    try:
+        assert built.report is None and built.workspace is not None
+        assert "answer = 42" in (built.project(project) / MODULES / "types.js").read_text(encoding="utf-8")
+        assert not (project / MODULES).exists()  # the submission itself is never written to
+    finally:
+        built.remove()
+    assert not built.workspace.root.exists()
 
 
 def test_an_empty_folder_is_not_a_course_project(tmp_path: Path) -> None:
@@ -79,7 +92,7 @@ def test_an_empty_folder_is_not_a_course_project(tmp_path: Path) -> None:
     with pytest.raises(ImplSpecError, match="is not a course project") as raised:
         resolve_adapter(f"pi-course:{empty}", ImplSettings(build=True))
     assert isinstance(raised.value.__cause__, NotACourseProject)  # what grading maps to not-a-project
-    assert build(empty) is None  # nothing to build, and nothing is run
+    assert build(empty) == BuildResult(None)  # nothing to build, and nothing is run
 
 
 @pytest.fixture
@@ -148,6 +161,6 @@ def test_a_build_that_asks_npx_for_a_package_fetches_nothing(
     manifest["scripts"]["build"] = "npx --yes cowsay hello"
     (package / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
     (package / ".npmrc").write_text(f"registry={url}\n", encoding="utf-8")  # the project's own registry
-    report = build(project, ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
+    report = built_report(project, sandbox)
     assert report is not None and report.startswith("npm run build exited with status")
     assert seen == []

@@ -10,37 +10,21 @@ from __future__ import annotations
 import functools
 import os
 import re
-import secrets
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
+from conformance import toolchain
 from conformance.adapter import Adapter, HarnessError
-from conformance.adapters.process import SESSION_MARKER, ProcessAdapter, ProcessOptions, minimal_environment, stop_tree, supervisor_argv
-from conformance.adapters.sandbox import (
-    SANDBOX_HOME,
-    Sandbox,
-    SandboxUnavailable,
-    bwrap_command,
-    choose_isolation,
-    find_bwrap,
-    runtime_path,
-    runtime_roots,
-)
+from conformance.adapters.course_build import BuildResult, build_in_copy
+from conformance.adapters.process import SUPERVISOR, ProcessAdapter, ProcessOptions
+from conformance.adapters.sandbox import Isolation, Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
 from conformance.adapters.settings import ImplSettings
 
 NODE_ADAPTER = Path(__file__).resolve().parent / "node" / "pi_course_adapter.mjs"
-#: The pinned TypeScript compiler (``make toolchain`` installs it with ``npm ci``).
-TOOLCHAIN = NODE_ADAPTER.parent / "toolchain"
-TOOLCHAIN_BIN = TOOLCHAIN / "node_modules" / ".bin"
-#: A registry address nothing listens on (the discard port of the loopback).
-UNREACHABLE_REGISTRY = "http://127.0.0.1:9/"
 COURSE_MODULES = ("types.js", "event-stream.js", "scripted-model.js")
 MINIMUM_NODE = 18
-BUILD_TIMEOUT_S = 300
-_BUILD_OUTPUT_LIMIT = 6000
 
 
 class CourseLayoutError(ValueError):
@@ -114,89 +98,36 @@ def build_dir(project: Path) -> Path | None:
     return None
 
 
-def build_environment(home: str, node: str) -> dict[str, str]:
-    """The build's environment: offline npm that never asks to install, the pinned ``tsc`` on PATH.
-
-    The registry points at a closed port, so even an npm that ignored ``offline`` (or a
-    script that calls ``npx``) cannot fetch a package; the home folder is fresh, so no
-    ``~/.npmrc`` of the grader's (tokens, another registry) is read.
-    """
-    env = minimal_environment({})
-    env.update(
-        {
-            "HOME": home,
-            "TMPDIR": home,
-            "PATH": runtime_path([str(TOOLCHAIN_BIN / "tsc"), node]),
-            "npm_config_offline": "true",
-            "npm_config_yes": "false",
-            "npm_config_registry": UNREACHABLE_REGISTRY,
-            "npm_config_cache": str(Path(home) / ".npm"),
-            "npm_config_audit": "false",
-            "npm_config_fund": "false",
-            "npm_config_update_notifier": "false",
-        }
-    )
-    return env
-
-
-def build(project: Path, settings: ImplSettings | None = None) -> str | None:
-    """Run the project's own ``npm run build``; the failure report, or None when it built.
+def build(project: Path, settings: ImplSettings | None = None) -> BuildResult:
+    """Build the project's own ``npm run build`` in a throwaway copy (see :mod:`.course_build`).
 
     Nothing is ever fetched and ``npx`` is never run: npm is offline and, in the sandbox,
-    has no network; ``tsc`` is the project's own (``node_modules/.bin``, which npm puts
-    first on PATH) or the toolchain pinned in ``node/toolchain``. A folder without
-    ``package.json`` is not built (compiled modules are used as they are; a folder with
-    neither is :class:`NotACourseProject`, which :func:`pi_course_adapter` raises).
-
-    In the sandbox the project folder is the only writable path (the build writes its
-    ``dist/`` there, as the course layout expects); the run afterwards sees it read-only.
+    has no network; ``tsc`` is the pinned toolchain's, for every submission alike. A folder
+    without ``package.json`` is not built (compiled modules are graded as they are; a folder
+    with neither is :class:`NotACourseProject`, which :func:`pi_course_adapter` raises).
+    The submission itself is never written to. The caller removes the built copy once it
+    has been graded (:meth:`BuildResult.remove`).
     """
     settings = settings or ImplSettings()
     where = build_dir(project)
     if where is None:
-        return None
+        return BuildResult(None)
     try:
         node = find_node()
-        isolation = choose_isolation(settings.sandbox)
-    except (CourseLayoutError, SandboxUnavailable) as error:
-        return f"npm run build could not run: {error}"
-    npm = shutil.which("npm") or "npm"
-    command = [npm, "run", "build"]
-    with tempfile.TemporaryDirectory(prefix="pi-build-") as home, tempfile.TemporaryFile() as log:
-        env = build_environment(SANDBOX_HOME if isolation == "bwrap" else home, node)
-        if isolation == "bwrap":
-            sandbox = Sandbox(read_only=(TOOLCHAIN, *runtime_roots([node, npm])), writable=(project,), chdir=where)
-            command = bwrap_command(sandbox, command, find_bwrap() or "bwrap")
-        marker = secrets.token_hex(16)
-        env[SESSION_MARKER] = marker
-        try:
-            # Output to a file, not a pipe: a stray process that keeps it open cannot stall the grader.
-            process = subprocess.Popen(
-                supervisor_argv(command),
-                cwd=where,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        except OSError as error:
-            return f"npm run build could not run: {error}"
-        try:
-            code: int | None = process.wait(timeout=BUILD_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            code = None
-        finally:
-            stop_tree(process, marker)
-        log.seek(0)
-        output = log.read().decode("utf-8", errors="replace").strip()
-    if code == 0:
-        return None
-    if len(output) > _BUILD_OUTPUT_LIMIT:
-        output = "…" + output[-_BUILD_OUTPUT_LIMIT:]
-    if code is None:
-        return f"npm run build did not finish within {BUILD_TIMEOUT_S} s:\n{output}"
-    return f"npm run build exited with status {code}:\n{output}"
+    except CourseLayoutError as error:
+        return BuildResult(f"npm run build could not run: {error}")
+    return build_in_copy(project, where, node, settings)
+
+
+def student_process_needs(build: bool) -> list[Path]:
+    """What a course project's processes read besides the submission: for ``--run-as`` to check."""
+    needs = [SUPERVISOR, NODE_ADAPTER.parent]
+    node = shutil.which("node")
+    if node is not None:
+        needs.append(Path(os.path.realpath(node)))
+    if build:
+        needs.append(toolchain.folder())
+    return needs
 
 
 class FailedBuildAdapter(Adapter):
@@ -235,11 +166,19 @@ def pi_course_adapter(path_text: str, settings: ImplSettings) -> Adapter:
         isolation = choose_isolation(settings.sandbox)
     except SandboxUnavailable as error:
         raise CourseLayoutError(str(error)) from error
+    built = BuildResult(None)
     if settings.build:
-        report = build(path, settings)
-        if report is not None:
-            print(f"pi-course: the build of {path} failed:\n{report}", file=sys.stderr)
-            return FailedBuildAdapter(path.name, report, isolation)
+        built = build(path, settings)
+        if built.report is not None:
+            print(f"pi-course: the build of {path} failed:\n{built.report}", file=sys.stderr)
+            return FailedBuildAdapter(path.name, built.report, isolation)
+    adapter = course_process_adapter(built.project(path), node, isolation, settings)
+    adapter.on_close.append(built.remove)  # the built copy lives as long as the adapter
+    return adapter
+
+
+def course_process_adapter(path: Path, node: str, isolation: Isolation, settings: ImplSettings) -> ProcessAdapter:
+    """The Node.js adapter over the compiled modules of the (built) project at ``path``."""
     modules = modules_dir(path)
     sandbox = None
     if isolation == "bwrap":

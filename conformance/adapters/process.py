@@ -22,10 +22,10 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, NoReturn
+from typing import Any, Literal, NoReturn
 
 from conformance.adapter import (
     DEFAULT_SETTLE_DEADLINE_S,
@@ -70,6 +70,8 @@ class ProcessOptions:
     stop_grace_s: float = 1.0
     #: Run inside this bubblewrap sandbox; None runs the program as the grader's user, unconfined.
     sandbox: Sandbox | None = None
+    #: (uid, gid) to run the program as (``--run-as``, the grader being root); None: the grader's own.
+    run_as: tuple[int, int] | None = None
 
     @classmethod
     def from_settings(
@@ -83,6 +85,7 @@ class ProcessOptions:
             cpu_limit_s=settings.cpu_limit_s,
             memory_limit_mb=settings.memory_limit_mb,
             sandbox=sandbox,
+            run_as=settings.run_as,
         )
 
     @property
@@ -162,6 +165,7 @@ class _Session:
                 cwd=options.cwd,
                 env=env,
                 start_new_session=True,  # its own process group and session, apart from the grader's terminal
+                **run_as_arguments(options.run_as),
             )
         except OSError:
             for fd in (stdin_read, stdin_write, stdout_read, stdout_write, stderr_read, stderr_write):
@@ -343,6 +347,13 @@ def supervised_argv(options: ProcessOptions) -> list[str]:
     return supervisor_argv(program, options.cpu_limit_s or 0, memory)
 
 
+def run_as_arguments(run_as: tuple[int, int] | None) -> dict[str, Any]:
+    """``subprocess.Popen`` arguments that start a program as ``run_as`` (uid, gid) with no other group."""
+    if run_as is None:
+        return {}
+    return {"user": run_as[0], "group": run_as[1], "extra_groups": []}
+
+
 def supervisor_argv(program: list[str], cpu_s: int = 0, memory_bytes: int = 0) -> list[str]:
     """``program`` under the supervisor (subreaper, limits, the tree killed when it ends)."""
     # -I -S: isolated and without site-packages, so the supervisor starts fast and imports nothing of ours.
@@ -387,6 +398,8 @@ class ProcessAdapter(Adapter):
         self.starts = 0
         #: The profile the run checks, sent in the handshake when set (spec/protocol.md).
         self.requested_profile: str | None = None
+        #: Called once the program is stopped for good (a built copy's removal, say).
+        self.on_close: list[Callable[[], None]] = []
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -426,6 +439,7 @@ class ProcessAdapter(Adapter):
         with self._lock:
             session, self._session = self._session, None
             if session is None:
+                self._run_on_close()
                 return
             if session.alive():
                 try:
@@ -435,6 +449,12 @@ class ProcessAdapter(Adapter):
                     pass
             # Always: what the program started may outlive it (or its supervisor, if it killed that).
             session.kill()
+        self._run_on_close()
+
+    def _run_on_close(self) -> None:
+        callbacks, self.on_close = self.on_close, []
+        for callback in callbacks:
+            callback()
 
     def _next_seq(self) -> int:
         seq = self._seq

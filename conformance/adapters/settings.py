@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from conformance.adapters.sandbox import SandboxMode
 
@@ -17,3 +18,7 @@ class ImplSettings:
     build: bool = False
     #: ``--sandbox``: ``auto`` (bwrap when it works here), ``bwrap`` or ``none``.
     sandbox: SandboxMode = "auto"
+    #: ``--run-as``: (uid, gid) that student processes (builds and runs) run as; None: the grader's user.
+    run_as: tuple[int, int] | None = None
+    #: Where builds make their throwaway workspaces (default: the system's temporary folder).
+    build_root: Path | None = None

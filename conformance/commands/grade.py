@@ -12,7 +12,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
+from conformance.adapters.pi_course import student_process_needs
 from conformance.adapters.resolve import IMPL_FORMS, untrusted_in_process
+from conformance.adapters.run_as import RunAsError, parse_run_as, run_as_problem
 from conformance.adapters.sandbox import add_sandbox_option
 from conformance.adapters.settings import ImplSettings
 from conformance.atomicfile import write_text_atomic
@@ -137,6 +139,11 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
     process.add_argument("--cpu-limit", type=positive_integer, metavar="SECONDS", help="CPU-time limit of the program")
     process.add_argument("--memory-limit", type=positive_integer, metavar="MIB", help="address-space limit of the program")
     add_sandbox_option(process)
+    process.add_argument(
+        "--run-as",
+        metavar="USER",
+        help="run student processes (builds and runs) as this unprivileged user (a name or uid); the grader must be root",
+    )
     parser.add_argument("--trust-python", action="store_true", help="allow python: submissions (they run unsandboxed, in process)")
 
 
@@ -151,11 +158,19 @@ def _impl_problem(impl: str, args: argparse.Namespace, option: str = "--impl") -
 
 
 def _options(args: argparse.Namespace) -> GradeOptions:
+    """Grading options from the command line; :class:`RunAsError` when ``--run-as`` cannot work here."""
+    run_as = None
+    if args.run_as:
+        run_as = parse_run_as(args.run_as)
+        problem = run_as_problem(run_as, student_process_needs(build=args.build))
+        if problem:
+            raise RunAsError(problem)
     settings = ImplSettings(
         env=dict(item.partition("=")[::2] for item in args.env),
         cpu_limit_s=args.cpu_limit,
         memory_limit_mb=args.memory_limit,
         sandbox=args.sandbox,
+        run_as=run_as,
     )
     return GradeOptions(settings=settings, build=args.build, case_timeout_s=args.timeout, budget_s=args.budget)
 
@@ -180,10 +195,11 @@ def grade_command(args: argparse.Namespace) -> int:
     try:
         context = _context(args)
         known = baselines.load_baseline(Path(args.baseline)) if args.baseline else None
-    except (RubricError, baselines.BaselineError) as error:
+        options = _options(args)
+    except (RubricError, baselines.BaselineError, RunAsError) as error:
         print(f"pi-conformance grade: {error}", file=sys.stderr)
         return EXIT_USAGE
-    result = grade_submission(args.impl, context, _options(args))
+    result = grade_submission(args.impl, context, options)
     details = None if args.verbose else args.details
     sys.stdout.write(terminal.render(result, context.clauses, details_per_lab=details))
     # Every report is rendered before any is written, and each is written atomically: a
@@ -239,8 +255,9 @@ def grade_batch_command(args: argparse.Namespace) -> int:
         context = _context(args)
         submissions = select_shard(discover_submissions(directory), *shard)
         names = [path.name for path in submissions]
+        grade_options = _options(args)
         journal = Journal.open(out, columns(context.rubric), shard, names, fresh=args.fresh, profile=args.profile)
-    except (RubricError, ShardError, JournalError) as error:
+    except (RubricError, ShardError, JournalError, RunAsError) as error:
         return usage(str(error))
     except OSError as error:
         return usage(f"cannot use {out}: {error}")
@@ -253,7 +270,7 @@ def grade_batch_command(args: argparse.Namespace) -> int:
         )
     work_dir = out / WORK_DIR
     options = BatchOptions(
-        grade=_options(args),
+        grade=grade_options,
         jobs=args.jobs,
         impl_template=args.impl_template,
         reports_dir=out / "reports",

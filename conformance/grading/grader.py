@@ -262,13 +262,18 @@ def grade_submission(
 
         project = Path(target).expanduser()
         if project.is_dir():
-            report = build(project.resolve(), settings)
-            if report is not None:
-                summary = build_summary(report)
-                return finish("build-failed", summary, not_run(f"the build failed ({summary})"), name, report)
-        settings = replace(settings, build=False)
-    else:
-        settings = replace(settings, build=options.build)
+            built = build(project.resolve(), settings)
+            if built.report is not None:
+                summary = build_summary(built.report)
+                return finish("build-failed", summary, not_run(f"the build failed ({summary})"), name, built.report)
+            # The built copy is graded (same folder name, so the same name in reports), then removed.
+            try:
+                copy = f"pi-course:{built.project(project.resolve())}"
+                graded = grade_submission(copy, context, replace(options, build=False), name, stop, given, on_outcome)
+            finally:
+                built.remove()
+            return replace(graded, impl=impl, duration_s=time.perf_counter() - started)
+    settings = replace(settings, build=options.build)
 
     try:
         adapter: Adapter = make_adapter(impl, settings, context.rubric.profile)

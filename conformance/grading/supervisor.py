@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from conformance.adapters.pi_course import BUILD_TIMEOUT_S
+from conformance.adapters.course_build import BUILD_TIMEOUT_S
 from conformance.execution import Outcome
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult
 from conformance.grading.reaper import Reaper
@@ -152,17 +154,25 @@ def _run_worker(
     result_path = work_dir / f"{token}.json"
     progress_path = work_dir / f"{token}.progress"
     log_path = work_dir / f"{token}.log"
+    # The worker's builds go in a folder of their own, removed below whatever happened to the
+    # worker: a killed worker cannot remove its build's workspace itself. Outside work_dir and
+    # traversable by others, for a --run-as user.
+    builds = Path(tempfile.mkdtemp(prefix="pi-builds-"))
+    builds.chmod(0o711)
+    options = replace(options, settings=replace(options.settings, build_root=builds))
     job = Job(impl, name, context, options, result_path, progress_path, tuple(known.values()))
     # In a session of its own (forked by the spawner's server): one killpg reaches all it started.
     try:
         worker = spawner.start(job, log_path)
     except WorkerStartError as error:
+        shutil.rmtree(builds, ignore_errors=True)
         return EXIT_GRADER_FAILED, None, {}, str(error)
     try:
         code = _wait(worker, limit_s, stop)
     finally:
         _kill_group(worker)
         reaper.sweep()
+        shutil.rmtree(builds, ignore_errors=True)
     try:
         if code is None and stop is not None and stop.is_set():
             return None

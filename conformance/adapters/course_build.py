@@ -1,0 +1,242 @@
+"""Build a course project in a throwaway copy, with the pinned toolchain, and never in the submission.
+
+The submission is copied into a fresh workspace: regular files, folders and symbolic links
+(recreated, never followed), without ``.git`` and without any ``node_modules``. Nothing the
+build does can therefore reach the submission's git configuration or hooks (a build that
+set ``core.fsmonitor`` would otherwise run its command in the staff's next ``git status``),
+and nothing it writes stays on disk once the workspace is removed after grading.
+
+**Every submission is compiled alike,** by the pinned toolchain (:mod:`conformance.toolchain`):
+the workspace's own ``node_modules`` is a link to it, so ``tsc`` is found on the path npm
+builds for the script, and ``@types/node`` where TypeScript looks for type packages (in the
+``node_modules`` of every folder above the project). A submission's own ``node_modules``
+(another TypeScript, a patched compiler) is never copied, so none of it runs. The build
+script itself is the student's and runs in the sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import stat
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance import toolchain
+from conformance.adapters.process import SESSION_MARKER, minimal_environment, run_as_arguments, stop_tree, supervisor_argv
+from conformance.adapters.sandbox import (
+    SANDBOX_HOME,
+    Sandbox,
+    SandboxUnavailable,
+    bwrap_command,
+    choose_isolation,
+    find_bwrap,
+    runtime_path,
+    runtime_roots,
+)
+from conformance.adapters.settings import ImplSettings
+
+#: A registry address nothing listens on (the discard port of the loopback).
+UNREACHABLE_REGISTRY = "http://127.0.0.1:9/"
+BUILD_TIMEOUT_S = 300
+#: Folders never copied into the workspace: the submission's repository and its installed packages.
+SKIPPED_FOLDERS = frozenset({".git", "node_modules"})
+#: A submission larger than this (without ``.git`` and ``node_modules``) is not built.
+MAX_COPY_BYTES = 256 * 1024 * 1024
+MAX_COPY_ENTRIES = 20_000
+#: The build log is read from its end only: a build that prints gigabytes costs the grader this much.
+LOG_TAIL_BYTES = 64 * 1024
+OUTPUT_LIMIT_CHARS = 6000
+
+
+class SubmissionTooLarge(RuntimeError):
+    """The submission exceeds :data:`MAX_COPY_BYTES` or :data:`MAX_COPY_ENTRIES`."""
+
+
+@dataclass
+class Workspace:
+    """A throwaway folder holding the copy of one submission; :meth:`remove` deletes it all."""
+
+    root: Path
+    #: The copy of the submission (same folder name as the original).
+    project: Path
+
+    def remove(self) -> None:
+        """Delete the workspace and everything the build wrote (idempotent)."""
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+@dataclass
+class BuildResult:
+    """How a build went: the failure report (None when it built), and the copy to grade."""
+
+    report: str | None
+    #: The built copy; None when nothing was built (no ``package.json``: the submission is graded as it is).
+    workspace: Workspace | None = None
+
+    def project(self, original: Path) -> Path:
+        """The folder to grade: the built copy, or ``original`` when nothing was built."""
+        return self.workspace.project if self.workspace is not None else original
+
+    def remove(self) -> None:
+        """Delete the workspace, if any."""
+        if self.workspace is not None:
+            self.workspace.remove()
+
+
+def copy_submission(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target`` without ``.git``/``node_modules``, never following a link.
+
+    Links are recreated as they are (what they point at is not copied); sockets, pipes and
+    devices are left out. :class:`SubmissionTooLarge` past the caps.
+    """
+    budget = [MAX_COPY_BYTES, MAX_COPY_ENTRIES]
+
+    def walk(folder: Path, into: Path) -> None:
+        into.mkdir(mode=0o755)
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                budget[1] -= 1
+                if budget[1] < 0:
+                    raise SubmissionTooLarge(f"more than {MAX_COPY_ENTRIES} files")
+                destination = into / entry.name
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISLNK(info.st_mode):
+                    os.symlink(os.readlink(entry.path), destination)
+                elif stat.S_ISDIR(info.st_mode):
+                    if entry.name not in SKIPPED_FOLDERS:
+                        walk(Path(entry.path), destination)
+                elif stat.S_ISREG(info.st_mode):
+                    budget[0] -= info.st_size
+                    if budget[0] < 0:
+                        raise SubmissionTooLarge(f"more than {MAX_COPY_BYTES // (1024 * 1024)} MiB")
+                    shutil.copyfile(entry.path, destination, follow_symlinks=False)
+                    os.chmod(destination, 0o755 if info.st_mode & 0o111 else 0o644)
+
+    walk(source, target)
+
+
+def chown_tree(root: Path, uid: int, gid: int) -> None:
+    """Give ``root`` and everything under it (links themselves, not their targets) to ``uid``:``gid``."""
+    os.chown(root, uid, gid, follow_symlinks=False)
+    for folder, folders, files in os.walk(root):
+        for name in (*folders, *files):
+            os.chown(os.path.join(folder, name), uid, gid, follow_symlinks=False)
+
+
+def build_environment(home: str, node: str, tools: toolchain.ToolchainStatus) -> dict[str, str]:
+    """The build's environment: offline npm that never asks to install, the pinned ``tsc`` on PATH.
+
+    The registry points at a closed port, so even an npm that ignored ``offline`` (or a
+    script that calls ``npx``) cannot fetch a package; the home folder is fresh, so no
+    ``~/.npmrc`` of the grader's (tokens, another registry) is read.
+    """
+    env = minimal_environment({})
+    env.update(
+        {
+            "HOME": home,
+            "TMPDIR": home,
+            "PATH": runtime_path([str(tools.bin / "tsc"), node]),
+            "npm_config_offline": "true",
+            "npm_config_yes": "false",
+            "npm_config_registry": UNREACHABLE_REGISTRY,
+            "npm_config_cache": str(Path(home) / ".npm"),
+            "npm_config_audit": "false",
+            "npm_config_fund": "false",
+            "npm_config_update_notifier": "false",
+        }
+    )
+    return env
+
+
+def read_tail(log: Path) -> str:
+    """The end of the build log (at most :data:`LOG_TAIL_BYTES` read), decoded leniently."""
+    with log.open("rb") as file:
+        size = file.seek(0, os.SEEK_END)
+        file.seek(max(0, size - LOG_TAIL_BYTES))
+        data = file.read(LOG_TAIL_BYTES)
+    text = data.decode("utf-8", errors="replace").strip()
+    truncated = size > LOG_TAIL_BYTES or len(text) > OUTPUT_LIMIT_CHARS
+    return "…" + text[-OUTPUT_LIMIT_CHARS:] if truncated else text
+
+
+def build_in_copy(project: Path, where: Path, node: str, settings: ImplSettings) -> BuildResult:
+    """Copy ``project`` into a workspace and run ``npm run build`` in the copy of ``where``.
+
+    ``where`` is the folder of the ``package.json`` to build, inside ``project``. The
+    workspace is removed here when the build fails; otherwise the caller removes it once
+    the copy has been graded (:meth:`BuildResult.remove`).
+    """
+    try:
+        tools = toolchain.require()
+        isolation = choose_isolation(settings.sandbox)
+    except (toolchain.ToolchainMissing, SandboxUnavailable) as error:
+        return BuildResult(f"npm run build could not run: {error}")
+    root = Path(tempfile.mkdtemp(prefix="pi-build-", dir=settings.build_root))
+    workspace = Workspace(root, root / project.name)
+    try:
+        try:
+            copy_submission(project, workspace.project)
+        except SubmissionTooLarge as error:
+            workspace.remove()
+            return BuildResult(f"the submission is too large to build: {error} (node_modules and .git are not copied)")
+        (root / "node_modules").symlink_to(tools.node_modules, target_is_directory=True)
+        home = root / ".home"
+        home.mkdir()
+        if settings.run_as is not None:
+            chown_tree(root, *settings.run_as)
+        report = _run_build(workspace, workspace.project / where.relative_to(project), node, tools, settings, isolation)
+    except BaseException:
+        workspace.remove()
+        raise
+    if report is not None:
+        workspace.remove()
+        return BuildResult(report)
+    return BuildResult(None, workspace)
+
+
+def _run_build(
+    workspace: Workspace, where: Path, node: str, tools: toolchain.ToolchainStatus, settings: ImplSettings, isolation: str
+) -> str | None:
+    npm = shutil.which("npm") or "npm"
+    command = [npm, "run", "build"]
+    home = str(workspace.root / ".home")
+    env = build_environment(SANDBOX_HOME if isolation == "bwrap" else home, node, tools)
+    if isolation == "bwrap":
+        sandbox = Sandbox(read_only=(tools.folder, *runtime_roots([node, npm])), writable=(workspace.root,), chdir=where)
+        command = bwrap_command(sandbox, command, find_bwrap() or "bwrap")
+    marker = secrets.token_hex(16)
+    env[SESSION_MARKER] = marker
+    # The log lives outside the workspace, so the build cannot reach it through its folder.
+    with tempfile.TemporaryDirectory(prefix="pi-build-log-", dir=settings.build_root) as logs:
+        log = Path(logs) / "build.log"
+        with log.open("wb") as output:
+            try:
+                # Output to a file, not a pipe: a stray process that keeps it open cannot stall the grader.
+                process = subprocess.Popen(
+                    supervisor_argv(command),
+                    cwd=where,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                    **run_as_arguments(settings.run_as),
+                )
+            except OSError as error:
+                return f"npm run build could not run: {error}"
+            try:
+                code: int | None = process.wait(timeout=BUILD_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                code = None
+            finally:
+                stop_tree(process, marker)
+        output_text = read_tail(log)
+    if code == 0:
+        return None
+    if code is None:
+        return f"npm run build did not finish within {BUILD_TIMEOUT_S} s:\n{output_text}"
+    return f"npm run build exited with status {code}:\n{output_text}"
