@@ -45,9 +45,10 @@ lint: $(BIN)/pi-conformance toolchain
 mutation: $(BIN)/pi-conformance
 	$(BIN)/python -m conformance.mutation --report mutation-report.json
 
-## Wall time of the suite next to a trivial parametrized pytest run.
-bench: $(BIN)/pi-conformance
+## Wall time of the suite next to a trivial parametrized pytest run; build time per submission.
+bench: $(BIN)/pi-conformance toolchain
 	$(BIN)/python bench/suite_overhead.py
+	$(BIN)/python bench/build_time.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
