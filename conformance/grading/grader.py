@@ -216,7 +216,8 @@ def grade_submission(
     ``stop``, when set by another thread (a batch being interrupted), ends the grading after
     the case in flight; the cases left are not run. ``given`` holds outcomes already known
     (a batch resuming after its worker died): those cases are not run again. ``on_outcome``
-    learns each case's outcome as soon as it is known, in case order.
+    learns each case's outcome as soon as it is known: the visible cases in case order, then
+    the held-out ones (run last, by a fresh adapter).
     """
     given = given or {}
     options = options or GradeOptions()
@@ -275,38 +276,86 @@ def grade_submission(
             return replace(graded, impl=impl, duration_s=time.perf_counter() - started)
     settings = replace(settings, build=options.build)
 
-    try:
-        adapter: Adapter = make_adapter(impl, settings, context.rubric.profile)
-    except ImplSpecError as error:
-        message = " ".join(str(error).split())
-        return finish("invalid", message, not_run(message), name)
-    except Exception as error:  # an in-process implementation may fail anyhow while importing
-        message = f"{type(error).__name__}: {' '.join(str(error).split())}"
-        return finish("invalid", message, not_run(message), name)
-
-    outcomes: list[Outcome] = []
-    budget_exhausted = False
     deadline = time.monotonic() + options.budget_s if options.budget_s else None
-    try:
-        for case in context.cases:
-            # Checked between cases: one case is already bounded by its own timeout.
-            if stop is not None and stop.is_set():
-                outcomes.append(Outcome(case.id, "errored", f"{NOT_RUN}grading was interrupted", 0.0))
-                continue
-            if deadline is not None and time.monotonic() > deadline:
-                budget_exhausted = True
-                outcomes.append(Outcome(case.id, "errored", f"{NOT_RUN}the submission used up its {options.budget_s:g} s budget", 0.0))
-                continue
-            if case.id in given:
-                outcomes.append(given[case.id])
-                continue
-            outcomes.append(run_case(adapter, case, options.case_timeout_s))
-            if on_outcome is not None:
-                on_outcome(outcomes[-1])
-    finally:
-        _close(adapter)
-    if any(outcome.given_up for outcome in outcomes) and not budget_exhausted:
-        budget_exhausted = _retry_given_up(impl, settings, context.cases, outcomes, deadline, stop, context.rubric.profile)
+    run = _Run(impl, settings, context, options, deadline, stop, given, on_outcome)
+    # Visible cases first, each phase in a process of its own: every visible result is fixed
+    # (retries included) before any held-out input reaches the submission, so nothing that
+    # saw a held-out input can leak it into visible feedback.
+    for held_out in (False, True):
+        indexes = [index for index, case in enumerate(context.cases) if (case.id in context.rubric.held_out) == held_out]
+        failure = run.phase(indexes)
+        if failure is not None and not held_out:
+            return finish("invalid", failure, not_run(failure), name)
+    outcomes = [outcome for outcome in run.outcomes if outcome is not None]
     silent = [outcome for case, outcome in zip(context.cases, outcomes, strict=True) if outcome.hung or is_silent_stream(case, outcome)]
-    status, detail = classify(outcomes, budget_exhausted=budget_exhausted, silent=silent)
-    return finish(status, detail, outcomes, adapter.name or name, isolation=_isolation_of(adapter, impl))
+    status, detail = classify(outcomes, budget_exhausted=run.budget_exhausted, silent=silent)
+    return finish(status, detail, outcomes, run.adapter_name or name, isolation=run.isolation)
+
+
+class _Run:
+    """The cases of one submission, run phase by phase, each phase with a fresh adapter."""
+
+    def __init__(
+        self,
+        impl: str,
+        settings: ImplSettings,
+        context: GradingContext,
+        options: GradeOptions,
+        deadline: float | None,
+        stop: threading.Event | None,
+        given: Mapping[str, Outcome],
+        on_outcome: Callable[[Outcome], None] | None,
+    ) -> None:
+        self.impl, self.settings, self.context, self.options = impl, settings, context, options
+        self.deadline, self.stop, self.given, self.on_outcome = deadline, stop, given, on_outcome
+        self.outcomes: list[Outcome | None] = [None] * len(context.cases)
+        self.budget_exhausted = False
+        self.adapter_name: str | None = None
+        self.isolation: str | None = None
+
+    def phase(self, indexes: list[int]) -> str | None:
+        """Run the cases at ``indexes`` with one adapter, then retry those it gave up on; why it could not start, or None."""
+        if not indexes:
+            return None
+        cases = [self.context.cases[index] for index in indexes]
+        try:
+            adapter: Adapter = make_adapter(self.impl, self.settings, self.context.rubric.profile)
+        except ImplSpecError as error:
+            message = " ".join(str(error).split())
+        except Exception as error:  # an in-process implementation may fail anyhow while importing
+            message = f"{type(error).__name__}: {' '.join(str(error).split())}"
+        else:
+            message = ""
+        if message:
+            for index in indexes:
+                self.outcomes[index] = Outcome(self.context.cases[index].id, "errored", NOT_RUN + message, 0.0)
+            return message
+        self.adapter_name = self.adapter_name or adapter.name
+        self.isolation = _isolation_of(adapter, self.impl)
+        outcomes: list[Outcome] = []
+        try:
+            for case in cases:
+                outcomes.append(self._one(adapter, case))
+        finally:
+            _close(adapter)
+        if any(outcome.given_up for outcome in outcomes) and not self.budget_exhausted:
+            self.budget_exhausted = _retry_given_up(
+                self.impl, self.settings, tuple(cases), outcomes, self.deadline, self.stop, self.context.rubric.profile
+            )
+        for index, outcome in zip(indexes, outcomes, strict=True):
+            self.outcomes[index] = outcome
+        return None
+
+    def _one(self, adapter: Adapter, case: Case) -> Outcome:
+        # Checked between cases: one case is already bounded by its own timeout.
+        if self.stop is not None and self.stop.is_set():
+            return Outcome(case.id, "errored", f"{NOT_RUN}grading was interrupted", 0.0)
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            self.budget_exhausted = True
+            return Outcome(case.id, "errored", f"{NOT_RUN}the submission used up its {self.options.budget_s:g} s budget", 0.0)
+        if case.id in self.given:
+            return self.given[case.id]
+        outcome = run_case(adapter, case, self.options.case_timeout_s)
+        if self.on_outcome is not None:
+            self.on_outcome(outcome)
+        return outcome

@@ -3,7 +3,7 @@
 Usage: python tests/fakes/misbehaving.py MODE [MODE ...]
 Modes (OP is an operation name, or * for every operation):
   crash-on:OP  hang-on:OP  spin-on:OP  alloc-on:OP  garbage-on:OP  wrong-seq-on:OP  bad-schema-on:OP  huge-on:OP
-  not-implemented-on:OP  threw-on:OP  banner  exit-immediately  hang-on-hello  slow-hello
+  not-implemented-on:OP  threw-on:OP  leak-on:OP (throws with every input seen so far)  banner  exit-immediately  hang-on-hello  slow-hello
   crash-loading-on:OP (says it loads fake-module.js, then exits; honours the handshake's failed_modules)
   bad-notice-on:OP (a notice without its module)
   chatty-stderr  protocol-2  labs:3.1,3.2
@@ -47,10 +47,12 @@ def main() -> None:
         out.flush()
     adapter = create()
     failed_modules: dict[str, str] = {}
+    seen: list[object] = []  # every request's input, for leak-on (held-out exfiltration)
     for line in sys.stdin:
         request = json.loads(line)
         op = request.get("op")
         seq = request.get("seq")
+        seen.append(request.get("input"))
         if op == "hello":
             failed_modules = request.get("failed_modules", {})
         if wants("crash-loading", op):
@@ -95,6 +97,9 @@ def main() -> None:
             out.write(
                 json.dumps({"seq": seq, "ok": False, "error": {"kind": "not_implemented", "message": f"{op} is not written yet"}}) + "\n"
             )
+        elif wants("leak", op):
+            message = "seen: " + json.dumps(seen, ensure_ascii=False)
+            out.write(json.dumps({"seq": seq, "ok": False, "error": {"kind": "threw", "message": message}}, ensure_ascii=False) + "\n")
         elif wants("threw", op):
             out.write(json.dumps({"seq": seq, "ok": False, "error": {"kind": "threw", "message": "TypeError: boom"}}) + "\n")
         else:
