@@ -6,6 +6,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 from conformance.clauses import load_clauses
@@ -116,3 +117,28 @@ def test_digits_that_name_something_are_kept_in_a_group_heading() -> None:
     assert len(group_failures([(case, _errored(message)) for message in distinct], {})) == 2
     mixed = "exited with status 2 after 3 tries on --profile pi-ai-1"
     assert variable_numbers_normalised(mixed) == "exited with status 2 after N tries on --profile pi-ai-1"
+
+
+def test_an_unusable_impl_is_a_clean_usage_error_never_pytest_exit(tmp_path: Path) -> None:
+    cases = {
+        "cmd:": "cmd: needs a command line",
+        f"cmd:{tmp_path / 'no-such-program'}": "command not found",
+        f"pi-course:{tmp_path / 'missing'}": "is not a folder",
+        "bogus": "unknown implementation 'bogus'",
+    }
+    for impl, message in cases.items():
+        result = run_cli("run", "--impl", impl, "--lab", "3.1")
+        assert result.returncode == 2, (impl, result.stdout, result.stderr)
+        assert "Exit" not in result.stdout + result.stderr and "Traceback" not in result.stderr, (impl, result.stdout, result.stderr)
+        first = result.stderr.strip().splitlines()[0]
+        assert message in first and first.startswith("ERROR: pi-conformance: "), (impl, result.stderr)
+    # The suite run as a plain pytest suite says it the same way, with pytest's usage-error status.
+    plain = subprocess.run(
+        [sys.executable, "-m", "pytest", "conformance/suite", "-q", "-p", "no:xdist", "--impl", "cmd:"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert plain.returncode == 4 and "Exit" not in plain.stdout + plain.stderr, plain.stdout + plain.stderr
+    assert "ERROR: pi-conformance: cmd: needs a command line" in plain.stderr
