@@ -4,7 +4,9 @@ A cause is where the divergence is, with indexes normalised and cut below the fi
 an event or request (``steps[*].events[*].partial``, ``steps[*].requests[*].messages``,
 ``value``): one bug shows at many depths and with many values, but in one place. The
 group's title adds the first case's divergence as an example. A case without a divergence
-(a timeout, a crash, an exception) is grouped by its message with numbers normalised.
+(a timeout, a crash, an exception) is grouped by its message with its variable numbers
+(indexes, counts, timings) normalised; digits that belong to a name (``pi-ai-1``, ``sha256``)
+or an exit status or signal (``status 2``) are kept, since they tell causes apart.
 
 Each group names the clause it breaks: among the clauses its cases check, the one whose
 text names most of what diverged, then the one most of them cite.
@@ -24,7 +26,11 @@ from conformance.feedback import clause_hits, divergence_words
 _INDEX = re.compile(r"\[\d+\]")
 # A scenario step's key and, inside an event or request list, the item's key; else two keys.
 _PLACE = re.compile(r"^steps\[\*\]\.\w+(?:\[\*\]\.\w+)?|^\w+(?:\.\w+)?")
-_NUMBER = re.compile(r"\b\d+(?:\.\d+)?\b")
+# A number standing alone: not glued to a word before it (``sha256``, ``v1.2``, ``pi-ai-1``) nor after
+# it (``2nd``, ``3-way``) except by a unit (``12ms``, ``1.5s``, ``40%``), which is part of a measurement.
+_NUMBER = re.compile(r"(?<![\w.])(?<!\w-)\d+(?:\.\d+)?(?=(?:ms|us|µs|ns|s|kb|kib|mb|mib|gb|%)?(?![\w.-]?\w))", re.IGNORECASE)
+# Numbers that name a cause, not measure one: an exit status, a signal, an error number, a lab.
+_NAMING_WORD = re.compile(r"\b(?:status|code|signal|errno|lab|chapter|profile)\s*[:=#]?\s*$", re.IGNORECASE)
 _PATTERN_LIMIT = 200
 
 
@@ -49,6 +55,21 @@ def normalise_path(path: str) -> str:
     return _INDEX.sub("[*]", path)
 
 
+def variable_numbers_normalised(message: str) -> str:
+    """``timed out after 3 of 5 tries, events[4]`` -> ``timed out after N of N tries, events[*]``; names keep their digits.
+
+    ``--profile pi-ai-1`` and ``exited with status 2`` stay as they are: two messages that
+    differ there have different causes, while messages that differ only in an index, a count
+    or a time have the same one.
+    """
+    message = _INDEX.sub("[*]", message)
+
+    def replace(number: re.Match[str]) -> str:
+        return number[0] if _NAMING_WORD.search(message, 0, number.start()) else "N"
+
+    return _NUMBER.sub(replace, message)
+
+
 def cause(case: Case | BrokenCase, outcome: Outcome) -> str:
     """The normalised place (or message) a failing case is grouped by."""
     divergence = outcome.divergence
@@ -56,7 +77,7 @@ def cause(case: Case | BrokenCase, outcome: Outcome) -> str:
         return "broken fixture"
     if divergence is None:
         first_line = outcome.message.strip().splitlines()[0] if outcome.message.strip() else outcome.status
-        return _cut(_NUMBER.sub("N", first_line))
+        return _cut(variable_numbers_normalised(first_line))
     path = normalise_path(divergence.path)
     match = _PLACE.match(path)
     return match[0] if match else path or "(root)"

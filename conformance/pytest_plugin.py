@@ -60,6 +60,8 @@ class RunState:
     without_features: frozenset[str] = frozenset()
     #: Show hints written for the course's TypeScript code (``--course-hints``; always for pi-course:).
     course_hints: bool = True
+    #: Why ``--impl`` names no usable implementation (set when starting it failed; the run is a usage error).
+    impl_error: str | None = None
 
     def get_adapter(self) -> Adapter:
         if self.adapter is None:
@@ -162,6 +164,7 @@ def pytest_configure(config: pytest.Config) -> None:
     STATE.results = []
     STATE.suite = None
     STATE.adapter = None
+    STATE.impl_error = None
     for lab in LABS:
         config.addinivalue_line("markers", f"{marker_name('lab', lab)}: cases of lab {lab}")
     for feature in profile.features:
@@ -236,13 +239,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> None:
+    """Start ``--impl`` before the first case runs, so that an unusable one is a usage error.
+
+    pytest prints a usage error as one line (``ERROR: ...``) and exits with status 4;
+    ``pytest.exit`` from the fixture would show ``_pytest.outcomes.Exit: ...`` instead.
+    Nothing starts when no selected test runs a case (collection only, or none selected).
+    """
+    if session.config.option.collectonly or not any("conformance_adapter" in getattr(item, "fixturenames", ()) for item in session.items):
+        return
+    try:
+        STATE.get_adapter()
+    except ImplSpecError as error:
+        STATE.impl_error = str(error)
+        raise pytest.UsageError(f"pi-conformance: {error}") from None
+
+
 @pytest.fixture(scope="session")
 def conformance_adapter() -> Iterator[Adapter]:
-    """The adapter for ``--impl``, shared by every case of the session."""
-    try:
-        adapter = STATE.get_adapter()
-    except ImplSpecError as error:
-        pytest.exit(f"pi-conformance: {error}", returncode=2)
+    """The adapter for ``--impl``, shared by every case of the session (started by :func:`pytest_runtestloop`)."""
+    adapter = STATE.get_adapter()
     yield adapter
     adapter.close()
 

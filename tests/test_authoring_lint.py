@@ -102,7 +102,25 @@ def test_a_header_that_does_not_resolve_is_reported(tmp_path: Path) -> None:
 def test_a_missing_lab_is_reported(tmp_path: Path) -> None:
     root = scratch(tmp_path, {"ch03/constructors.yaml": ["make-text-empty"]})
     messages = [str(problem) for problem in lint(root)]
-    assert messages == [f"fixtures:0: -: no case for lab {lab}: every lab needs at least one" for lab in ("3.2", "4.1", "4.2")]
+    how = " (a folder of extra cases, such as a held-out set or a fuzz finding: lint it with --extra)"
+    assert messages == [f"fixtures:0: -: no case for lab {lab}: every lab needs at least one{how}" for lab in ("3.2", "4.1", "4.2")]
+
+
+def test_a_folder_of_extra_cases_lints_clean_with_extra(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A held-out set: two cases of lab 4.2 and none of the other labs.
+    root = scratch(
+        tmp_path,
+        {"ch04/aborts.yaml": ["sm-abort-settle-between-calls"], "ch04/exhaustion.yaml": ["sm-exhaust-result-without-consume-resolves"]},
+    )
+    code, out, err = run_fixtures(capsys, "lint", "--fixtures", str(root))
+    assert code == 1 and out.count("lint it with --extra") == 3, out
+    code, out, err = run_fixtures(capsys, "lint", "--fixtures", str(root), "--extra")
+    assert (code, out, err) == (0, "", "fixtures lint: no problems\n")
+    # --extra drops the every-lab check only: a mistake in an extra case is still reported.
+    path = root / "ch04" / "aborts.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace('lab: "4.2"', 'lab: "4.9"'), encoding="utf-8")
+    code, out, err = run_fixtures(capsys, "lint", "--fixtures", str(root), "--extra")
+    assert code == 1 and "sm-abort-settle-between-calls" in out and "every lab" not in out, out
 
 
 def test_unparsable_yaml_is_reported_with_its_line(tmp_path: Path) -> None:

@@ -110,3 +110,33 @@ def test_the_suite_runs_as_plain_pytest_with_impl_and_lab() -> None:
     assert good.returncode == 0
     lab_32 = sum(1 for case in load_suite().cases if case.lab == "3.2")
     assert f"{lab_32} passed" in good.stdout
+
+
+def test_the_projects_own_test_runs_list_every_skip_reason(tmp_path: Path) -> None:
+    # make test and plain pytest read pyproject.toml's addopts: a skipped test names its reason in the summary.
+    (tmp_path / "test_skips.py").write_text(
+        "import pytest\n\n\ndef test_needs_a_tool() -> None:\n    pytest.skip('the tool is not installed here')\n", encoding="utf-8"
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-c",
+            str(REPO / "pyproject.toml"),
+            "--rootdir",
+            str(tmp_path),
+            "-p",
+            "no:xdist",
+            "-q",
+            "test_skips.py",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"^SKIPPED \[1\] test_skips\.py:\d+: the tool is not installed here$", result.stdout, flags=re.MULTILINE), (
+        result.stdout
+    )

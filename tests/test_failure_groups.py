@@ -6,9 +6,12 @@ import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 from conformance.clauses import load_clauses
+from conformance.execution import Outcome
+from conformance.failure_groups import group_failures, variable_numbers_normalised
 from conformance.loader import load_suite
 from tests.cli_runner import cli
 from tests.conftest import REPO
@@ -80,3 +83,62 @@ def test_a_python_target_that_cannot_be_imported_is_one_clear_line(tmp_path: Pat
         assert result.returncode == 2, impl
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and fix in lines[0] and "Traceback" not in result.stderr and "Exit" not in result.stderr, result.stderr
+
+
+def _errored(message: str) -> Outcome:
+    return Outcome("any", "errored", message, 0.1)
+
+
+def test_messages_that_differ_only_in_variable_numbers_share_a_group() -> None:
+    case = load_suite(None, load_clauses()).cases[0]
+    same_causes = [
+        ["timed out: the operation did not finish within 1 s", "timed out: the operation did not finish within 2.5 s"],
+        ["IndexError at events[3]: 4 items, took 12ms", "IndexError at events[17]: 18 items, took 7ms"],
+        ["expected -1 but got 40%", "expected -3 but got 7%"],
+    ]
+    for messages in same_causes:
+        groups = group_failures([(case, _errored(message)) for message in messages], {})
+        assert len(groups) == 1, groups
+    assert group_failures([(case, _errored(same_causes[1][0]))], {})[0].pattern == "IndexError at events[*]: N items, took Nms"
+
+
+def test_digits_that_name_something_are_kept_in_a_group_heading() -> None:
+    case = load_suite(None, load_clauses()).cases[0]
+    kept = [
+        "not run: this case needs --profile pi-ai-1",
+        "the implementation exited with status 2",
+        "killed by signal 9",
+        "sha256 mismatch in v1.2.3 of tool_2, 2nd try, 0x1f",
+        "lab 3.1 is not graded",
+    ]
+    for message in kept:
+        assert [group.pattern for group in group_failures([(case, _errored(message))], {})] == [message]
+    distinct = ["the implementation exited with status 1", "the implementation exited with status 2"]
+    assert len(group_failures([(case, _errored(message)) for message in distinct], {})) == 2
+    mixed = "exited with status 2 after 3 tries on --profile pi-ai-1"
+    assert variable_numbers_normalised(mixed) == "exited with status 2 after N tries on --profile pi-ai-1"
+
+
+def test_an_unusable_impl_is_a_clean_usage_error_never_pytest_exit(tmp_path: Path) -> None:
+    cases = {
+        "cmd:": "cmd: needs a command line",
+        f"cmd:{tmp_path / 'no-such-program'}": "command not found",
+        f"pi-course:{tmp_path / 'missing'}": "is not a folder",
+        "bogus": "unknown implementation 'bogus'",
+    }
+    for impl, message in cases.items():
+        result = run_cli("run", "--impl", impl, "--lab", "3.1")
+        assert result.returncode == 2, (impl, result.stdout, result.stderr)
+        assert "Exit" not in result.stdout + result.stderr and "Traceback" not in result.stderr, (impl, result.stdout, result.stderr)
+        first = result.stderr.strip().splitlines()[0]
+        assert message in first and first.startswith("ERROR: pi-conformance: "), (impl, result.stderr)
+    # The suite run as a plain pytest suite says it the same way, with pytest's usage-error status.
+    plain = subprocess.run(
+        [sys.executable, "-m", "pytest", "conformance/suite", "-q", "-p", "no:xdist", "--impl", "cmd:"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert plain.returncode == 4 and "Exit" not in plain.stdout + plain.stderr, plain.stdout + plain.stderr
+    assert "ERROR: pi-conformance: cmd: needs a command line" in plain.stderr

@@ -6,10 +6,13 @@ import copy
 import importlib
 import itertools
 import json
+import os
 import re
 import shutil
+import subprocess
 import sys
 import threading
+import tomllib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -32,7 +35,7 @@ from conformance.fuzz.strategies import Program
 from reference_impl.ir import assistant_message
 from reference_impl.scripted_model import finish
 from tests.cli_runner import cli
-from tests.js_variants import JS, ensure_generated
+from tests.js_variants import JS, REPO, ensure_generated
 
 NODE = shutil.which("node")
 # Per variant: the fuzzer must find the bug within this budget (issue 10: 60 s).
@@ -223,3 +226,25 @@ def test_an_examples_budget_makes_a_run_the_same_on_any_machine() -> None:
     result = cli("fuzz", "--impl", "reference", "--seconds", "600", "--examples", "25", "--seed", "5", timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no divergence from the reference in 25 programs" in result.stdout
+
+
+def test_fuzz_has_an_extra_of_its_own_and_says_so_when_hypothesis_is_missing(tmp_path: Path) -> None:
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert any(requirement.startswith("hypothesis") for requirement in extras["fuzz"])
+    assert "pi-conformance[fuzz]" in extras["dev"] and not any(requirement.startswith("hypothesis") for requirement in extras["dev"])
+    # A hypothesis that cannot be imported, ahead of the installed one on the path: as if it were not installed.
+    shadow = tmp_path / "hypothesis"
+    shadow.mkdir()
+    missing = "raise ModuleNotFoundError(\"No module named 'hypothesis'\", name='hypothesis')\n"
+    (shadow / "__init__.py").write_text(missing, encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "fuzz", "--impl", "reference", "--examples", "1"],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{REPO}"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2, result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert "pip install 'pi-conformance[fuzz]'" in line and "[dev]" not in line, line

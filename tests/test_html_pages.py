@@ -257,3 +257,25 @@ def test_the_command_lines(tmp_path: Path) -> None:
     index = (tmp_path / "matrix" / "index.html").read_text(encoding="utf-8")
     assert "i-reference.html" in index and "i-reference__2.html" in index and "✗" not in index.split("</p>", 2)[-1]
     check_site(tmp_path / "matrix")
+
+
+def test_a_perfect_submission_has_no_empty_failures_section(
+    results: list[SubmissionResult], context: GradingContext, tmp_path: Path
+) -> None:
+    correct = results[0]
+    assert correct.name == "correct" and correct.score.passed == correct.score.total
+    for folder, for_students in (("staff", False), ("students", True)):
+        write_class_site(tmp_path / folder, [correct], context.clauses, for_students=for_students)
+        page = (tmp_path / folder / "s-correct.html").read_text(encoding="utf-8")
+        assert "Failures by cause" not in page and 'id="failures"' not in page
+        assert "<p>No failures.</p>" in page
+    run = write_run_site(tmp_path / "run", "correct", [(graded.case, graded.outcome) for graded in correct.score.cases], context.clauses)
+    text = (run.folder / "index.html").read_text(encoding="utf-8")
+    assert "Failures by cause" not in text and "<p>No failures.</p>" in text
+    check_site(run.folder)
+    failing = next(result for result in results if result.name == "partials-shared-between-events")
+    write_class_site(tmp_path / "failing", [failing], context.clauses)
+    assert re.search(
+        r"Failures by cause \(\d+ cases in 1 groups\)",
+        (tmp_path / "failing" / "s-partials-shared-between-events.html").read_text(encoding="utf-8"),
+    )

@@ -3,7 +3,9 @@
 The loader's own checks (schema, ids, clause ids, duplicate ids, values JSON cannot carry)
 come first-hand from :func:`conformance.loader.load_suite`; this module adds what only
 matters to authors: the schema header, placeholders left by ``fixtures new``, one-line
-descriptions, cases that feed the implementation identical inputs, and every lab present.
+descriptions, cases that feed the implementation identical inputs, and every lab present
+(in a whole suite; a folder of extra cases, such as a held-out set, is linted with
+``extra=True`` and need not cover every lab).
 """
 
 from __future__ import annotations
@@ -31,8 +33,11 @@ DEFAULT_HEADER = HEADER_PREFIX + "../../spec/schemas/" + SCHEMA_FILE
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://")
 
 
-def lint(root: Path | None = None, only: Collection[Path] | None = None) -> list[Problem]:
+def lint(root: Path | None = None, only: Collection[Path] | None = None, extra: bool = False) -> list[Problem]:
     """Every problem under the fixtures folder ``root`` (default: the bundled fixtures), by file and line.
+
+    With ``extra``, ``root`` holds extra cases (a held-out set, a fuzz finding), not a whole
+    suite: every check applies but the one that each lab has a case.
 
     With ``only``, the checks of a file's own text (headers, placeholders, descriptions) read
     just those files; the checks across the suite (loading, ids, inputs, labs) still see every
@@ -65,7 +70,8 @@ def lint(root: Path | None = None, only: Collection[Path] | None = None) -> list
     for other in others:
         problems.extend(_duplicate_inputs(other.cases))
         problems.extend(_ids_of_another_profile(other, suite))
-    problems.extend(_missing_labs(suite, root))
+    if not extra:
+        problems.extend(_missing_labs(suite, root))
     # A shared file's shared form is checked by each of its profiles' loads: report it once.
     unique = list(dict.fromkeys(problems))
     # Stable sort: problems of one line keep the order they were found in.
@@ -176,7 +182,10 @@ def _feature_problems(cases: list[Case]) -> list[Problem]:
 def _missing_labs(suite: Suite, root: Path) -> list[Problem]:
     present = {case.lab for case in suite.cases} | {broken.lab for broken in suite.broken if broken.lab}
     where = display_path(root, root)
-    return [Problem(where, 0, "-", f"no case for lab {lab}: every lab needs at least one") for lab in LABS if lab not in present]
+    # Outside the bundled suite the folder may be a set of extra cases: say how to lint one.
+    bundled = root.resolve() == fixtures_dir().resolve()
+    how = "" if bundled else " (a folder of extra cases, such as a held-out set or a fuzz finding: lint it with --extra)"
+    return [Problem(where, 0, "-", f"no case for lab {lab}: every lab needs at least one{how}") for lab in LABS if lab not in present]
 
 
 def _ids_of_another_profile(other: Suite, course: Suite) -> list[Problem]:

@@ -37,6 +37,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
     lint_parser = subcommands.add_parser("lint", help="report every problem in the fixture files as file:line: case-id: message")
     _fixtures_option(lint_parser)
+    lint_parser.add_argument(
+        "--extra",
+        action="store_true",
+        help="the --fixtures folder holds extra cases (a held-out set, a fuzz finding), not a whole suite: no lab needs a case",
+    )
     lint_parser.set_defaults(handler=lint_command)
 
     coverage_parser = subcommands.add_parser("coverage", help="spec clauses against the cases that check them (unchecked first)")
@@ -92,7 +97,7 @@ def _root(args: argparse.Namespace) -> Path:
 
 def lint_command(args: argparse.Namespace) -> int:
     """Print every problem; 1 when there is any."""
-    problems = lint(_root(args))
+    problems = lint(_root(args), extra=args.extra)
     for problem in problems:
         print(problem)
     if problems:

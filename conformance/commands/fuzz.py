@@ -46,8 +46,8 @@ def fuzz_command(args: argparse.Namespace) -> int:
     try:
         from conformance.fuzz.emit import check_emitted, description, fixture_text, write_case
         from conformance.fuzz.engine import Differ, fuzz
-    except ImportError as error:  # hypothesis is a development dependency
-        print(f"pi-conformance fuzz needs hypothesis: pip install -e '.[dev]' ({error})", file=sys.stderr)
+    except ImportError as error:  # hypothesis comes with the fuzz extra only
+        print(f"pi-conformance fuzz needs hypothesis: pip install 'pi-conformance[fuzz]' ({error})", file=sys.stderr)
         return EXIT_USAGE
     from conformance.adapters.reference import create
 

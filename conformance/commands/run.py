@@ -109,7 +109,7 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"pi-conformance run: {problem}", file=sys.stderr)
         return EXIT_USAGE
     if args.impl.startswith("python:"):
-        # Checked before pytest starts, so a broken port reads as one line, not pytest's Exit noise.
+        # Checked before pytest starts, so a broken port reads as this command's own line.
         from conformance.adapters.resolve import ImplSpecError, resolve_adapter
 
         try:
@@ -122,6 +122,9 @@ def run_command(args: argparse.Namespace) -> int:
     from conformance.features import is_not_claimed
     from conformance.pytest_plugin import STATE, baseline_verdict
 
+    if STATE.impl_error is not None:
+        # pytest has printed it as one line (the plugin's usage error); an unusable --impl is this command's usage error.
+        return EXIT_USAGE
     if code in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.INTERRUPTED):
         return int(code)
     if not STATE.results:

@@ -247,10 +247,10 @@ def submission_page(result: SubmissionResult, clauses: Mapping[str, Clause], for
     if result.status not in _NOT_RUN:
         groups = group_failures(_charged(cases), clauses)
         by_id = {graded.case.id: graded for graded in cases}
-        parts.append(
-            f'<h2 id="failures">Failures by cause ({sum(len(group.members) for group in groups)} cases in {len(groups)} groups)</h2>'
-        )
         if groups:
+            parts.append(
+                f'<h2 id="failures">Failures by cause ({sum(len(group.members) for group in groups)} cases in {len(groups)} groups)</h2>'
+            )
             toc = "".join(
                 f'<li><a href="#group-{number}">{e(group.clause or "")} <code>{e(group.pattern)}</code></a> ({len(group.members)})</li>'
                 for number, group in enumerate(groups, start=1)
@@ -267,6 +267,10 @@ def submission_page(result: SubmissionResult, clauses: Mapping[str, Clause], for
         for graded in cases:
             if graded.inherited is not None:
                 inherited.setdefault((graded.inherited.lab, graded.inherited.symptoms), []).append(graded)
+        if not groups and not inherited:
+            # No empty "Failures by cause (0 cases in 0 groups)" section: one line under the labs says it.
+            # Students do not see held-out cases, so theirs is said to be about the visible ones only.
+            parts.append("<p>No failures among the visible cases.</p>" if hide_points else "<p>No failures.</p>")
         if inherited:
             parts.append(f'<h2 id="inherited">Failing because of an earlier {e(label)} (no points lost here)</h2>')
             for (lab, symptoms), members in inherited.items():

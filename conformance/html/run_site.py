@@ -46,14 +46,15 @@ def implementation_body(name: str, results: Sequence[Result], clauses: Mapping[s
     )
     groups = group_failures(results, clauses)
     count = sum(len(group.members) for group in groups)
-    parts.append(f'<h2 id="failures">Failures by cause ({count} cases in {len(groups)} groups)</h2>')
     if groups:
+        parts.append(f'<h2 id="failures">Failures by cause ({count} cases in {len(groups)} groups)</h2>')
         toc = "".join(
             f'<li><a href="#group-{number}">{e(group.clause or "")} <code>{e(group.pattern)}</code></a> ({len(group.members)})</li>'
             for number, group in enumerate(groups, start=1)
         )
         parts.append(f"<ol>{toc}</ol>")
     else:
+        # No empty "Failures by cause (0 cases in 0 groups)" section: one line under the summary says it.
         parts.append("<p>No failures.</p>")
     for number, group in enumerate(groups, start=1):
         ids = "".join(f'<li><a href="#{anchor(case.id)}"><code>{e(case.id)}</code></a></li>' for case, _ in group.members)

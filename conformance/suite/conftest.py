@@ -5,5 +5,6 @@ from conformance.pytest_plugin import (  # noqa: F401 - pytest discovers hooks b
     pytest_addoption,
     pytest_collection_modifyitems,
     pytest_configure,
+    pytest_runtestloop,
     pytest_terminal_summary,
 )
