@@ -223,7 +223,10 @@ def test_cheat_b_reading_the_fixtures_and_forging_answers(sandbox: str, tmp_path
     replace_modules(project, {"types.js": fixture_forger(fixtures)})
     points = grade(project, sandbox, "--fixtures", str(fixtures))["points"]
     if sandbox == "none":
-        assert points > 20
+        # Unconfined, reading the fixtures still pays through the functions it exports; the lines it
+        # writes on stdout itself (answers to every later request, 20+ points before) are refused
+        # now, for want of the adapter's seal (tests/test_adapter_channel.py).
+        assert empty_points < points < 20
     else:
         assert points <= empty_points
 

@@ -67,6 +67,7 @@ def pi_ai_adapter(path_text: str, settings: ImplSettings) -> Adapter:
     if isolation == "bwrap":
         sandbox = Sandbox(read_only=(NODE_ADAPTER.parent, resolution_root(package), *runtime_roots([node])), chdir=package)
     options = ProcessOptions.from_settings([node, str(NODE_ADAPTER), str(package)], settings, cwd=package, sandbox=sandbox)
+    options.require_seal = True  # our adapter seals its lines: one the implementation forges is refused
     adapter = ProcessAdapter(options, name=PACKAGE_NAME)
     adapter.requested_profile = PI_AI_1.name
     return adapter

@@ -185,4 +185,5 @@ def course_process_adapter(path: Path, node: str, isolation: Isolation, settings
         # The adapter, the submission (read-only) and the Node.js runtime; nothing else of this machine.
         sandbox = Sandbox(read_only=(NODE_ADAPTER.parent, path, *runtime_roots([node])), chdir=package_dir(path))
     options = ProcessOptions.from_settings([node, str(NODE_ADAPTER), str(modules)], settings, cwd=package_dir(path), sandbox=sandbox)
+    options.require_seal = True  # our adapter seals its lines: one the implementation forges is refused
     return ProcessAdapter(options, name=path.name)

@@ -10,9 +10,12 @@ hopeless implementation still ends in bounded time.
 from __future__ import annotations
 
 import collections
+import hashlib
+import hmac
 import json
 import os
 import queue
+import re
 import secrets
 import select
 import shlex
@@ -72,6 +75,9 @@ class ProcessOptions:
     sandbox: Sandbox | None = None
     #: (uid, gid) to run the program as (``--run-as``, the grader being root); None: the grader's own.
     run_as: tuple[int, int] | None = None
+    #: The program is one of ours (the bundled Node.js adapters): it must seal every line it writes
+    #: (spec/protocol.md, "Sealed lines"), so lines the implementation forges are refused.
+    require_seal: bool = False
 
     @classmethod
     def from_settings(
@@ -152,6 +158,10 @@ class _Session:
         #: The module the program said it is loading for the request in flight (a ``loading``
         #: notice not yet followed by ``loaded``): a death now is that module's, not the case's.
         self.loading: str | None = None
+        #: The key of this process's sealed lines, sent in the handshake; verification starts when the
+        #: handshake's response says ``sealed``.
+        self.channel_key = secrets.token_bytes(32)
+        self.sealed = False
         env = program_environment(options, self.marker)
         stdin_read, stdin_write = os.pipe()
         stdout_read, stdout_write = os.pipe()
@@ -360,6 +370,27 @@ def supervisor_argv(program: list[str], cpu_s: int = 0, memory_bytes: int = 0) -
     return [sys.executable, "-I", "-S", str(SUPERVISOR), str(cpu_s), str(memory_bytes), *program]
 
 
+_SEAL = re.compile(rb',"seal":"([0-9a-f]{64})"\}\r?\n?$')
+
+
+def unsealed(line: bytes, key: bytes, what: str) -> bytes:
+    """``line`` as its writer sealed it, checked: a line without a valid seal was not written by the adapter.
+
+    A sealed line is the JSON text ``T`` of a message with ``,"seal":"<hex>"`` put before its
+    closing brace, where ``<hex>`` is HMAC-SHA256 of ``T``'s UTF-8 bytes under the handshake's
+    ``channel_key`` (spec/protocol.md, "Sealed lines").
+    """
+    match = _SEAL.search(line)
+    if match is None:
+        raise HarnessError(
+            f"{what}: a line without the adapter's seal, so not the adapter's (forged by the implementation?): {quote(line)}"
+        )
+    text = line[: match.start()] + b"}"
+    if not hmac.compare_digest(hmac.new(key, text, hashlib.sha256).hexdigest().encode(), match[1]):
+        raise HarnessError(f"{what}: a line whose seal is wrong, so not the adapter's (forged by the implementation?): {quote(line)}")
+    return line
+
+
 _STDERR_NOTE = "; the end of its stderr:"
 _NO_STDERR_NOTE = "; it wrote nothing on stderr"
 
@@ -484,6 +515,7 @@ class ProcessAdapter(Adapter):
             "op": "hello",
             "protocol": PROTOCOL_VERSION,
             "settle_deadline_s": self.options.settle_deadline_s,
+            "channel_key": session.channel_key.hex(),
         }
         if self.requested_profile is not None:
             hello["profile"] = self.requested_profile
@@ -544,12 +576,22 @@ class ProcessAdapter(Adapter):
                 raise HarnessError(f"{what}: a response line is longer than {self.options.max_line_bytes} bytes; it starts {quote(data)}")
             if not data:
                 raise HarnessTimeout(f"{what}: no answer within {timeout_s:g} s")
+            if session.sealed:
+                data = unsealed(data, session.channel_key, what)
             try:
                 response = json.loads(data)
             except ValueError:
                 raise HarnessError(f"{what}: expected one JSON object per line but got {quote(data)}") from None
             if not isinstance(response, dict):
                 raise HarnessError(f"{what}: expected a JSON object but got {quote(data)}")
+            if response_def == "HelloResponse" and response.get("sealed") is True:
+                data = unsealed(data, session.channel_key, what)
+                response.pop("seal", None)
+                session.sealed = True
+            elif response_def == "HelloResponse" and self.options.require_seal:
+                raise HarnessError(f"{what}: the adapter does not seal its lines, so forged lines could not be told apart")
+            if session.sealed:
+                response.pop("seal", None)
             if "notice" not in response or "seq" in response:
                 break
             if next(iter(validator("protocol.schema.json", "/$defs/Notice").iter_errors(response)), None) is not None:

@@ -6,6 +6,8 @@
 //
 // No dependencies: Node.js 20 built-ins only.
 
+// channel.mjs first: it captures the built-ins the channel relies on before anything else runs.
+import { parseJson, startSealing, stringifyJson, writeLine } from "./channel.mjs";
 import { createInterface } from "node:readline";
 import { neverSettles, settleOrIdle } from "./settling.mjs";
 
@@ -105,14 +107,14 @@ export function toJson(value, what) {
   let text;
   try {
     // NaN and Infinity have no JSON form (Python's allow_nan=False refuses them too).
-    text = JSON.stringify(value, (_key, item) => {
+    text = stringifyJson(value, (_key, item) => {
       if (typeof item === "number" && !Number.isFinite(item)) throw new TypeError(`${item} is not a JSON number`);
       return item;
     });
   } catch (error) {
     throw new Threw(`${what} is not a JSON value: ${describe(error)}`);
   }
-  return text === undefined ? null : JSON.parse(text);
+  return text === undefined ? null : parseJson(text);
 }
 
 let unfingerprintable = 0;
@@ -123,7 +125,7 @@ let unfingerprintable = 0;
  */
 export function fingerprint(value) {
   try {
-    return JSON.stringify(value, (_key, item) => {
+    return stringifyJson(value, (_key, item) => {
       if (item === undefined) return "\u0000undefined";
       if (typeof item === "function") return `\u0000function ${item.name}`;
       if (typeof item === "number" && !Number.isFinite(item)) return `\u0000${item}`;
@@ -460,9 +462,9 @@ function errorResponse(kind, message) {
 export function serve(adapter) {
   // Implementation code may console.log at import time or while playing a turn; one stray
   // line on stdout would break the protocol, so everything except our responses goes to stderr.
-  const writeResponseLine = process.stdout.write.bind(process.stdout);
+  // Responses go through channel.mjs, which writes on fd 1 itself (sealed once asked for).
   process.stdout.write = (...args) => process.stderr.write(...args);
-  const respond = (message) => writeResponseLine(JSON.stringify(message) + "\n");
+  const respond = writeLine;
   writeNotice = respond;
   const log = (text) => process.stderr.write(`[${adapter.name}] ${text}\n`);
   installStrayErrorHandlers(log);
@@ -509,7 +511,12 @@ class Server {
     }
     if (isObject(request.failed_modules)) failedModules = request.failed_modules;
     const implementation = this.adapter.implementation(this.impl);
-    return { ok: true, protocol: PROTOCOL, profile: this.adapter.profile, implementation, operations: this.operations };
+    const response = { ok: true, protocol: PROTOCOL, profile: this.adapter.profile, implementation, operations: this.operations };
+    if (typeof request.channel_key === "string") {
+      startSealing(request.channel_key); // this response is the first sealed line
+      response.sealed = true;
+    }
+    return response;
   }
 
   async operation(request) {
@@ -542,7 +549,7 @@ class Server {
   async handle(line) {
     let request;
     try {
-      request = JSON.parse(line);
+      request = parseJson(line);
     } catch (error) {
       // Answer with the request's own seq if one can be read, so the runner can match it.
       const seq = Number(/"seq"\s*:\s*(\d+)/.exec(line)?.[1] ?? 0);
