@@ -242,6 +242,12 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
         return done("errored", f"could not observe the implementation: {error}")
     except Exception as error:  # a broken adapter fails only its own case
         return done("errored", f"the adapter failed: {type(error).__name__}: {error}")
+    except BaseException as error:
+        # A port's CancelledError (or GeneratorExit) must not take the case out of every total;
+        # only the user's Ctrl-C and an exit stop the run.
+        if isinstance(error, KeyboardInterrupt | SystemExit):
+            raise
+        return done("errored", f"the implementation raised {type(error).__name__}: {error}")
     observation_schema = get_profile(case.profile).observation_schema
     trusted = adapter.observations_trusted
     schema_error = None if trusted else next(iter(validator(observation_schema, f"/$defs/{case.operation}").iter_errors(observation)), None)

@@ -353,7 +353,7 @@ class BindingAdapter(Adapter):
         except Exception as error:
             return {"applied": False, "error": f"result() threw {describe_exception(error)}"}
         if not await wait_settled(future, self.settle_deadline_s):
-            future.cancel()
+            # Not cancelled: it may be the port's own future, which a later result() must still find.
             return {"applied": False, "error": "result() is still pending"}
         if future.exception() is not None:
             return {"applied": False, "error": f"result() rejected: {describe_exception(future.exception())}"}
@@ -396,7 +396,7 @@ class BindingAdapter(Adapter):
         except Exception as error:
             return {"state": "rejected", "error": f"result() threw {describe_exception(error)}", "same_object_as": None}
         if not await wait_settled(future, self.settle_deadline_s):
-            future.cancel()
+            # Not cancelled: it may be the port's own future, which a later result() must still find.
             return {"state": "pending", "same_object_as": None}
         failure = future.exception()
         if failure is not None:
