@@ -39,7 +39,17 @@ from conformance.adapter import (
     OperationNotSupported,
     call_abandoned,
 )
-from conformance.adapters.sandbox import SANDBOX_HOME, Isolation, Sandbox, bwrap_command, find_bwrap, runtime_path
+from conformance.adapters.limits import Limits, remove_groups, supervisor_flags
+from conformance.adapters.limits import describe as describe_limits
+from conformance.adapters.sandbox import (
+    SANDBOX_HOME,
+    Isolation,
+    Sandbox,
+    bwrap_command,
+    find_bwrap,
+    runtime_path,
+    tmpfs_size_supported,
+)
 from conformance.adapters.settings import ImplSettings
 from conformance.jsontypes import JsonObject
 from conformance.schemas import validator
@@ -62,8 +72,11 @@ class ProcessOptions:
     argv: list[str]
     cwd: Path | None = None
     env: dict[str, str] = field(default_factory=dict)
+    #: CPU seconds and memory MiB: override ``limits`` (kept for callers that set only these).
     cpu_limit_s: int | None = None
     memory_limit_mb: int | None = None
+    #: The program's resource limits (on by default; :meth:`Limits.off` for none).
+    limits: Limits = field(default_factory=Limits)
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     handshake_timeout_s: float = 10.0
     settle_deadline_s: float = DEFAULT_SETTLE_DEADLINE_S
@@ -80,8 +93,7 @@ class ProcessOptions:
             argv,
             cwd=cwd,
             env=dict(settings.env),
-            cpu_limit_s=settings.cpu_limit_s,
-            memory_limit_mb=settings.memory_limit_mb,
+            limits=settings.resource_limits(),
             sandbox=sandbox,
         )
 
@@ -89,6 +101,16 @@ class ProcessOptions:
     def isolation(self) -> Isolation:
         """How the program is confined: ``bwrap`` or ``none``."""
         return "none" if self.sandbox is None else "bwrap"
+
+    @property
+    def effective_limits(self) -> Limits:
+        """The limits the program runs under: ``limits`` with ``cpu_limit_s`` and ``memory_limit_mb`` applied."""
+        return self.limits.overridden(cpu_s=self.cpu_limit_s, memory_mb=self.memory_limit_mb)
+
+    @property
+    def limits_description(self) -> str:
+        """Which limits hold for the program, and by what mechanism (see :func:`limits.describe`)."""
+        return describe_limits(self.effective_limits, self.sandbox is not None and tmpfs_size_supported())
 
 
 def parse_command(command: str) -> list[str]:
@@ -292,6 +314,7 @@ def stop_tree(process: subprocess.Popen[bytes], marker: str) -> None:
         process.wait(timeout=5)
     except subprocess.TimeoutExpired:
         pass
+    remove_groups(pid)  # the cgroups of a supervisor that was killed before it could remove them
 
 
 def program_environment(options: ProcessOptions, marker: str) -> dict[str, str]:
@@ -336,17 +359,24 @@ def _sweep(marker: str) -> None:
 
 def supervised_argv(options: ProcessOptions) -> list[str]:
     """The command line: the supervisor (subreaper, limits), then the program itself."""
-    memory = (options.memory_limit_mb or 0) * 1024 * 1024
+    limits = options.effective_limits
     program = options.argv
     if options.sandbox is not None:
-        program = bwrap_command(options.sandbox, program, find_bwrap() or "bwrap")
-    return supervisor_argv(program, options.cpu_limit_s or 0, memory)
+        program = bwrap_command(options.sandbox, program, find_bwrap() or "bwrap", limits.tmp_mb)
+    return supervisor_argv(program, limits)
 
 
-def supervisor_argv(program: list[str], cpu_s: int = 0, memory_bytes: int = 0) -> list[str]:
-    """``program`` under the supervisor (subreaper, limits, the tree killed when it ends)."""
+def supervisor_argv(program: list[str], limits: Limits | None = None) -> list[str]:
+    """``program`` under the supervisor (subreaper, ``limits``, the tree killed when it ends).
+
+    ``limits`` defaults to :class:`Limits`'s defaults (those of a run; a build passes
+    ``settings.resource_limits().for_build()``); :meth:`Limits.off` sets none. The caller
+    stops the program with :func:`stop_tree`, which also removes its cgroups if the
+    supervisor could not.
+    """
+    flags = supervisor_flags(limits if limits is not None else Limits())
     # -I -S: isolated and without site-packages, so the supervisor starts fast and imports nothing of ours.
-    return [sys.executable, "-I", "-S", str(SUPERVISOR), str(cpu_s), str(memory_bytes), *program]
+    return [sys.executable, "-I", "-S", str(SUPERVISOR), *flags, *program]
 
 
 _STDERR_NOTE = "; the end of its stderr:"
