@@ -149,7 +149,8 @@ def describe(limits: Limits, tmpfs_capped: bool, support: CgroupSupport | None =
         else:
             per_process.append(f"processes {limits.pids} more for the user")
     if limits.cpu_s is not None:
-        per_process.append(f"cpu {limits.cpu_s} s per process")
+        build = f" (build {limits.build_cpu_s} s)" if limits.build_cpu_s not in (None, limits.cpu_s) else ""
+        per_process.append(f"cpu {limits.cpu_s} s per process{build}")
     if limits.file_mb is not None:
         per_process.append(f"file {limits.file_mb} MiB")
     parts: list[str] = []
