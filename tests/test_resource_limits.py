@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,6 +21,10 @@ import pytest
 from conformance.adapters import limits, sandbox
 from conformance.adapters.limits import MIB, CgroupSupport, Limits, describe, detect_from, empty_and_remove, supervisor_flags
 from conformance.adapters.process import SUPERVISOR
+from tests.attack_projects import CORRECT, append_to_module
+from tests.batch_helpers import cli_env, rows
+from tests.conftest import REPO
+from tests.grading_batch import patched_copy
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="resource limits use Linux cgroups, rlimits and /proc")
 
@@ -231,3 +236,48 @@ def test_without_a_cgroup_the_limits_fall_back_to_rlimits() -> None:
 
 def test_no_limits_means_the_grader_as_before() -> None:
     assert supervisor_flags(Limits.off(), CgroupSupport("cgroup v1", (("memory", "/m"),))) == ["0", "0"]
+
+
+# -- a class graded beside a fork bomb --------------------------------------------------------
+
+#: Appended to the bomber's compiled types.js: when the module loads, it starts sleeping processes
+#: and keeps starting more, so it holds every process it can for as long as it runs.
+SLOW_TEXTOF = "export function textOf(message) {\n  for (const until = Date.now() + 200; Date.now() < until; );\n"
+BOMB_JS = """
+import { spawn as spawnBomb } from "node:child_process";
+const bombTick = () => {
+  for (let i = 0; i < 64; i++) {
+    try {
+      spawnBomb("/bin/sleep", ["600"], { stdio: "ignore" }).on("error", () => {});
+    } catch {}
+  }
+};
+setInterval(bombTick, 20).unref();
+bombTick();
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed to grade the JavaScript submissions and is not installed")
+def test_a_fork_bomb_in_a_batch_costs_its_classmates_nothing(test_cgroup: CappedGroup, tmp_path: Path) -> None:
+    if not test_cgroup.support.has("pids"):
+        pytest.skip("no pids cgroup can be written here")
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    for index in range(1, 4):
+        (submissions / f"correct-{index}").symlink_to(CORRECT, target_is_directory=True)
+    # textOf also takes 0.2 s (within the case timeout, so the program is never restarted): the
+    # bomber runs, holding its processes, while its classmates are built and graded beside it.
+    patched_copy(submissions / "bomber", "types.js", "export function textOf(message) {\n", SLOW_TEXTOF)
+    append_to_module(submissions / "bomber", "types.js", BOMB_JS)
+    out = tmp_path / "out"
+    # The whole batch (grader, builds, programs) runs in the test's cgroup (400 processes): a bomb
+    # with no limit of its own takes them all; with one (128), the classmates keep the rest.
+    arguments = ["grade-batch", str(submissions), "--jobs", "2", "--pids-limit", "128", "--out", str(out)]
+    command = ["/bin/sh", "-c", _JOIN, "sh", sys.executable, "-m", "conformance.cli", *arguments]
+    env = {**cli_env(), "PI_TEST_JOIN": " ".join(test_cgroup.join)}
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL, env=env, cwd=REPO)
+    graded = rows(out / "gradebook.csv")
+    assert set(graded) == {"correct-1", "correct-2", "correct-3", "bomber"}, result.stderr[-3000:]
+    for name in ("correct-1", "correct-2", "correct-3"):
+        assert (graded[name]["status"], graded[name]["total"]) == ("ok", "100.00"), (name, graded[name], result.stderr[-3000:])
+    assert graded["bomber"]["limits"].startswith(f"{test_cgroup.support.mechanism} (") and "pids 128" in graded["bomber"]["limits"]
