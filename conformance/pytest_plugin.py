@@ -93,8 +93,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--case-timeout", type=float, default=None, help="per-operation timeout in seconds (default 1)")
     group.addoption("--report-json", default=None, help="write the JSON report to this file")
     group.addoption("--impl-env", action="append", default=[], help="KEY=VALUE added to a process implementation's environment")
-    group.addoption("--cpu-limit", type=int, default=None, help="CPU-time limit in seconds for a process implementation")
-    group.addoption("--memory-limit", type=int, default=None, help="address-space limit in MiB for a process implementation")
+    group.addoption("--cpu-limit", type=int, default=None, help="CPU seconds of each process of a process implementation")
+    group.addoption("--memory-limit", type=int, default=None, help="memory in MiB of a process implementation (total with a cgroup)")
+    group.addoption("--pids-limit", type=int, default=None, help="processes and threads of a process implementation at once")
+    group.addoption("--tmp-size", type=int, default=None, help="size in MiB of the sandbox's private /tmp")
+    group.addoption("--no-limits", action="store_false", dest="limits", default=True, help="no default resource limit")
     group.addoption("--build", action="store_true", default=False, help="build a pi-course project before checking it")
     group.addoption(
         "--sandbox",
@@ -140,6 +143,9 @@ def pytest_configure(config: pytest.Config) -> None:
         env=dict(item.partition("=")[::2] for item in config.getoption("--impl-env")),
         cpu_limit_s=config.getoption("--cpu-limit"),
         memory_limit_mb=config.getoption("--memory-limit"),
+        pids_limit=config.getoption("--pids-limit"),
+        tmp_size_mb=config.getoption("--tmp-size"),
+        limits=config.getoption("limits"),
         build=config.getoption("--build"),
         sandbox=config.getoption("--sandbox"),
     )

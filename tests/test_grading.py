@@ -393,7 +393,7 @@ def test_gradebooks_merge_and_refuse_overlaps(tmp_path: Path, textof_result: Sub
     _gradebook(tmp_path / "b.csv", ["carol"], textof_result, (2, 2))
     header, rows = read_gradebook(tmp_path / "a.csv")
     assert header[:5] == ["submission", "status", "total", "max_total", "lab_3.1"]
-    assert header[5:] == ["cases_passed", "cases_total", "duration_s", "sandbox", "detail"]
+    assert header[5:] == ["cases_passed", "cases_total", "duration_s", "sandbox", "limits", "detail"]
     assert [row["submission"] for row in rows] == ["alice", "bob"]
     assert rows[0]["lab_3.1"] == f"{textof_result.score.points:.2f}"
     assert merge_gradebooks([tmp_path / "a.csv", tmp_path / "b.csv"], tmp_path / "all.csv") == 3

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance import toolchain
-from conformance.adapters.process import SESSION_MARKER, minimal_environment, run_as_arguments, stop_tree, supervisor_argv
+from conformance.adapters.process import SESSION_MARKER, minimal_environment, stop_tree, supervisor_argv
 from conformance.adapters.sandbox import (
     SANDBOX_HOME,
     Sandbox,
@@ -205,9 +205,10 @@ def _run_build(
     command = [npm, "run", "build"]
     home = str(workspace.root / ".home")
     env = build_environment(SANDBOX_HOME if isolation == "bwrap" else home, node, tools)
+    limits = settings.resource_limits().for_build()
     if isolation == "bwrap":
         sandbox = Sandbox(read_only=(tools.folder, *runtime_roots([node, npm])), writable=(workspace.root,), chdir=where)
-        command = bwrap_command(sandbox, command, find_bwrap() or "bwrap")
+        command = bwrap_command(sandbox, command, find_bwrap() or "bwrap", limits.tmp_mb)
     marker = secrets.token_hex(16)
     env[SESSION_MARKER] = marker
     # The log lives outside the workspace, so the build cannot reach it through its folder.
@@ -217,14 +218,13 @@ def _run_build(
             try:
                 # Output to a file, not a pipe: a stray process that keeps it open cannot stall the grader.
                 process = subprocess.Popen(
-                    supervisor_argv(command),
+                    supervisor_argv(command, limits, settings.run_as),
                     cwd=where,
                     env=env,
                     stdin=subprocess.DEVNULL,
                     stdout=output,
                     stderr=subprocess.STDOUT,
                     start_new_session=True,
-                    **run_as_arguments(settings.run_as),
                 )
             except OSError as error:
                 return f"npm run build could not run: {error}"

@@ -18,7 +18,7 @@ from pathlib import Path
 from conformance import toolchain
 from conformance.adapter import Adapter, HarnessError
 from conformance.adapters.course_build import BuildResult, build_in_copy
-from conformance.adapters.process import SUPERVISOR, ProcessAdapter, ProcessOptions
+from conformance.adapters.process import ProcessAdapter, ProcessOptions
 from conformance.adapters.sandbox import Isolation, Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
 from conformance.adapters.settings import ImplSettings
 
@@ -120,8 +120,11 @@ def build(project: Path, settings: ImplSettings | None = None) -> BuildResult:
 
 
 def student_process_needs(build: bool) -> list[Path]:
-    """What a course project's processes read besides the submission: for ``--run-as`` to check."""
-    needs = [SUPERVISOR, NODE_ADAPTER.parent]
+    """What a course project's processes read besides the submission: for ``--run-as`` to check.
+
+    The supervisor is not among them: it keeps the grader's rights and drops them for the program.
+    """
+    needs = [NODE_ADAPTER.parent]
     node = shutil.which("node")
     if node is not None:
         needs.append(Path(os.path.realpath(node)))

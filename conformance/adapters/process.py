@@ -42,7 +42,17 @@ from conformance.adapter import (
     OperationNotSupported,
     call_abandoned,
 )
-from conformance.adapters.sandbox import SANDBOX_HOME, Isolation, Sandbox, bwrap_command, find_bwrap, runtime_path
+from conformance.adapters.limits import Limits, remove_groups, supervisor_flags
+from conformance.adapters.limits import describe as describe_limits
+from conformance.adapters.sandbox import (
+    SANDBOX_HOME,
+    Isolation,
+    Sandbox,
+    bwrap_command,
+    find_bwrap,
+    runtime_path,
+    tmpfs_size_supported,
+)
 from conformance.adapters.settings import ImplSettings
 from conformance.jsontypes import JsonObject
 from conformance.schemas import validator
@@ -65,8 +75,11 @@ class ProcessOptions:
     argv: list[str]
     cwd: Path | None = None
     env: dict[str, str] = field(default_factory=dict)
+    #: CPU seconds and memory MiB: override ``limits`` (kept for callers that set only these).
     cpu_limit_s: int | None = None
     memory_limit_mb: int | None = None
+    #: The program's resource limits (on by default; :meth:`Limits.off` for none).
+    limits: Limits = field(default_factory=Limits)
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     handshake_timeout_s: float = 10.0
     settle_deadline_s: float = DEFAULT_SETTLE_DEADLINE_S
@@ -88,8 +101,7 @@ class ProcessOptions:
             argv,
             cwd=cwd,
             env=dict(settings.env),
-            cpu_limit_s=settings.cpu_limit_s,
-            memory_limit_mb=settings.memory_limit_mb,
+            limits=settings.resource_limits(),
             sandbox=sandbox,
             run_as=settings.run_as,
         )
@@ -98,6 +110,16 @@ class ProcessOptions:
     def isolation(self) -> Isolation:
         """How the program is confined: ``bwrap`` or ``none``."""
         return "none" if self.sandbox is None else "bwrap"
+
+    @property
+    def effective_limits(self) -> Limits:
+        """The limits the program runs under: ``limits`` with ``cpu_limit_s`` and ``memory_limit_mb`` applied."""
+        return self.limits.overridden(cpu_s=self.cpu_limit_s, memory_mb=self.memory_limit_mb)
+
+    @property
+    def limits_description(self) -> str:
+        """Which limits hold for the program, and by what mechanism (see :func:`limits.describe`)."""
+        return describe_limits(self.effective_limits, self.sandbox is not None and tmpfs_size_supported())
 
 
 def parse_command(command: str) -> list[str]:
@@ -175,7 +197,6 @@ class _Session:
                 cwd=options.cwd,
                 env=env,
                 start_new_session=True,  # its own process group and session, apart from the grader's terminal
-                **run_as_arguments(options.run_as),
             )
         except OSError:
             for fd in (stdin_read, stdin_write, stdout_read, stdout_write, stderr_read, stderr_write):
@@ -306,6 +327,7 @@ def stop_tree(process: subprocess.Popen[bytes], marker: str) -> None:
         process.wait(timeout=5)
     except subprocess.TimeoutExpired:
         pass
+    remove_groups(pid)  # the cgroups of a supervisor that was killed before it could remove them
 
 
 def program_environment(options: ProcessOptions, marker: str) -> dict[str, str]:
@@ -350,11 +372,11 @@ def _sweep(marker: str) -> None:
 
 def supervised_argv(options: ProcessOptions) -> list[str]:
     """The command line: the supervisor (subreaper, limits), then the program itself."""
-    memory = (options.memory_limit_mb or 0) * 1024 * 1024
+    limits = options.effective_limits
     program = options.argv
     if options.sandbox is not None:
-        program = bwrap_command(options.sandbox, program, find_bwrap() or "bwrap")
-    return supervisor_argv(program, options.cpu_limit_s or 0, memory)
+        program = bwrap_command(options.sandbox, program, find_bwrap() or "bwrap", limits.tmp_mb)
+    return supervisor_argv(program, limits, options.run_as)
 
 
 def run_as_arguments(run_as: tuple[int, int] | None) -> dict[str, Any]:
@@ -364,10 +386,20 @@ def run_as_arguments(run_as: tuple[int, int] | None) -> dict[str, Any]:
     return {"user": run_as[0], "group": run_as[1], "extra_groups": []}
 
 
-def supervisor_argv(program: list[str], cpu_s: int = 0, memory_bytes: int = 0) -> list[str]:
-    """``program`` under the supervisor (subreaper, limits, the tree killed when it ends)."""
+def supervisor_argv(program: list[str], limits: Limits | None = None, run_as: tuple[int, int] | None = None) -> list[str]:
+    """``program`` under the supervisor (subreaper, ``limits``, the tree killed when it ends).
+
+    ``limits`` defaults to :class:`Limits`'s defaults (those of a run; a build passes
+    ``settings.resource_limits().for_build()``); :meth:`Limits.off` sets none. ``run_as``
+    (uid, gid) is who the program runs as, once its cgroup and limits are set. The caller
+    stops the program with :func:`stop_tree`, which also removes its cgroups if the
+    supervisor could not.
+    """
+    flags = supervisor_flags(limits if limits is not None else Limits())
+    if run_as is not None:  # the supervisor keeps the grader's rights; the program gets the user's
+        flags = ["--uid", str(run_as[0]), "--gid", str(run_as[1]), *flags]
     # -I -S: isolated and without site-packages, so the supervisor starts fast and imports nothing of ours.
-    return [sys.executable, "-I", "-S", str(SUPERVISOR), str(cpu_s), str(memory_bytes), *program]
+    return [sys.executable, "-I", "-S", str(SUPERVISOR), *flags, *program]
 
 
 _SEAL = re.compile(rb',"seal":"([0-9a-f]{64})"\}\r?\n?$')

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import pwd
 import subprocess
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -44,13 +43,11 @@ def run_as_problem(run_as: tuple[int, int], needed: Iterable[Path]) -> str | Non
         return "--run-as needs the grader to run as root (it starts student processes as that user)"
     if run_as[0] == 0:
         return "--run-as root would run student code as root: give an unprivileged user (e.g. nobody)"
-    paths = [str(path) for path in needed]
-    probe = (
-        "import os,sys\nfor p in sys.argv[1:]:\n    ok = os.access(p, os.R_OK | (os.X_OK if os.path.isdir(p) else 0))\n    ok or print(p)"
-    )
+    # Asked with the shell (test -r), as the user: the grader's own Python need not be readable by it.
+    probe = 'for p; do [ -r "$p" ] && { [ ! -d "$p" ] || [ -x "$p" ]; } || echo "$p"; done'
     try:
         result = subprocess.run(
-            [sys.executable, "-I", "-S", "-c", probe, *paths],
+            ["/bin/sh", "-c", probe, "sh", *(str(path) for path in needed)],
             capture_output=True,
             text=True,
             timeout=30,
@@ -60,8 +57,6 @@ def run_as_problem(run_as: tuple[int, int], needed: Iterable[Path]) -> str | Non
         )
     except (OSError, subprocess.SubprocessError) as error:
         return f"--run-as: cannot start a process as uid {run_as[0]}: {error}"
-    if result.returncode != 0:
-        return f"--run-as: uid {run_as[0]} cannot run this grader's Python ({sys.executable}); install it where every user can read it"
     unreadable = result.stdout.split()
     if unreadable:
         return f"--run-as: uid {run_as[0]} cannot read {unreadable[0]}; install it where every user can read it"

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from conformance.adapters.limits import DEFAULT_TMP_MB, MIB
+
 SandboxMode = Literal["auto", "bwrap", "none"]
 Isolation = Literal["bwrap", "none"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "bwrap", "none")
@@ -91,8 +93,13 @@ def _under(path: Path, roots: Sequence[Path]) -> bool:
     return any(path == root or root in path.parents for root in roots)
 
 
-def bwrap_command(sandbox: Sandbox, argv: Sequence[str], bwrap: str = "bwrap") -> list[str]:
-    """The ``bwrap`` command line that runs ``argv`` inside ``sandbox``."""
+def bwrap_command(sandbox: Sandbox, argv: Sequence[str], bwrap: str = "bwrap", tmp_size_mb: int | None = DEFAULT_TMP_MB) -> list[str]:
+    """The ``bwrap`` command line that runs ``argv`` inside ``sandbox``.
+
+    The private ``/tmp`` holds at most ``tmp_size_mb`` MiB (None: half the machine's memory,
+    the kernel's default) when this bubblewrap knows ``--size`` (0.8.0 and later); its pages
+    count against the program's memory cgroup either way.
+    """
     command = [
         bwrap,
         "--unshare-all",  # user, mount, PID, network, IPC, UTS, cgroup
@@ -115,7 +122,10 @@ def bwrap_command(sandbox: Sandbox, argv: Sequence[str], bwrap: str = "bwrap") -
     for file in _ETC_FILES:
         if os.path.exists(file):
             command += ["--ro-bind", file, file]
-    command += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", SANDBOX_HOME]
+    command += ["--proc", "/proc", "--dev", "/dev"]
+    if tmp_size_mb is not None and tmpfs_size_supported(bwrap):
+        command += ["--size", str(tmp_size_mb * MIB)]  # must come right before the --tmpfs it sizes
+    command += ["--tmpfs", SANDBOX_HOME]
     bound = [*sandbox.writable, *sandbox.read_only]
     if sandbox.chdir is not None and not _under(sandbox.chdir, bound):
         command += ["--dir", str(sandbox.chdir)]
@@ -137,6 +147,19 @@ def _distinct(paths: Iterable[Path]) -> list[Path]:
         if not _under(path, kept):
             kept.append(path)
     return kept
+
+
+@functools.cache
+def tmpfs_size_supported(bwrap: str | None = None) -> bool:
+    """Whether this bubblewrap can cap a tmpfs's size (``--size``, bubblewrap 0.8.0 and later)."""
+    bwrap = bwrap if bwrap and os.path.isabs(bwrap) else find_bwrap()
+    if bwrap is None:
+        return False
+    try:
+        result = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=_PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--size" in result.stdout + result.stderr
 
 
 @functools.cache

@@ -27,6 +27,7 @@ from conformance.commands.checks import (
     positive_number,
     same_file_problem,
 )
+from conformance.commands.limit_options import add_limit_options, with_limit_options
 from conformance.grading import baseline as baselines
 from conformance.grading.batch import BatchOptions, discover_submissions, grade_batch
 from conformance.grading.formats import terminal
@@ -136,8 +137,7 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
     )
     process = parser.add_argument_group("process implementations (cmd:, pi-course:)")
     process.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="add to the program's minimal environment")
-    process.add_argument("--cpu-limit", type=positive_integer, metavar="SECONDS", help="CPU-time limit of the program")
-    process.add_argument("--memory-limit", type=positive_integer, metavar="MIB", help="address-space limit of the program")
+    add_limit_options(process)
     add_sandbox_option(process)
     process.add_argument(
         "--run-as",
@@ -167,11 +167,10 @@ def _options(args: argparse.Namespace) -> GradeOptions:
             raise RunAsError(problem)
     settings = ImplSettings(
         env=dict(item.partition("=")[::2] for item in args.env),
-        cpu_limit_s=args.cpu_limit,
-        memory_limit_mb=args.memory_limit,
         sandbox=args.sandbox,
         run_as=run_as,
     )
+    settings = with_limit_options(settings, args)
     return GradeOptions(settings=settings, build=args.build, case_timeout_s=args.timeout, budget_s=args.budget)
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from conformance.adapters.resolve import IMPL_FORMS
 from conformance.adapters.sandbox import add_sandbox_option
-from conformance.commands.checks import EXIT_USAGE, output_file_problem, positive_integer, positive_number, same_file_problem
+from conformance.commands.checks import EXIT_USAGE, output_file_problem, positive_number, same_file_problem
+from conformance.commands.limit_options import add_limit_options, limit_arguments
 
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suite"
 EXIT_NO_CASES = 5
@@ -52,8 +53,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     process = run.add_argument_group("process implementations (cmd:, pi-course:)")
     process.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="add to the program's minimal environment")
-    process.add_argument("--cpu-limit", type=positive_integer, metavar="SECONDS", help="CPU-time limit of the program")
-    process.add_argument("--memory-limit", type=positive_integer, metavar="MIB", help="address-space limit of the program")
+    add_limit_options(process)
     process.add_argument("--build", action="store_true", help="pi-course: run the project's npm run build first (offline; never npx)")
     add_sandbox_option(process)
     run.set_defaults(handler=run_command)
@@ -88,10 +88,7 @@ def pytest_arguments(args: argparse.Namespace) -> list[str]:
         argv += ["--report-json", args.report_json]
     for item in args.env:
         argv += ["--impl-env", item]
-    if args.cpu_limit is not None:
-        argv += ["--cpu-limit", str(args.cpu_limit)]
-    if args.memory_limit is not None:
-        argv += ["--memory-limit", str(args.memory_limit)]
+    argv += limit_arguments(args)
     if args.build:
         argv.append("--build")
     argv += ["--sandbox", args.sandbox]

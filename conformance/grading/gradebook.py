@@ -2,8 +2,9 @@
 
 Columns: ``submission, status, total, max_total``, one ``lab_<lab>`` column per graded
 lab (``area_<area>`` per area for profile ``pi-ai-1``), ``cases_passed, cases_total,
-duration_s, sandbox, detail`` (``sandbox``: the isolation the submission ran under:
-``bwrap``, ``none`` or ``in-process``). Points have two decimals.
+duration_s, sandbox, limits, detail`` (``sandbox``: the isolation the submission ran under:
+``bwrap``, ``none`` or ``in-process``; ``limits``: which resource limits held, and by what).
+Points have two decimals.
 
 Beside ``gradebook.csv``, ``gradebook.meta.json`` says which shard ``K/N`` the gradebook
 holds, which submissions that shard has, the profile they were graded against, and whether
@@ -42,6 +43,7 @@ def columns(rubric: Rubric) -> list[str]:
         "cases_total",
         "duration_s",
         "sandbox",
+        "limits",
         "detail",
     ]
 
@@ -57,6 +59,7 @@ def row(result: SubmissionResult) -> dict[str, str]:
         "cases_total": str(result.score.total),
         "duration_s": f"{result.duration_s:.1f}",
         "sandbox": result.isolation,
+        "limits": result.limits,
         "detail": result.detail,
     }
     for lab in result.score.labs:

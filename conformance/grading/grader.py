@@ -161,6 +161,16 @@ def planned_isolation(impl: str, settings: ImplSettings) -> str:
         return "none"
 
 
+def planned_limits(impl: str, settings: ImplSettings) -> str:
+    """Which resource limits hold for the submission's programs with ``settings``, for reports."""
+    if not impl.startswith(("cmd:", "pi-course:", "pi-ai:")):
+        return "none (in process)"
+    from conformance.adapters.limits import describe
+    from conformance.adapters.sandbox import tmpfs_size_supported
+
+    return describe(settings.resource_limits(), planned_isolation(impl, settings) == "bwrap" and tmpfs_size_supported())
+
+
 def _isolation_of(adapter: Adapter, impl: str) -> str:
     return adapter.isolation if impl.startswith(("cmd:", "pi-course:", "pi-ai:")) else "in-process"
 
@@ -200,6 +210,8 @@ class SubmissionResult:
     build_report: str | None = None
     #: How the submission's code was isolated: ``bwrap``, ``none`` or ``in-process`` (``python:``).
     isolation: str = "none"
+    #: Which resource limits held for its programs, and by what (``conformance.adapters.limits.describe``).
+    limits: str = ""
 
 
 def grade_submission(
@@ -235,7 +247,10 @@ def grade_submission(
         graded = score(context.rubric, zip(context.cases, outcomes, strict=True))
         duration = time.perf_counter() - started
         isolation = isolation or planned_isolation(impl, options.settings)
-        return SubmissionResult(name, impl, implementation, status, detail, graded, context.rubric, duration, build_report, isolation)
+        limits = planned_limits(impl, options.settings)
+        return SubmissionResult(
+            name, impl, implementation, status, detail, graded, context.rubric, duration, build_report, isolation, limits
+        )
 
     def not_run(reason: str) -> list[Outcome]:
         return [Outcome(case.id, "errored", NOT_RUN + reason, 0.0) for case in context.cases]

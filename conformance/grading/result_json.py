@@ -40,6 +40,7 @@ def result_to_json(result: SubmissionResult) -> dict[str, Any]:
         "duration_s": result.duration_s,
         "build_report": result.build_report,
         "isolation": result.isolation,
+        "limits": result.limits,
         "outcomes": [outcome_to_json(graded.outcome) for graded in result.score.cases],
     }
 
@@ -70,6 +71,7 @@ def result_from_json(data: object, context: GradingContext) -> SubmissionResult:
             duration_s=float(data["duration_s"]),
             build_report=str(build_report) if build_report is not None else None,
             isolation=str(data.get("isolation", "none")),
+            limits=str(data.get("limits", "")),
         )
     except ResultFormatError:
         raise

@@ -214,7 +214,7 @@ def submission_page(result: SubmissionResult, clauses: Mapping[str, Clause], for
     parts = [f"<h1>{e(result.name)}</h1>", f"<p>{_status_text(result.status)} {e(result.detail)}</p>"]
     parts.append(
         f'<p class="small muted">implementation {e(result.implementation)}; {f"profile {e(profile)}; " if profile else ""}'
-        f"sandbox {e(result.isolation)}; graded in {result.duration_s:.1f} s</p>"
+        f"sandbox {e(result.isolation)}; limits {e(result.limits or 'none')}; graded in {result.duration_s:.1f} s</p>"
     )
     rows = []
     for lab_score in result.score.labs:

@@ -73,6 +73,7 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
             "status": result.status,
             "detail": result.detail,
             "sandbox": result.isolation,
+            "limits": result.limits,
             f"{label}s": labs,
         },
         "tests": tests,

@@ -70,6 +70,7 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
         "duration_s": round(result.duration_s, 3),
         "build_report": result.build_report,
         "sandbox": result.isolation,
+        "limits": result.limits,
         f"{label}s": [
             {label: lab.lab, "points": round(lab.points, _DIGITS), "max_points": round(lab.max_points, _DIGITS), **lab.counts}
             for lab in result.score.labs

@@ -59,6 +59,7 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
         ET.SubElement(properties, "property", name="points", value=points(lab.points))
         ET.SubElement(properties, "property", name="max_points", value=points(lab.max_points))
         ET.SubElement(properties, "property", name="sandbox", value=result.isolation)
+        ET.SubElement(properties, "property", name="limits", value=result.limits)
         for graded in cases:
             testcase = ET.SubElement(
                 suite,

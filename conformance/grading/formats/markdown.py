@@ -37,6 +37,7 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
         *([f"- profile: `{profile}`"] if profile else []),
         f"- rubric: {result.rubric.name}",
         f"- sandbox: `{result.isolation}`",
+        *([f"- limits: {result.limits}"] if result.limits else []),
         "",
         f"| {label} | points | max | passed | failed | of which because of an earlier {label} | errored | skipped |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",

@@ -45,6 +45,7 @@ def render(
     lines = [
         f"pi-conformance grade: {result.name}" + (f" (profile {profile})" if profile else ""),
         f"  implementation: {result.implementation}   rubric: {result.rubric.name}   sandbox: {result.isolation}",
+        *([f"  limits: {result.limits}"] if result.limits else []),
         "",
     ]
     width = len(points(result.score.max_points))
