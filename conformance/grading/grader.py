@@ -21,13 +21,15 @@ from conformance.adapters.resolve import ImplSpecError, resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.cases import Case
 from conformance.clauses import Clause, load_profile_clauses
-from conformance.execution import Outcome, run_case
+from conformance.execution import GRADER_ERROR, Outcome, run_case
 from conformance.feedback import is_silent_stream
 from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import Score, score
 from conformance.grading.status import NOT_RUN, SubmissionStatus, classify
 from conformance.loader import load_suite
+from conformance.matcher import Divergence
 from conformance.profiles import DEFAULT_PROFILE
+from conformance.studenttext import BUILD_LOG_LIMIT, QUOTE_LIMIT, Budget, cap, prune_json, scrub
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ def _retry_given_up(
     deadline: float | None,
     stop: threading.Event | None,
     profile: str = DEFAULT_PROFILE,
+    budget: Budget | None = None,
 ) -> bool:
     """Run each case the adapter gave up on again, in a fresh process with a short timeout.
 
@@ -126,7 +129,7 @@ def _retry_given_up(
                         break
                     _close(adapter)
                     adapter = None
-                outcomes[index] = retried
+                outcomes[index] = bounded(retried, budget) if budget is not None else retried
         except Exception:  # the adapter could not be made again: the first run's outcomes stand
             pass
         finally:
@@ -163,6 +166,39 @@ def planned_isolation(impl: str, settings: ImplSettings) -> str:
 
 def _isolation_of(adapter: Adapter, impl: str) -> str:
     return adapter.isolation if impl.startswith(("cmd:", "pi-course:", "pi-ai:")) else "in-process"
+
+
+def bounded(outcome: Outcome, budget: Budget) -> Outcome:
+    """The outcome as it is kept: its texts within the submission's :class:`Budget`, its observation pruned.
+
+    Everything here may quote the implementation; a megabyte answer to every case would
+    otherwise be held, written to every report and printed, once per case.
+    """
+    divergence = outcome.divergence
+    if divergence is not None:
+        divergence = Divergence(*(budget.take(text) for text in (divergence.path, divergence.expected, divergence.actual, divergence.note)))
+    observation = prune_json(outcome.observation)[0] if outcome.observation is not None else None
+    return replace(outcome, message=budget.take(outcome.message), divergence=divergence, observation=observation)
+
+
+def grader_error(case_id: str, doing: str, error: BaseException) -> Outcome:
+    """The outcome of a case whose handling failed in the grader itself: that case errors, no other."""
+    said = cap(scrub(str(error)), QUOTE_LIMIT)
+    return Outcome(case_id, "errored", f"{GRADER_ERROR}: {doing} failed: {type(error).__name__}: {said}", 0.0)
+
+
+def _recorded(on_outcome: Callable[[Outcome], None], outcome: Outcome) -> Outcome:
+    """Tell ``on_outcome``; if that fails, the case is a grader error (told too, if it can be)."""
+    try:
+        on_outcome(outcome)
+        return outcome
+    except Exception as error:
+        replacement = grader_error(outcome.case_id, "recording the outcome", error)
+        try:
+            on_outcome(replacement)
+        except Exception:  # the result still carries it
+            pass
+        return replacement
 
 
 def _close(adapter: Adapter) -> None:
@@ -234,6 +270,9 @@ def grade_submission(
         graded = score(context.rubric, zip(context.cases, outcomes, strict=True))
         duration = time.perf_counter() - started
         isolation = isolation or planned_isolation(impl, options.settings)
+        # The implementation's name, the detail and the build log quote the submission: bounded, valid Unicode.
+        implementation, detail = cap(scrub(implementation), QUOTE_LIMIT), cap(scrub(detail))
+        build_report = cap(scrub(build_report), BUILD_LOG_LIMIT) if build_report is not None else None
         return SubmissionResult(name, impl, implementation, status, detail, graded, context.rubric, duration, build_report, isolation)
 
     def not_run(reason: str) -> list[Outcome]:
@@ -280,6 +319,7 @@ def grade_submission(
         return finish("invalid", message, not_run(message), name)
 
     outcomes: list[Outcome] = []
+    text_budget = Budget()
     budget_exhausted = False
     deadline = time.monotonic() + options.budget_s if options.budget_s else None
     try:
@@ -295,13 +335,15 @@ def grade_submission(
             if case.id in given:
                 outcomes.append(given[case.id])
                 continue
-            outcomes.append(run_case(adapter, case, options.case_timeout_s))
-            if on_outcome is not None:
-                on_outcome(outcomes[-1])
+            try:
+                outcome = bounded(run_case(adapter, case, options.case_timeout_s), text_budget)
+            except Exception as error:  # a grader bug on this case's outcome costs this case, not the submission
+                outcome = grader_error(case.id, "handling the outcome", error)
+            outcomes.append(_recorded(on_outcome, outcome) if on_outcome is not None else outcome)
     finally:
         _close(adapter)
     if any(outcome.given_up for outcome in outcomes) and not budget_exhausted:
-        budget_exhausted = _retry_given_up(impl, settings, context.cases, outcomes, deadline, stop, context.rubric.profile)
+        budget_exhausted = _retry_given_up(impl, settings, context.cases, outcomes, deadline, stop, context.rubric.profile, text_budget)
     silent = [outcome for case, outcome in zip(context.cases, outcomes, strict=True) if outcome.hung or is_silent_stream(case, outcome)]
     status, detail = classify(outcomes, budget_exhausted=budget_exhausted, silent=silent)
     return finish(status, detail, outcomes, adapter.name or name, isolation=_isolation_of(adapter, impl))
