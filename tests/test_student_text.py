@@ -255,3 +255,9 @@ def test_the_progress_line_escapes_names_and_details() -> None:
     own = terminal.text.replace("\r\x1b[K", "")  # the progress line's own redraw, and nothing else
     assert not RAW_CONTROLS.search(own), repr(own)
     assert "pwned" in own
+
+
+def test_run_prints_no_escape_sequence_either() -> None:
+    result = cli("run", "--impl", hostile_impl("escapes"), "--lab", "3.1", "-v")
+    assert "pwned title" in result.stdout, result.stdout[-2000:]
+    assert not RAW_CONTROLS.search(result.stdout + result.stderr), RAW_CONTROLS.search(result.stdout + result.stderr)
