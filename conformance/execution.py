@@ -28,6 +28,7 @@ from conformance.jsontypes import JsonObject, JsonValue
 from conformance.matcher import MISSING, Divergence, Observed, first_divergence, iter_divergences
 from conformance.profiles import get_profile, mismatch_message
 from conformance.schemas import validator
+from conformance.studenttext import cap, schema_problem, scrub
 
 Status = Literal["passed", "failed", "errored", "skipped"]
 
@@ -206,7 +207,8 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
     started = time.perf_counter()
 
     def done(status: Status, message: str, **extra: object) -> Outcome:
-        return Outcome(case.id, status, message, time.perf_counter() - started, **extra)  # type: ignore[arg-type]
+        # Messages quote the implementation (what it threw, its stderr): bounded, and valid Unicode.
+        return Outcome(case.id, status, cap(scrub(message)), time.perf_counter() - started, **extra)  # type: ignore[arg-type]
 
     if isinstance(case, BrokenCase):
         return done("errored", "broken fixture:\n" + "\n".join(f"  {case.location}: {p}" for p in case.problems))
@@ -248,12 +250,23 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
         if isinstance(error, KeyboardInterrupt | SystemExit):
             raise
         return done("errored", f"the implementation raised {type(error).__name__}: {error}")
+    try:
+        return _judge(adapter, case, observation, done)
+    except Exception as error:  # an answer the grader cannot judge (nested past the recursion limit...) errors its own case
+        return done("errored", f"{GRADER_ERROR}: judging the answer failed: {type(error).__name__}: {error}")
+
+
+#: How an outcome says the grader itself failed on this case (not the implementation).
+GRADER_ERROR = "grader error"
+
+
+def _judge(adapter: Adapter, case: Case, observation: JsonObject, done: Callable[..., Outcome]) -> Outcome:
+    """Check the observation against the operation's schema, then compare it with the case's expectations."""
     observation_schema = get_profile(case.profile).observation_schema
     trusted = adapter.observations_trusted
     schema_error = None if trusted else next(iter(validator(observation_schema, f"/$defs/{case.operation}").iter_errors(observation)), None)
     if schema_error is not None:
-        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in schema_error.absolute_path)
-        return done("errored", f"the adapter returned a malformed observation at {path or '(root)'}: {schema_error.message}")
+        return done("errored", f"the adapter returned a malformed observation {schema_problem(schema_error)}")
     divergence, step_index = compare(case, observation)
     if divergence is None:
         return done("passed", "", observation=observation)

@@ -154,7 +154,8 @@ def _match_object(expected: dict[str, JsonValue], actual: dict[str, JsonValue], 
     for key in actual:
         if key not in expected:
             # Shown at the parent, whole, so that "expected {} but got {...}" reads at a glance.
-            yield Divergence(path, render(expected), render(actual), f"unexpected key {json.dumps(key, ensure_ascii=False)}")
+            # render() cuts the key too: a key can be a megabyte long.
+            yield Divergence(path, render(expected), render(actual), f"unexpected key {render(key)}")
             return
 
 

@@ -29,6 +29,7 @@ from conformance.loader import Suite, load_suite
 from conformance.profiles import DEFAULT_PROFILE, UnknownProfile, get_profile
 from conformance.report import CaseResult, group_lines, groups_of, skip_lines, summary_lines, write_json_report
 from conformance.selection import selection_problems
+from conformance.studenttext import for_terminal, prune_json
 
 
 def marker_name(kind: str, value: str) -> str:
@@ -274,7 +275,9 @@ def check_case(entry: Case | BrokenCase, adapter: Adapter) -> None:
     """Run one case and turn its outcome into a pytest result."""
     unclaimed = not_claimed_reason(entry.features, STATE.without_features) if isinstance(entry, Case) else None
     outcome = Outcome(entry.id, "skipped", unclaimed, 0.0) if unclaimed else run_case(adapter, entry, STATE.timeout_s)
-    kept = dataclasses.replace(outcome, observation=None) if outcome.status == "passed" else outcome  # only failures are reported
+    # Only failures are reported; their observations are kept pruned (a megabyte answer per case adds up).
+    observation = prune_json(outcome.observation)[0] if outcome.observation is not None and outcome.status != "passed" else None
+    kept = dataclasses.replace(outcome, observation=observation)
     STATE.results.append(CaseResult(kept, entry.lab or "?", entry.chapter or "?", entry))
     baseline = STATE.baseline
     known = baseline.cases.get(entry.id) if baseline is not None else None
@@ -284,9 +287,10 @@ def check_case(entry: Case | BrokenCase, adapter: Adapter) -> None:
         return
     if known is not None:
         pytest.xfail(f"in the baseline: {known}")
+    # pytest prints these: no escape sequence of the implementation's reaches the terminal.
     if outcome.status == "skipped":
-        pytest.skip(outcome.message)
-    pytest.fail(f"[{outcome.status}] {_example(entry, outcome)}", pytrace=False)
+        pytest.skip(for_terminal(outcome.message))
+    pytest.fail(for_terminal(f"[{outcome.status}] {_example(entry, kept)}"), pytrace=False)
 
 
 def _example(entry: Case | BrokenCase, outcome: Outcome) -> str:
@@ -309,7 +313,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     lines += group_lines(groups_of(STATE.results, STATE.clauses), _example)
     lines += skip_lines(STATE.results)
     for line in lines:
-        terminalreporter.write_line(line)
+        terminalreporter.write_line(for_terminal(line))
     if STATE.report_json is not None:
         write_json_report(STATE.report_json, STATE.results, STATE.clauses, STATE.all_divergences, STATE.profile)
         terminalreporter.write_line(f"  report written to {STATE.report_json}")

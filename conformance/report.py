@@ -15,6 +15,7 @@ from conformance.failure_groups import FailureGroup, group_failures, skip_reason
 from conformance.features import is_not_claimed
 from conformance.matcher import Divergence
 from conformance.profiles import DEFAULT_PROFILE, get_profile
+from conformance.studenttext import scrub
 
 STATUSES = ("passed", "failed", "errored", "skipped")
 
@@ -155,4 +156,4 @@ def write_json_report(
     from conformance.atomicfile import write_text_atomic
 
     document = json_report(results, clauses, every_divergence, profile)
-    write_text_atomic(path, json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+    write_text_atomic(path, scrub(json.dumps(document, ensure_ascii=False, indent=2)) + "\n")

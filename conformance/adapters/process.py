@@ -56,6 +56,7 @@ from conformance.adapters.sandbox import (
 from conformance.adapters.settings import ImplSettings
 from conformance.jsontypes import JsonObject
 from conformance.schemas import validator
+from conformance.studenttext import QUOTE_LIMIT, cap, decode_line, may_hold_surrogates, schema_problem, scrub, scrub_json
 
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -144,9 +145,20 @@ def minimal_environment(extra: dict[str, str]) -> dict[str, str]:
 
 def quote(data: bytes | str) -> str:
     """A short, printable quotation of what the program wrote."""
-    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    text = decode_line(data[: 4 * _QUOTE_LIMIT]) if isinstance(data, bytes) else scrub(data[: 4 * _QUOTE_LIMIT])
     text = text.rstrip("\n")
     return repr(text if len(text) <= _QUOTE_LIMIT else text[:_QUOTE_LIMIT] + "…")
+
+
+def decode_response(data: bytes) -> object:
+    """One line of the program's output as JSON; ``ValueError`` if it is not JSON.
+
+    Invalid UTF-8 becomes U+FFFD, and so do lone surrogates (``"\\ud800"``, which JSON allows
+    and Python decodes but cannot encode again): nothing downstream may fail on an answer.
+    """
+    text = decode_line(data)
+    response = json.loads(text)
+    return scrub_json(response) if may_hold_surrogates(text) else response
 
 
 _Kind = Literal["line", "eof", "oversize"]
@@ -575,8 +587,9 @@ class ProcessAdapter(Adapter):
             self._handshake_failed(f"it speaks protocol {response.get('protocol')!r}, the runner speaks {PROTOCOL_VERSION}")
         implementation = response.get("implementation")
         if isinstance(implementation, dict) and isinstance(implementation.get("name"), str):
-            self.name = str(implementation["name"])
-            self.version = str(implementation.get("version", ""))
+            # Student text: bounded here; escaped wherever it is shown.
+            self.name = cap(str(implementation["name"]), QUOTE_LIMIT)
+            self.version = cap(str(implementation.get("version", "")), QUOTE_LIMIT)
         stated_profile = response.get("profile")
         self.profile = stated_profile if isinstance(stated_profile, str) else None
         unclaimed = response.get("unclaimed_features")
@@ -611,8 +624,8 @@ class ProcessAdapter(Adapter):
             if session.sealed:
                 data = unsealed(data, session.channel_key, what)
             try:
-                response = json.loads(data)
-            except ValueError:
+                response = decode_response(data)
+            except (ValueError, RecursionError):
                 raise HarnessError(f"{what}: expected one JSON object per line but got {quote(data)}") from None
             if not isinstance(response, dict):
                 raise HarnessError(f"{what}: expected a JSON object but got {quote(data)}")
@@ -635,8 +648,7 @@ class ProcessAdapter(Adapter):
             response_def = "ErrorResponse"
         error = next(iter(validator("protocol.schema.json", f"/$defs/{response_def}").iter_errors(response)), None)
         if error is not None:
-            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path) or "(root)"
-            raise HarnessError(f"{what}: the response breaks the protocol at {where}: {error.message}: {quote(data)}")
+            raise HarnessError(f"{what}: the response breaks the protocol {schema_problem(error)}: {quote(data)}")
         return response
 
     def _load_failed(self, module: str, error: HarnessError) -> HarnessError:
@@ -687,7 +699,7 @@ class ProcessAdapter(Adapter):
         if response.get("ok") is False:
             reported = response["error"]
             assert isinstance(reported, dict)
-            kind, text = reported.get("kind"), str(reported.get("message"))
+            kind, text = reported.get("kind"), cap(str(reported.get("message")))
             if kind == "not_implemented":
                 raise OperationNotSupported(text)
             if kind == "threw":

@@ -25,6 +25,7 @@ from conformance.atomicfile import write_text_atomic
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.rubric import Rubric
 from conformance.profiles import DEFAULT_PROFILE
+from conformance.studenttext import csv_cell, csv_cell_value
 
 
 class GradebookError(ValueError):
@@ -73,13 +74,17 @@ def write_gradebook(path: Path, results: Sequence[SubmissionResult], rubric: Rub
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Mapping[str, str]], with_header: bool = True) -> str:
-    """Rows as CSV text (``\r\n`` line ends, as the csv module writes them)."""
+    """Rows as CSV text (``\r\n`` line ends, as the csv module writes them).
+
+    Each cell goes through :func:`csv_cell`: a folder named ``=HYPERLINK(...)`` is text to a
+    spreadsheet, not a formula; :func:`read_gradebook` gives the names back as they were.
+    """
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(header))
     if with_header:
         writer.writeheader()
     for entry in rows:
-        writer.writerow(entry)
+        writer.writerow({key: csv_cell(value) for key, value in entry.items()})
     return buffer.getvalue()
 
 
@@ -137,7 +142,7 @@ def read_gradebook(path: Path) -> tuple[list[str], list[dict[str, str]]]:
     try:
         with path.open(encoding="utf-8", newline="") as file:
             reader = csv.DictReader(file)
-            rows = list(reader)
+            rows = [{key: csv_cell_value(value) if isinstance(value, str) else value for key, value in entry.items()} for entry in reader]
             header = list(reader.fieldnames or [])
     except (OSError, UnicodeDecodeError, csv.Error) as error:
         raise GradebookError(f"cannot read {path}: {error}") from error

@@ -21,13 +21,15 @@ from conformance.adapters.resolve import ImplSpecError, resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.cases import Case
 from conformance.clauses import Clause, load_profile_clauses
-from conformance.execution import Outcome, run_case
+from conformance.execution import GRADER_ERROR, Outcome, run_case
 from conformance.feedback import is_silent_stream
 from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import Score, score
 from conformance.grading.status import NOT_RUN, SubmissionStatus, classify
 from conformance.loader import load_suite
+from conformance.matcher import Divergence
 from conformance.profiles import DEFAULT_PROFILE
+from conformance.studenttext import BUILD_LOG_LIMIT, QUOTE_LIMIT, Budget, cap, prune_json, scrub
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ def _retry_given_up(
     deadline: float | None,
     stop: threading.Event | None,
     profile: str = DEFAULT_PROFILE,
+    budget: Budget | None = None,
 ) -> bool:
     """Run each case the adapter gave up on again, in a fresh process with a short timeout.
 
@@ -126,7 +129,7 @@ def _retry_given_up(
                         break
                     _close(adapter)
                     adapter = None
-                outcomes[index] = retried
+                outcomes[index] = bounded(retried, budget) if budget is not None else retried
         except Exception:  # the adapter could not be made again: the first run's outcomes stand
             pass
         finally:
@@ -173,6 +176,39 @@ def planned_limits(impl: str, settings: ImplSettings) -> str:
 
 def _isolation_of(adapter: Adapter, impl: str) -> str:
     return adapter.isolation if impl.startswith(("cmd:", "pi-course:", "pi-ai:")) else "in-process"
+
+
+def bounded(outcome: Outcome, budget: Budget) -> Outcome:
+    """The outcome as it is kept: its texts within the submission's :class:`Budget`, its observation pruned.
+
+    Everything here may quote the implementation; a megabyte answer to every case would
+    otherwise be held, written to every report and printed, once per case.
+    """
+    divergence = outcome.divergence
+    if divergence is not None:
+        divergence = Divergence(*(budget.take(text) for text in (divergence.path, divergence.expected, divergence.actual, divergence.note)))
+    observation = prune_json(outcome.observation)[0] if outcome.observation is not None else None
+    return replace(outcome, message=budget.take(outcome.message), divergence=divergence, observation=observation)
+
+
+def grader_error(case_id: str, doing: str, error: BaseException) -> Outcome:
+    """The outcome of a case whose handling failed in the grader itself: that case errors, no other."""
+    said = cap(scrub(str(error)), QUOTE_LIMIT)
+    return Outcome(case_id, "errored", f"{GRADER_ERROR}: {doing} failed: {type(error).__name__}: {said}", 0.0)
+
+
+def _recorded(on_outcome: Callable[[Outcome], None], outcome: Outcome) -> Outcome:
+    """Tell ``on_outcome``; if that fails, the case is a grader error (told too, if it can be)."""
+    try:
+        on_outcome(outcome)
+        return outcome
+    except Exception as error:
+        replacement = grader_error(outcome.case_id, "recording the outcome", error)
+        try:
+            on_outcome(replacement)
+        except Exception:  # the result still carries it
+            pass
+        return replacement
 
 
 def _close(adapter: Adapter) -> None:
@@ -247,6 +283,9 @@ def grade_submission(
         graded = score(context.rubric, zip(context.cases, outcomes, strict=True))
         duration = time.perf_counter() - started
         isolation = isolation or planned_isolation(impl, options.settings)
+        # The implementation's name, the detail and the build log quote the submission: bounded, valid Unicode.
+        implementation, detail = cap(scrub(implementation), QUOTE_LIMIT), cap(scrub(detail))
+        build_report = cap(scrub(build_report), BUILD_LOG_LIMIT) if build_report is not None else None
         limits = planned_limits(impl, options.settings)
         return SubmissionResult(
             name, impl, implementation, status, detail, graded, context.rubric, duration, build_report, isolation, limits
@@ -324,6 +363,8 @@ class _Run:
         self.impl, self.settings, self.context, self.options = impl, settings, context, options
         self.deadline, self.stop, self.given, self.on_outcome = deadline, stop, given, on_outcome
         self.outcomes: list[Outcome | None] = [None] * len(context.cases)
+        #: Student text kept across the whole submission is bounded (studenttext.Budget).
+        self.text_budget = Budget()
         self.budget_exhausted = False
         self.adapter_name: str | None = None
         self.isolation: str | None = None
@@ -355,7 +396,7 @@ class _Run:
             _close(adapter)
         if any(outcome.given_up for outcome in outcomes) and not self.budget_exhausted:
             self.budget_exhausted = _retry_given_up(
-                self.impl, self.settings, tuple(cases), outcomes, self.deadline, self.stop, self.context.rubric.profile
+                self.impl, self.settings, tuple(cases), outcomes, self.deadline, self.stop, self.context.rubric.profile, self.text_budget
             )
         for index, outcome in zip(indexes, outcomes, strict=True):
             self.outcomes[index] = outcome
@@ -370,7 +411,8 @@ class _Run:
             return Outcome(case.id, "errored", f"{NOT_RUN}the submission used up its {self.options.budget_s:g} s budget", 0.0)
         if case.id in self.given:
             return self.given[case.id]
-        outcome = run_case(adapter, case, self.options.case_timeout_s)
-        if self.on_outcome is not None:
-            self.on_outcome(outcome)
-        return outcome
+        try:
+            outcome = bounded(run_case(adapter, case, self.options.case_timeout_s), self.text_budget)
+        except Exception as error:  # a grader bug on this case's outcome costs this case, not the submission
+            outcome = grader_error(case.id, "handling the outcome", error)
+        return _recorded(self.on_outcome, outcome) if self.on_outcome is not None else outcome

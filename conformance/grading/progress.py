@@ -12,6 +12,7 @@ import time
 from typing import TextIO
 
 from conformance.grading.grader import SubmissionResult
+from conformance.studenttext import one_line
 
 _CLEAR_LINE = "\r\x1b[K"
 
@@ -49,9 +50,10 @@ class Progress:
             self.running.discard(result.name)
             self.done += 1
             self.failed += result.status != "ok"
-            status = result.status + (f" ({result.detail})" if result.detail and result.status != "ok" else "")
+            # Names and details are student text: one line each, no escape sequence of theirs printed.
+            status = result.status + (f" ({one_line(result.detail)})" if result.detail and result.status != "ok" else "")
             earned = f"{result.score.points:.2f}/{result.score.max_points:.2f}"
-            line = f"[{self.counts()}] {result.name}: {earned} {status} in {result.duration_s:.1f} s"
+            line = f"[{self.counts()}] {one_line(result.name)}: {earned} {status} in {result.duration_s:.1f} s"
             self._write((_CLEAR_LINE if self.tty else "") + line + "\n")
             self._redraw()
 
@@ -72,7 +74,7 @@ class Progress:
         if not self.tty:
             return
         elapsed = int(time.monotonic() - self._started)
-        running = ", ".join(sorted(self.running)[:3]) + (", …" if len(self.running) > 3 else "")
+        running = ", ".join(one_line(name) for name in sorted(self.running)[:3]) + (", …" if len(self.running) > 3 else "")
         line = f"grading: {self.counts()}  {elapsed // 60}:{elapsed % 60:02d}" + (f"  [{running}]" if running else "")
         self._write(_CLEAR_LINE + line)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from conformance.adapters.course_build import BUILD_TIMEOUT_S
 from conformance.execution import Outcome
-from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult
+from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, planned_isolation
 from conformance.grading.reaper import Reaper
 from conformance.grading.result_json import ResultFormatError, outcome_from_json, result_from_json
 from conformance.grading.scoring import score
@@ -94,6 +94,8 @@ def grade_supervised(
     started = time.perf_counter()
     deadline = time.monotonic() + limit_s
     known: dict[str, Outcome] = {}
+    # A row the grader had to give up on still names the isolation the submission ran under.
+    isolation = planned_isolation(impl, options.settings)
     deaths: list[str] = []
     logs: list[str] = []
     for _ in range(MAX_WORKERS):
@@ -109,7 +111,8 @@ def grade_supervised(
         elapsed = time.perf_counter() - started
         if code is None:
             detail = f"stopped after {limit_s:g} s, the hard limit of one submission (its --budget plus room for the build)"
-            return Supervised(failed_result(name, impl, context, "timed-out", detail, elapsed, timed_out=True, known=known), log)
+            timed_out = failed_result(name, impl, context, "timed-out", detail, elapsed, timed_out=True, known=known, isolation=isolation)
+            return Supervised(timed_out, log)
         if code == 0:
             try:
                 if result_text is None:
@@ -117,7 +120,7 @@ def grade_supervised(
                 result = result_from_json(json.loads(result_text), context)
             except (ValueError, ResultFormatError) as error:
                 detail = f"the grading worker left no usable result ({error})"
-                return Supervised(failed_result(name, impl, context, "crashed", detail, elapsed, known=known), log)
+                return Supervised(failed_result(name, impl, context, "crashed", detail, elapsed, known=known, isolation=isolation), log)
             if deaths:
                 detail = f"{'; '.join(deaths)}; the other cases were graded in a new worker"
                 return Supervised(replace(result, status="crashed", detail=detail, duration_s=elapsed), log)
@@ -131,7 +134,8 @@ def grade_supervised(
         known[in_flight.id] = Outcome(in_flight.id, "errored", f"the grading worker died while this case ran: {death}", 0.0)
         if len(known) == len(context.cases):
             break
-    return Supervised(failed_result(name, impl, context, "crashed", "; ".join(deaths), time.perf_counter() - started, known=known), log)
+    elapsed = time.perf_counter() - started
+    return Supervised(failed_result(name, impl, context, "crashed", "; ".join(deaths), elapsed, known=known, isolation=isolation), log)
 
 
 def _run_worker(
@@ -213,12 +217,16 @@ def failed_result(
     duration_s: float,
     timed_out: bool = False,
     known: Mapping[str, Outcome] | None = None,
+    isolation: str = "none",
 ) -> SubmissionResult:
-    """A result for a submission whose grading did not finish: the ``known`` outcomes kept, every other case not run."""
+    """A result for a submission whose grading did not finish: the ``known`` outcomes kept, every other case not run.
+
+    ``isolation`` is the one its workers used (:func:`planned_isolation`), for its row and reports.
+    """
     known = known or {}
     outcomes = [known.get(case.id) or Outcome(case.id, "errored", f"{NOT_RUN}{detail}", 0.0, timed_out=timed_out) for case in context.cases]
     graded = score(context.rubric, zip(context.cases, outcomes, strict=True))
-    return SubmissionResult(name, impl, name, status, detail, graded, context.rubric, duration_s)
+    return SubmissionResult(name, impl, name, status, detail, graded, context.rubric, duration_s, isolation=isolation)
 
 
 def _wait(worker: Worker, limit_s: float, stop: threading.Event | None) -> int | None:

@@ -29,6 +29,7 @@ from conformance.grading.formats import terminal
 from conformance.grading.formats.common import profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.jsontypes import JsonObject, JsonValue
+from conformance.studenttext import scrub
 
 _DIGITS = 4
 
@@ -97,4 +98,4 @@ def student_summary(result: SubmissionResult) -> str:
 
 def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
     """``results.json`` as text."""
-    return json.dumps(results(result, clauses), ensure_ascii=False, indent=2) + "\n"
+    return scrub(json.dumps(results(result, clauses), ensure_ascii=False, indent=2)) + "\n"

@@ -17,6 +17,7 @@ from conformance.grading.formats.common import profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.jsontypes import JsonObject, JsonValue
+from conformance.studenttext import scrub
 
 FORMAT_VERSION = 1
 _DIGITS = 4
@@ -94,4 +95,5 @@ def _inherited(graded: GradedCase, clauses: Mapping[str, Clause], label: str = "
 
 def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
     """The report as JSON text."""
-    return json.dumps(document(result, clauses), ensure_ascii=False, indent=2) + "\n"
+    # scrub: a folder name Python read with surrogate escapes must not make the report unwritable.
+    return scrub(json.dumps(document(result, clauses), ensure_ascii=False, indent=2)) + "\n"

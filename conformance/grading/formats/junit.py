@@ -10,7 +10,6 @@ For a profile other than the course's a suite is an area (``area messages``,
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 
@@ -18,6 +17,7 @@ from conformance.clauses import Clause
 from conformance.grading.feedback import case_feedback, one_line
 from conformance.grading.formats.common import points, profile_of
 from conformance.grading.grader import SubmissionResult
+from conformance.studenttext import for_xml
 
 _CHILD = {"failed": "failure", "errored": "error", "skipped": "skipped"}
 
@@ -26,12 +26,13 @@ def _time(seconds: float) -> str:
     return f"{seconds:.3f}"
 
 
-# XML 1.0 cannot carry most control characters, and student output may contain them.
-_CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
-
-
-def _xml_text(text: str) -> str:
-    return _CONTROL_CHARACTERS.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+def _xml_safe(root: ET.Element) -> None:
+    """Escape every character XML 1.0 cannot hold, in every text and attribute: student text is everywhere."""
+    for element in root.iter():
+        if element.text:
+            element.text = for_xml(element.text)
+        for key, value in element.attrib.items():
+            element.set(key, for_xml(value))
 
 
 def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
@@ -73,12 +74,13 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
             child = _CHILD.get(graded.outcome.status)
             if child is None:
                 continue
-            element = ET.SubElement(testcase, child, message=_xml_text(one_line(graded)))
+            element = ET.SubElement(testcase, child, message=one_line(graded))
             if child != "skipped":
                 element.set("type", graded.outcome.status)
-                element.text = _xml_text(case_feedback(graded, clauses))
+                element.text = case_feedback(graded, clauses)
     for key, value in totals.items():
         root.set(key, str(value))
     root.set("time", _time(total_time))
+    _xml_safe(root)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -9,6 +9,7 @@ from conformance.grading.feedback import case_feedback, inherited_line
 from conformance.grading.formats.common import not_passed_by_lab, points, profile_of, skipped_reasons
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.status import NOT_STARTED
+from conformance.studenttext import markdown_code, markdown_fence, markdown_text, scrub
 
 
 def _cell(text: str) -> str:
@@ -17,23 +18,24 @@ def _cell(text: str) -> str:
 
 def _fence(text: str) -> str:
     # A fence longer than any backtick run inside, so student output cannot close it early.
-    longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}text\n{text}\n{fence}"
+    return markdown_fence(text)
 
 
 def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
-    """The report as Markdown (a profile other than the course's is named, its groups called areas)."""
+    """The report as Markdown (a profile other than the course's is named, its groups called areas).
+
+    Student text is fenced or escaped: it cannot add a heading, a table row or a link of its own.
+    """
     label = result.rubric.group_label
     profile = profile_of(result)
     lines = [
-        f"# pi-conformance grade: {result.name}",
+        f"# pi-conformance grade: {markdown_text(result.name)}",
         "",
         f"**Total: {points(result.score.points)} / {points(result.score.max_points)}** "
         f"({result.score.passed}/{result.score.total} cases passed)",
         "",
-        f"- status: `{result.status}`" + (f": {_cell(result.detail)}" if result.detail else ""),
-        f"- implementation: `{result.implementation}` (`{result.impl}`)",
+        f"- status: `{result.status}`" + (f": {markdown_text(result.detail)}" if result.detail else ""),
+        f"- implementation: {markdown_code(result.implementation)} ({markdown_code(result.impl)})",
         *([f"- profile: `{profile}`"] if profile else []),
         f"- rubric: {result.rubric.name}",
         f"- sandbox: `{result.isolation}`",
@@ -68,5 +70,5 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
         reasons = skipped_reasons(skipped.get(lab.lab, []))
         if reasons:
             lines += ["", "Skipped (no points):", ""]
-            lines += [f"- {count} case{'s' if count != 1 else ''}: {_cell(reason)}" for reason, count in reasons]
-    return "\n".join(lines) + "\n"
+            lines += [f"- {count} case{'s' if count != 1 else ''}: {markdown_text(reason)}" for reason, count in reasons]
+    return scrub("\n".join(lines) + "\n")

@@ -23,6 +23,7 @@ from conformance.grading.formats.common import inherited_groups, lab_counts, not
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.grading.status import NOT_STARTED
+from conformance.studenttext import for_terminal
 
 DEFAULT_DETAILS_PER_LAB = 2
 _BUILD_LINES = 20
@@ -34,7 +35,7 @@ def render(
     details_per_lab: int | None = DEFAULT_DETAILS_PER_LAB,
     list_cases: bool = True,
 ) -> str:
-    """The terminal summary.
+    """The terminal summary, control characters escaped (:func:`conformance.studenttext.for_terminal`).
 
     ``details_per_lab=None`` prints feedback for every failing case, ``0`` for none;
     ``list_cases=False`` leaves out the lists of failing and skipped cases too (just the
@@ -69,7 +70,7 @@ def render(
             lines.append(f"  … {len(build_lines) - _BUILD_LINES} more lines in build.log")
 
     if not list_cases:
-        return "\n".join(lines) + "\n"
+        return for_terminal("\n".join(lines) + "\n")
     failing = not_passed_by_lab(result)
     if failing and result.status not in NOT_STARTED:
         lines += ["", "failing cases"]
@@ -101,7 +102,8 @@ def render(
                     f"── {label} {lab_name}: {graded.case.id} " + "─" * max(0, 60 - len(graded.case.id)),
                     case_feedback(graded, clauses),
                 ]
-    return "\n".join(lines) + "\n"
+    # Names, messages and the build log quote the submission: no escape sequence of theirs reaches a terminal.
+    return for_terminal("\n".join(lines) + "\n")
 
 
 def hint_fits(graded: GradedCase) -> bool:
