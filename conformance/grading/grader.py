@@ -386,7 +386,6 @@ class _Run:
             for index in indexes:
                 self.outcomes[index] = Outcome(self.context.cases[index].id, "errored", NOT_RUN + message, 0.0)
             return message
-        self.adapter_name = self.adapter_name or adapter.name
         self.isolation = _isolation_of(adapter, self.impl)
         outcomes: list[Outcome] = []
         try:
@@ -394,6 +393,7 @@ class _Run:
                 outcomes.append(self._one(adapter, case))
         finally:
             _close(adapter)
+        self.adapter_name = self.adapter_name or adapter.name  # as its handshake named it
         if any(outcome.given_up for outcome in outcomes) and not self.budget_exhausted:
             self.budget_exhausted = _retry_given_up(
                 self.impl, self.settings, tuple(cases), outcomes, self.deadline, self.stop, self.context.rubric.profile, self.text_budget
