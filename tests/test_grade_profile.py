@@ -132,7 +132,12 @@ def test_a_bug_is_charged_once_in_the_earlier_area() -> None:
         outcome = Outcome(case_id, "failed", "differs", 0.01, observation={"value": "b"}, divergence=Divergence("value", "'a'", "'b'"))
         return case, outcome
 
-    scored = score(rubric, [failed_case("pa-late", "system-replay"), failed_case("pa-early", "messages")])
+    # Another system-replay case passes: the area's own code works, so the excused case keeps its points.
+    own = Case(
+        "pa-own", "scratch.yaml", 1, "", "system-replay", ("PA-TEXT-1",), "d", "content_text", {}, expect={"value": "a"}, profile="pi-ai-1"
+    )
+    passed = (own, Outcome("pa-own", "passed", "", 0.01, observation={"value": "a"}))
+    scored = score(rubric, [failed_case("pa-late", "system-replay"), passed, failed_case("pa-early", "messages")])
     by_id = {graded.case.id: graded for graded in scored.cases}
     assert by_id["pa-early"].inherited is None and by_id["pa-early"].points == 0
     inherited = by_id["pa-late"].inherited

@@ -1,50 +1,75 @@
-"""Charge each bug once, in the lab that owns it.
+"""Charge each bug once, in the lab that owns it, and only on evidence that the later lab works.
 
 Later labs build on earlier ones: a ScriptedModel (lab 4.1) plays its turns through the
 student's AssistantMessageEventStream (lab 3.2), so a lab 3.2 bug such as "``result()``
 resolves with a copy" also fails dozens of lab 4 cases. Scoring those again would make a
-bug's cost follow how many fixtures happen to touch it.
+bug's cost follow how many fixtures happen to touch it. But a failure is also what junk
+code produces, and a student controls both labs: excusing must not let a cheap or free
+earlier failure buy a later lab's points. The rules, applied lab by lab in the rubric's order:
 
-The rule, applied lab by lab in the rubric's order:
-
-- Every divergence of a failed case is reduced to a *symptom*: the scenario step's action
-  (or the operation) and the observation key that differs, with event and request indexes
-  dropped and only the first key inside an event or request kept, e.g.
-  ``result: same_object_as``, ``consume: events[].partial``, ``requests: requests[].messages``.
-  *Every* divergence counts, not only the first, so a case that also breaks something of
-  its own lab is still charged.
-- A failed case of lab L is *inherited* when each of its symptoms also appears in a case
-  that failed, and was charged, in an earlier lab. The student has already lost points for
-  that behaviour there; the case earns its points in L and its feedback says "fails because
-  of lab 3.2 (fix that first)".
+1. **Fine symptoms.** Every divergence of a failed case is reduced to a *symptom*: the
+   scenario step's action (or the operation) and the exact observation path down to the first
+   differing key. Event and request lists keep the item's index and, for events, its expected
+   type: ``consume: events[1](text_delta).partial.content``, ``requests: requests[0].messages``,
+   ``result: same_object_as``. A list of the wrong length says its length, whether that is too
+   few or too many, and the first item that differs:
+   ``consume: events has 0 items, fewer than expected (first difference: events[0](start))``.
+   *Every* divergence counts, so a case that also breaks something of its own lab is charged.
+2. **Evidence that cost points.** A failed case of lab L is *inherited* when each of its
+   symptoms also shows in a failed case of an earlier lab that was charged there *and weighs
+   more than 0* in the rubric (a failure that cost nothing excuses nothing), and that case
+   shares a clause with it. A later lab's clauses that restate an earlier lab's behaviour
+   count as those clauses too (:data:`BUILDS_ON`: a ScriptedModel plays through the lab 3.2
+   stream, so SM-DONE-1's "``result()`` resolves with the same object as ``done.message``"
+   is also STREAM-2 and AMS-2).
+3. **Proportion** (applied by :mod:`conformance.grading.scoring`). An inherited case earns
+   its points scaled by the pass rate of its lab's *own* cases (those not inherited), by
+   weight. A one-bug submission passes all of them and loses nothing twice; a lab whose own
+   cases all fail, or that has none, earns nothing from attribution. So a single failure in
+   an earlier lab, however it is staged, cannot excuse a whole later lab: that lab's points
+   need evidence of working code in that lab. This is also the rule for labs that share a
+   module (4.1 and 4.2 both test ``scripted-model.ts``): a junk ScriptedModel fails lab 4.1
+   and excuses lab 4.2's failures, which then earn 0, because none of lab 4.2's own cases
+   passes; one real lab 4.1 bug is charged in 4.1 only, since lab 4.2's other cases pass.
 
 Another profile's groups work the same way in that profile's order: for ``pi-ai-1`` the
 areas ``messages``, ``system-replay``, ``event-streams``, ``faux-provider`` (the faux
 provider streams through the event streams), and feedback says "fails because of area ...".
 
-Evidence is required: a case is never excused because its symptom *could* come from an
-earlier lab, only because the same submission demonstrably fails it there. A case that
-timed out, threw or errored has no divergence and is always charged.
+A case that timed out, threw or errored has no divergence and is always charged. The ideal
+is lab isolation (a later lab's cases run over the reference's earlier modules), which needs
+a JavaScript reference in the package; until then these rules stand in for it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from conformance.cases import Case
 from conformance.execution import Outcome
 from conformance.jsontypes import JsonValue
-from conformance.matcher import MISSING, first_divergence
+from conformance.matcher import MISSING, first_divergence, join_index
 from conformance.profiles import get_profile
 
 #: Observation keys whose items are compared item by item, one symptom per item key.
 _LISTS = frozenset({"events", "requests"})
 
+#: What lab 3.2 promises a ScriptedModel's stream: its events reach the consumer in order and
+#: the terminal one ends iteration (STREAM-1, STREAM-3, AMS-1, AMS-3, EV-1), and that terminal
+#: event settles ``result()`` with the very message it carries (STREAM-2, AMS-2).
+_PLAYED_THROUGH_THE_STREAM = frozenset({"EV-1", "STREAM-1", "STREAM-2", "STREAM-3", "AMS-1", "AMS-2", "AMS-3"})
+
+#: Course clauses that restate an earlier lab's behaviour, by clause-id prefix, for rule 2's
+#: shared clause: a ScriptedModel (SM-*) plays every call through the lab 3.2 stream, so each
+#: of its clauses is also a promise of that stream. Clauses of other families restate nothing:
+#: a lab 3.1 failure (IR-*, SYS-*) excuses a later case only when that case cites its clause.
+BUILDS_ON: Mapping[str, frozenset[str]] = {"SM-": _PLAYED_THROUGH_THE_STREAM}
+
 
 @dataclass(frozen=True)
 class Inherited:
-    """Why a failed case costs nothing in its own lab: an earlier lab's bug explains it."""
+    """Why a failed case is charged in an earlier lab: that lab's bug explains it."""
 
     #: The earliest lab whose charged failures show every symptom of the case.
     lab: str
@@ -53,6 +78,8 @@ class Inherited:
     evidence_outcome: Outcome
     #: The symptoms, e.g. ``("result: same_object_as",)``.
     symptoms: tuple[str, ...]
+    #: The share of its points the case earns here: its lab's own pass rate (rule 3), set when scoring.
+    share: float = 1.0
 
     @property
     def group_label(self) -> str:
@@ -62,7 +89,8 @@ class Inherited:
     def explanation(self, clause: str | None = None) -> str:
         """One line for the feedback: which lab (or area) to fix first (no case id: it may be held out)."""
         what = f"{clause}: " if clause else ""
-        return f"fails because of {self.group_label} {self.lab} ({what}{'; '.join(self.symptoms)}); fix that first, it costs no points here"
+        cost = "it costs no points here" if self.share >= 1 else f"here it earns {self.share:.0%} of its points, as this lab's own cases do"
+        return f"fails because of {self.group_label} {self.lab} ({what}{'; '.join(self.symptoms)}); fix that first, {cost}"
 
 
 def symptoms(case: Case, observation: Mapping[str, JsonValue] | None) -> frozenset[str]:
@@ -72,8 +100,9 @@ def symptoms(case: Case, observation: Mapping[str, JsonValue] | None) -> frozens
     found: set[str] = set()
     if not case.is_scenario:
         for key, expected in (case.expect or {}).items():
-            if first_divergence(expected, observation.get(key, MISSING)) is not None:
-                found.add(f"{case.operation}: {key}")
+            divergence = first_divergence(expected, observation.get(key, MISSING), key)
+            if divergence is not None:
+                found.add(f"{case.operation}: {divergence.path}")
         return frozenset(found)
     observed_steps = observation.get("steps")
     if not isinstance(observed_steps, list) or len(observed_steps) != len(case.steps):
@@ -89,65 +118,112 @@ def symptoms(case: Case, observation: Mapping[str, JsonValue] | None) -> frozens
     return frozenset(found)
 
 
+def _item_label(key: str, index: int, item: JsonValue) -> str:
+    """``events[2](done)``: an item's index and, for an event, its expected type."""
+    label = join_index(key, index)
+    kind = item.get("type") if isinstance(item, dict) else None
+    return f"{label}({kind})" if isinstance(kind, str) else label
+
+
 def _key_symptoms(key: str, expected: JsonValue, actual: object) -> set[str]:
-    """The symptoms of one observation key (item keys of an event or request list)."""
-    if first_divergence(expected, actual, key) is None:  # type: ignore[arg-type]
+    """The symptoms of one observation key (item by item for an event or request list)."""
+    divergence = first_divergence(expected, actual, key)  # type: ignore[arg-type]
+    if divergence is None:
         return set()
-    if key not in _LISTS or not isinstance(expected, list) or not isinstance(actual, list) or len(expected) != len(actual):
-        return {key}
+    expected = _closest_alternative(expected, actual)
+    if key not in _LISTS or not isinstance(expected, list) or not isinstance(actual, list):
+        return {divergence.path}
+    if len(expected) != len(actual):
+        first = next(
+            (index for index, pair in enumerate(zip(expected, actual, strict=False)) if first_divergence(*pair) is not None),
+            min(len(expected), len(actual)),
+        )
+        where = _item_label(key, first, expected[first]) if first < len(expected) else join_index(key, first)
+        # The actual length and the first item that differs, not the expected length: a
+        # stream that delivers nothing fails a 3-event and an 8-event case alike.
+        amount = "fewer" if len(actual) < len(expected) else "more"
+        return {f"{key} has {len(actual)} items, {amount} than expected (first difference: {where})"}
     found: set[str] = set()
-    for expected_item, actual_item in zip(expected, actual, strict=True):
+    for index, (expected_item, actual_item) in enumerate(zip(expected, actual, strict=True)):
+        label = _item_label(key, index, expected_item)
         if not isinstance(expected_item, dict) or not isinstance(actual_item, dict):
             if first_divergence(expected_item, actual_item) is not None:
-                found.add(f"{key}[]")
+                found.add(label)
             continue
         for item_key, expected_value in expected_item.items():
-            if first_divergence(expected_value, actual_item.get(item_key, MISSING)) is not None:
-                found.add(f"{key}[].{item_key}")
+            item_divergence = first_divergence(expected_value, actual_item.get(item_key, MISSING), f"{label}.{item_key}")
+            if item_divergence is not None:
+                found.add(item_divergence.path)
         if any(item_key not in expected_item for item_key in actual_item):
-            found.add(f"{key}[]")
+            found.add(label)
     return found
 
 
-def attribute(results: Iterable[tuple[Case, Outcome]], lab_order: Sequence[str]) -> dict[str, Inherited]:
+def _closest_alternative(expected: JsonValue, actual: object) -> JsonValue:
+    """For ``{"$oneOf": [...]}`` of lists, the alternative to describe a list against: the first of its length, else the first."""
+    alternatives = expected.get("$oneOf") if isinstance(expected, dict) and len(expected) == 1 else None
+    if not isinstance(alternatives, list) or not alternatives or not all(isinstance(item, list) for item in alternatives):
+        return expected
+    same_length = [item for item in alternatives if isinstance(actual, list) and isinstance(item, list) and len(item) == len(actual)]
+    return (same_length or alternatives)[0]
+
+
+def _clauses(case: Case) -> frozenset[str]:
+    """The case's clauses and the earlier clauses they restate (:data:`BUILDS_ON`)."""
+    restated = (clauses for prefix, clauses in BUILDS_ON.items() if any(clause.startswith(prefix) for clause in case.clauses))
+    return frozenset(case.clauses).union(*restated)
+
+
+def attribute(
+    results: Iterable[tuple[Case, Outcome]], lab_order: Sequence[str], weight: Callable[[Case], float] | None = None
+) -> dict[str, Inherited]:
     """The failed cases an earlier lab's bug explains, by case id.
 
     ``lab_order`` lists the labs from first to last; cases of other labs are left alone.
+    ``weight`` is a case's weight in the rubric (default 1 for every case): a failure that
+    weighs 0 cost nothing, so it is evidence for nothing.
     """
+    weight_of = weight or (lambda _case: 1.0)
     by_lab: dict[str, list[tuple[Case, Outcome]]] = {lab: [] for lab in lab_order}
     for case, outcome in results:
         if case.lab in by_lab and outcome.status == "failed" and outcome.divergence is not None:
             by_lab[case.lab].append((case, outcome))
     inherited: dict[str, Inherited] = {}
-    # Per earlier lab: each symptom of its charged failures, and the first case that shows it.
-    charged: list[tuple[str, dict[str, tuple[Case, Outcome]]]] = []
+    # Per earlier lab: each symptom of its charged, weighted failures, and the cases that show it.
+    charged: list[tuple[str, dict[str, list[tuple[Case, Outcome]]]]] = []
     for lab in lab_order:
-        shown: dict[str, tuple[Case, Outcome]] = {}
+        shown: dict[str, list[tuple[Case, Outcome]]] = {}
         for case, outcome in by_lab[lab]:
             found = symptoms(case, outcome.observation)
-            explanation = _explain(found, charged) if found else None
+            explanation = _explain(case, found, charged) if found else None
             if explanation is not None:
                 inherited[case.id] = explanation
                 continue
-            for symptom in sorted(found):
-                shown.setdefault(symptom, (case, outcome))
+            if weight_of(case) > 0:
+                for symptom in sorted(found):
+                    shown.setdefault(symptom, []).append((case, outcome))
         charged.append((lab, shown))
     return inherited
 
 
-def _explain(found: frozenset[str], charged: Sequence[tuple[str, Mapping[str, tuple[Case, Outcome]]]]) -> Inherited | None:
-    """The earliest lab whose charged failures show every symptom in ``found``, if any.
+def _explain(
+    case: Case, found: frozenset[str], charged: Sequence[tuple[str, Mapping[str, Sequence[tuple[Case, Outcome]]]]]
+) -> Inherited | None:
+    """The earliest lab whose charged failures show every symptom in ``found`` with a shared clause, if any.
 
     Symptoms may be spread over several earlier labs; the case then names the earliest one
     that shows any of them, with that lab's evidence.
     """
-    covered: set[str] = set()
-    for _, shown in charged:
-        covered.update(symptom for symptom in found if symptom in shown)
+    clauses = _clauses(case)
+
+    def evidence(shown: Mapping[str, Sequence[tuple[Case, Outcome]]], symptom: str) -> tuple[Case, Outcome] | None:
+        return next((pair for pair in shown.get(symptom, ()) if clauses & _clauses(pair[0])), None)
+
+    covered = {symptom for symptom in found for _, shown in charged if evidence(shown, symptom) is not None}
     if covered != found:
         return None
     for lab, shown in charged:
-        evidence = next((shown[symptom] for symptom in sorted(found) if symptom in shown), None)
-        if evidence is not None:
-            return Inherited(lab, evidence[0], evidence[1], tuple(sorted(found)))
+        first = next((pair for symptom in sorted(found) if (pair := evidence(shown, symptom)) is not None), None)
+        if first is not None:
+            return Inherited(lab, first[0], first[1], tuple(sorted(found)))
     return None

@@ -2,15 +2,17 @@
 
 Only ``passed`` earns points; ``failed``, ``errored`` and ``skipped`` earn 0, except a
 failed case that an earlier lab's bug explains (:mod:`conformance.grading.attribution`):
-that bug is charged in its own lab, so the case earns its points here. A case's
-points are ``lab weight x case weight / sum of the lab's case weights``, so the per-case
-points of a lab add up to the lab's score (what Gradescope's per-test scores need).
+that bug is charged in its own lab, so the case earns its points here scaled by the pass
+rate of the lab's own (not inherited) cases, by weight: all of them when the rest of the lab
+passes, none when nothing of the lab's own works. A case's full points are ``lab weight x
+case weight / sum of the lab's case weights``, so the per-case points of a lab add up to the
+lab's score (what Gradescope's per-test scores need).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from conformance.cases import Case
@@ -40,8 +42,8 @@ class GradedCase:
 
     @property
     def earns_points(self) -> bool:
-        """True when the case earns its points: it passed, or an earlier lab's bug explains its failure."""
-        return self.passed or self.inherited is not None
+        """True when the case earns points: it passed, or an earlier lab's bug explains its failure and its lab's own cases earn some."""
+        return self.passed or (self.inherited is not None and self.inherited.share > 0)
 
 
 @dataclass(frozen=True)
@@ -110,20 +112,26 @@ def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]]) -> Score:
     # Earlier groups first, in the profile's order (labs 3.1 ... 4.2; the areas as the profile lists them).
     groups = profile_groups(rubric.profile)
     lab_order = sorted(rubric.labs, key=lambda lab: groups.index(lab) if lab in groups else len(groups))
-    inherited = attribute((pair for lab in lab_order for pair in by_lab[lab]), lab_order)
+    inherited = attribute((pair for lab in lab_order for pair in by_lab[lab]), lab_order, _case_weight(rubric))
     graded: list[GradedCase] = []
     labs: list[LabScore] = []
     for lab, rule in rubric.labs.items():
         weights = [rule.case_weight(case) for case, _ in by_lab[lab]]
         total_weight = sum(weights)
+        share = _own_pass_rate(by_lab[lab], weights, inherited)
         passed_weight = 0.0
         counts: Counter[str] = Counter()
         for (case, outcome), weight in zip(by_lab[lab], weights, strict=True):
             max_points = rule.weight * weight / total_weight if total_weight > 0 else 0.0
-            graded_case = GradedCase(case, outcome, weight, 0.0, max_points, case.id in rubric.held_out, inherited.get(case.id))
-            if graded_case.earns_points:
+            because = inherited.get(case.id)
+            because = replace(because, share=share) if because is not None else None
+            graded_case = GradedCase(case, outcome, weight, 0.0, max_points, case.id in rubric.held_out, because)
+            if graded_case.passed:
                 graded_case = replace(graded_case, points=max_points)
                 passed_weight += weight
+            elif because is not None:
+                graded_case = replace(graded_case, points=max_points * share)
+                passed_weight += weight * share
             counts[outcome.status] += 1
             counts["inherited"] += graded_case.inherited is not None
             graded.append(graded_case)
@@ -132,3 +140,26 @@ def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]]) -> Score:
         earned = rule.weight * passed_weight / total_weight if total_weight > 0 else 0.0
         labs.append(LabScore(lab, earned, rule.weight, {key: counts.get(key, 0) for key in ("total", *STATUSES, "inherited")}))
     return Score(tuple(graded), tuple(labs))
+
+
+def _case_weight(rubric: Rubric) -> Callable[[Case], float]:
+    """A case's weight in its lab under ``rubric`` (0 for a lab the rubric omits)."""
+
+    def weight(case: Case) -> float:
+        rule = rubric.labs.get(case.lab)
+        return rule.case_weight(case) if rule is not None else 0.0
+
+    return weight
+
+
+def _own_pass_rate(cases: list[tuple[Case, Outcome]], weights: list[float], inherited: Mapping[str, Inherited]) -> float:
+    """The weight share of a lab's own (not inherited) cases that pass; 0 when it has none.
+
+    Inherited cases earn this share of their points: attribution refunds a bug charged in an
+    earlier lab only as far as the lab's own code is seen to work (attribution's rule 3).
+    """
+    own = [(outcome, weight) for (case, outcome), weight in zip(cases, weights, strict=True) if case.id not in inherited]
+    own_weight = sum(weight for _, weight in own)
+    if own_weight <= 0:
+        return 0.0
+    return sum(weight for outcome, weight in own if outcome.status == "passed") / own_weight
