@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from conformance import __version__
 
 # Each module adds its subcommand(s) and sets ``handler`` on the parsed arguments.
-SUBCOMMAND_MODULES = ("run", "fixtures", "grade", "fuzz", "matrix", "toolchain", "doctor")
+SUBCOMMAND_MODULES = ("run", "fixtures", "grade", "fuzz", "matrix", "toolchain", "doctor", "check")
 # The subcommands each module adds, so that a command line imports only its own module.
 COMMAND_MODULE = {
     "run": "run",
@@ -26,6 +26,7 @@ COMMAND_MODULE = {
     "matrix": "matrix",
     "toolchain": "toolchain",
     "doctor": "doctor",
+    "check": "check",
 }
 
 
