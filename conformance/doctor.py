@@ -10,7 +10,6 @@ optional: only the HTML reports' own tests drive it.
 
 from __future__ import annotations
 
-import importlib
 import os
 import platform
 import re
@@ -21,7 +20,6 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, cast
 
 from conformance import __version__
 
@@ -84,26 +82,10 @@ def check_node() -> Check:
     return Check("Node.js", True, f"{version} at {node} (required: {MINIMUM_NODE}+), npm {npm_version}")
 
 
-class _ToolchainStatus(Protocol):
-    installed: bool
-    folder: Path
-    versions: dict[str, str]
-    problem: str | None
-
-
-class _Toolchain(Protocol):
-    INSTALL_COMMAND: str
-
-    def status(self) -> _ToolchainStatus: ...
-
-
 def check_toolchain() -> Check:
     """The pinned compiler set that builds students' projects."""
-    # Imported by name: conformance.toolchain is landing on main beside this module.
-    try:
-        toolchain = cast(_Toolchain, importlib.import_module("conformance.toolchain"))
-    except ImportError:
-        return Check("toolchain", False, "this pi-conformance has no toolchain module", "upgrade pi-conformance")
+    from conformance import toolchain
+
     status = toolchain.status()
     if status.installed and status.problem is None:
         versions = ", ".join(f"{name} {version}" for name, version in status.versions.items())

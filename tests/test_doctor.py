@@ -82,3 +82,32 @@ def test_cgroups_are_described_for_both_versions(tmp_path: Path) -> None:
     assert doctor.cgroups(v2).startswith("cgroup v2")
     assert doctor.cgroups(tmp_path / "none") == "no cgroups mounted"
     assert doctor.check_limits().required is False and "rlimits cpu" in doctor.check_limits().found
+
+
+def test_toolchain_absent_names_the_install_command(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PI_CONFORMANCE_TOOLCHAIN", str(tmp_path / "empty"))
+    (tmp_path / "empty").mkdir()
+    check = doctor.check_toolchain()
+    assert not check.ok and check.required and check.fix == "pi-conformance toolchain install"
+    assert str(tmp_path / "empty") in check.found
+    assert not doctor.ready(doctor.run_checks())
+
+
+def test_toolchain_present_shows_its_versions() -> None:
+    from conformance import toolchain
+
+    status = toolchain.status()
+    if not status.installed:
+        pytest.skip(f"the toolchain is not installed here: {status.problem}")
+    check = doctor.check_toolchain()
+    assert check.ok and f"typescript {status.versions['typescript']}" in check.found and str(status.folder) in check.found
+
+
+def test_doctor_prints_one_screen_and_exits_0_when_ready(capsys: pytest.CaptureFixture[str]) -> None:
+    checks = doctor.run_checks()
+    if not doctor.ready(checks):
+        pytest.skip("this machine lacks something grading needs: " + "; ".join(c.found for c in checks if c.required and not c.ok))
+    assert cli.main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    assert [line.split()[1] for line in out.splitlines()[:6]] == ["Python", "Node.js", "toolchain", "sandbox", "limits", "Chromium"]
+    assert out.rstrip().endswith("pi-conformance doctor: ready to grade")
