@@ -32,6 +32,7 @@ from conformance.grading.grader import grade_submission, prepare
 from conformance.grading.rubric import load_rubric
 from tests.cli_runner import cli
 from tests.conftest import REPO
+from tests.course_projects import monorepo
 from tests.gradescope_format import problems
 from tests.held_out_set import write_held_out
 
@@ -178,10 +179,18 @@ class Autograder:
         return results, elapsed, ran.stdout + ran.stderr
 
 
-def clean_env(root: Path) -> dict[str, str]:
-    """The environment Gradescope gives the scripts: this test's venv and checkout out of sight."""
+def clean_env(root: Path, fake_bin: Path) -> dict[str, str]:
+    """The environment Gradescope gives the scripts: this test's venv and checkout out of sight.
+
+    ``fake_bin`` comes first on PATH with an ``apt-get`` that refuses and logs its arguments:
+    setup.sh must never change the machine that runs the tests.
+    """
+    fake_bin.mkdir(exist_ok=True)
+    apt = fake_bin / "apt-get"
+    apt.write_text(f'#!/bin/sh\necho "apt-get $*" >> {fake_bin / "apt.log"}\nexit 1\n', encoding="utf-8")
+    apt.chmod(0o755)
     venv_bin = str(Path(sys.executable).parent)
-    path = os.pathsep.join(part for part in os.environ["PATH"].split(os.pathsep) if part != venv_bin)
+    path = os.pathsep.join([str(fake_bin), *(part for part in os.environ["PATH"].split(os.pathsep) if part != venv_bin)])
     keep = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV", "PI_CONFORMANCE_TOOLCHAIN")}
     return {**keep, "PATH": path, "PI_AUTOGRADER_ROOT": str(root)}
 
@@ -216,11 +225,14 @@ def autograder(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Iterato
         for name in ("setup.sh", "run_autograder"):
             (root / "source" / name).chmod(0o755)
         shutil.copy(root / "source" / "run_autograder", root / "run_autograder")  # Gradescope copies it there
-        env = clean_env(root)
+        fake_bin = tmp_path_factory.mktemp("fake-bin")
+        env = clean_env(root, fake_bin)
         started = time.perf_counter()
         setup = subprocess.run(["bash", "./setup.sh"], cwd=root / "source", env=env, capture_output=True, text=True, timeout=1200)
         setup_s = time.perf_counter() - started
         assert setup.returncode == 0, setup.stdout + setup.stderr
+        # Node.js, Python and bubblewrap are here, so setup.sh asked apt for nothing.
+        assert not (fake_bin / "apt.log").exists() or shutil.which("bwrap") is None, (fake_bin / "apt.log").read_text()
         yield Autograder(root, held_out_ids, bundle.stat().st_size, setup_s, env)
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -238,10 +250,11 @@ def test_setup_leaves_nothing_students_may_read(autograder: Autograder) -> None:
     print(f"\nzip: {autograder.zip_size} bytes; setup.sh: {autograder.setup_s:.1f} s")
 
 
-def test_a_correct_submission_scores_100_with_held_out_cases_out_of_sight(autograder: Autograder) -> None:
-    results, elapsed, _ = autograder.grade(JS / "course-correct")
+def test_a_correct_submission_scores_100_with_held_out_cases_out_of_sight(autograder: Autograder, tmp_path: Path) -> None:
+    # The course repository's shape: a TypeScript monorepo without node_modules, built with the toolchain.
+    results, elapsed, log = autograder.grade(monorepo(tmp_path / "course-ts"))
     print(f"\nrun_autograder (correct): {elapsed:.1f} s")
-    assert results["score"] == 100
+    assert results["score"] == 100, log
     tests = {test["name"]: test for test in results["tests"]}  # type: ignore[attr-defined]
     held = [*autograder.held_out_ids, PUBLIC_HELD_OUT]
     assert all(tests[case_id]["visibility"] == "after_due_date" and tests[case_id]["status"] == "passed" for case_id in held)

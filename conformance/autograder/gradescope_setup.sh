@@ -48,19 +48,30 @@ else
 fi
 
 # -- Python and the package ---------------------------------------------------------------
-python_ok() { "$1" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; }
-PYTHON=""
-for candidate in python3.13 python3.12 python3.11 python3; do
-    if command -v "$candidate" >/dev/null 2>&1 && python_ok "$candidate"; then PYTHON="$(command -v "$candidate")"; break; fi
-done
+# Grading starts its helper processes as nobody with the venv's interpreter, so nobody must be able
+# to run it: a Python under /root (pyenv, conda) is skipped.
+runs_as_nobody() {
+    if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null 2>&1; then return 0; fi
+    (cd / && setpriv --reuid=65534 --regid=65534 --clear-groups -- "$1" -c 'import sys') >/dev/null 2>&1
+}
+python_ok() { "$1" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && runs_as_nobody "$1"; }
+find_python() {  # every python3.X on PATH, not just the first of each name (a pyenv shim may shadow the system's)
+    local name found
+    for name in python3.13 python3.12 python3.11 python3; do
+        for found in $(type -ap "$name"); do
+            if python_ok "$found"; then echo "$found"; return 0; fi
+        done
+    done
+    return 1
+}
+PYTHON="$(find_python || true)"
 if [ -z "$PYTHON" ]; then
     # Ubuntu 22.04's python3 is 3.10: its python3.11 package (universe) is recent enough.
     apt_install python3.11 python3.11-venv || apt_install python3-venv || true
-    for candidate in python3.11 python3; do
-        if command -v "$candidate" >/dev/null 2>&1 && python_ok "$candidate"; then PYTHON="$(command -v "$candidate")"; break; fi
-    done
-    [ -n "$PYTHON" ] || { echo "setup.sh: Python 3.11+ with venv is needed and could not be installed" >&2; exit 1; }
+    PYTHON="$(find_python || true)"
+    [ -n "$PYTHON" ] || { echo "setup.sh: Python 3.11+ with venv, runnable by nobody, is needed and could not be installed" >&2; exit 1; }
 fi
+echo "setup.sh: Python $("$PYTHON" --version 2>&1) at $PYTHON"
 mkdir -p "$PREFIX"
 chmod 755 "$PREFIX"
 rm -rf "$PREFIX/venv"
