@@ -90,7 +90,9 @@ def check_toolchain() -> Check:
     if status.installed and status.problem is None:
         versions = ", ".join(f"{name} {version}" for name, version in status.versions.items())
         return Check("toolchain", True, f"{versions} in {status.folder}")
-    return Check("toolchain", False, status.problem or f"not installed in {status.folder}", toolchain.INSTALL_COMMAND)
+    # The problem ends by naming the command, which the fix line shows anyway.
+    found = (status.problem or f"not installed in {status.folder}").split(f": run `{toolchain.INSTALL_COMMAND}`")[0]
+    return Check("toolchain", False, found, toolchain.INSTALL_COMMAND)
 
 
 def check_sandbox(probe: Callable[[], str | None] | None = None) -> Check:
