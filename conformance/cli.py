@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from conformance import __version__
 
 # Each module adds its subcommand(s) and sets ``handler`` on the parsed arguments.
-SUBCOMMAND_MODULES = ("run", "fixtures", "grade", "fuzz", "matrix", "toolchain")
+SUBCOMMAND_MODULES = ("run", "fixtures", "grade", "fuzz", "matrix", "toolchain", "doctor", "check", "autograder")
 # The subcommands each module adds, so that a command line imports only its own module.
 COMMAND_MODULE = {
     "run": "run",
@@ -25,6 +25,9 @@ COMMAND_MODULE = {
     "fuzz": "fuzz",
     "matrix": "matrix",
     "toolchain": "toolchain",
+    "doctor": "doctor",
+    "check": "check",
+    "autograder": "autograder",
 }
 
 

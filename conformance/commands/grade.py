@@ -127,6 +127,11 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
         help="pi-course: run the project's own npm run build first, which type-checks it (offline; never npx; default: on)",
     )
     parser.add_argument("--fixtures", metavar="DIR", help="fixtures folder (default: the bundled fixtures)")
+    parser.add_argument(
+        "--held-out",
+        metavar="DIR",
+        help="a folder of extra fixture files of the --profile (a private set): graded in their labs, every case held out",
+    )
     parser.add_argument("--timeout", type=positive_number, metavar="SECONDS", help="per-operation timeout (default 1)")
     parser.add_argument(
         "--budget",
@@ -149,7 +154,7 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
 
 def _context(args: argparse.Namespace) -> GradingContext:
     rubric = load_rubric(Path(args.rubric) if args.rubric else None, args.profile)
-    return prepare(rubric, Path(args.fixtures) if args.fixtures else None)
+    return prepare(rubric, Path(args.fixtures) if args.fixtures else None, Path(args.held_out) if args.held_out else None)
 
 
 def _impl_problem(impl: str, args: argparse.Namespace, option: str = "--impl") -> str | None:
@@ -217,7 +222,7 @@ def grade_command(args: argparse.Namespace) -> int:
     if known is not None:
         # Every case id of the fixtures, as `run` does: a baselined id that names no case is stale.
         suite = load_suite(Path(args.fixtures) if args.fixtures else None, context.clauses, context.rubric.profile)
-        known_ids = [case.id for case in suite.cases] + [broken.id for broken in suite.broken]
+        known_ids = [case.id for case in (*suite.cases, *context.cases)] + [broken.id for broken in suite.broken]
         verdict = baselines.compare(known, [(graded.case.id, graded.outcome.status) for graded in result.score.cases], known_ids)
         print("\n".join(verdict.lines(args.baseline)))
         if not verdict.holds:

@@ -41,20 +41,45 @@ class GradingContext:
     clauses: Mapping[str, Clause]
 
 
-def prepare(rubric: Rubric, fixtures: Path | None = None) -> GradingContext:
+def prepare(rubric: Rubric, fixtures: Path | None = None, held_out: Path | None = None) -> GradingContext:
     """Load the fixtures of the rubric's profile and check the rubric against them.
 
     Refuses broken fixtures and rubric typos (:class:`RubricError`): a score computed from
     a suite that lost cases, or from a tag that matches nothing, would be silently wrong.
+
+    ``held_out`` is a folder of extra fixture files of the same profile (a private set staff
+    wrote): its cases are graded beside the public ones, in their labs, and every one of them
+    is held out (as if the rubric's ``held_out:`` listed it). An id that clashes with a public
+    case's is refused.
     """
     clauses = load_profile_clauses(rubric.profile)
     suite = load_suite(fixtures, clauses, rubric.profile)
     if suite.broken:
         raise RubricError("the fixtures have problems; fix them before grading:\n  " + "\n  ".join(suite.problems))
-    problems = rubric.check_against(suite.cases, clauses)
+    cases = list(suite.cases)
+    if held_out is not None:
+        extra = _held_out_cases(held_out, clauses, rubric.profile, {case.id: case.location for case in cases})
+        rubric = replace(rubric, held_out=rubric.held_out | {case.id for case in extra})
+        cases += extra
+    problems = rubric.check_against(cases, clauses)
     if problems:
         raise RubricError(f"{rubric.source}: the rubric does not fit the fixtures:\n  " + "\n  ".join(problems))
-    return GradingContext(rubric, tuple(case for case in suite.cases if rubric.selects(case)), clauses)
+    return GradingContext(rubric, tuple(case for case in cases if rubric.selects(case)), clauses)
+
+
+def _held_out_cases(folder: Path, clauses: Mapping[str, Clause], profile: str, public: Mapping[str, str]) -> list[Case]:
+    """The cases of a held-out folder, refused when broken, empty or clashing with a public id."""
+    if not folder.is_dir():
+        raise RubricError(f"--held-out: {folder} is not a folder")
+    suite = load_suite(folder, clauses, profile)
+    if suite.broken:
+        raise RubricError(f"--held-out: the fixtures in {folder} have problems; fix them before grading:\n  " + "\n  ".join(suite.problems))
+    if not suite.cases:
+        raise RubricError(f"--held-out: {folder} holds no case of profile {profile} (fixture files *.yaml, *.yml)")
+    clashes = [f"{case.id} ({case.location}) is also a public case ({public[case.id]})" for case in suite.cases if case.id in public]
+    if clashes:
+        raise RubricError("--held-out: held-out case ids must differ from the public ones; rename:\n  " + "\n  ".join(clashes))
+    return suite.cases
 
 
 _COMPILER_ERROR = re.compile(r"\berror\b", re.IGNORECASE)

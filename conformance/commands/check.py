@@ -1,0 +1,102 @@
+"""``pi-conformance check``: a student's own check of their course repository before they submit.
+
+It grades the project the way ``grade`` does (the shipped rubric, the public fixtures bundled
+with this package, the same build and sandbox) and prints the grader's own feedback, lab by
+lab. Held-out cases (a private set staff grade with, or the rubric's ``held_out:`` ids) are
+not part of it: a full lab here does not promise a full lab in the grade, and it says so.
+
+``--lab`` judges one lab (or several): the exit status is 0 only when each is full, which is
+what a GitHub Classroom test per lab runs. The whole project is graded either way, so a case
+that fails only because of an earlier lab's bug is charged to that lab, as ``grade`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import sys
+from pathlib import Path
+
+from conformance.adapters.sandbox import add_sandbox_option
+from conformance.adapters.settings import ImplSettings
+from conformance.cases import LABS
+from conformance.commands.checks import EXIT_USAGE, positive_number
+from conformance.grading.grader import SubmissionResult
+
+EXIT_FULL = 0
+EXIT_NOT_FULL = 1
+#: Printed first and last: what a student must not read into a full score here.
+HELD_OUT_NOTE = (
+    "public cases only: held-out cases your course may grade with are NOT part of this check, so full labs here do not promise full marks"
+)
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``check`` to the command line."""
+    check = commands.add_parser(
+        "check",
+        help="students: check your course repository lab by lab before you submit (public cases only)",
+        description="Build and check a course repository against the public cases, lab by lab, with the grader's feedback. "
+        + HELD_OUT_NOTE
+        + ".",
+        epilog="exit status: 0 every lab checked is full, 1 some lab is not (or the build failed), 2 usage errors",
+    )
+    check.add_argument("project", nargs="?", default=".", metavar="PROJECT", help="the course repository (default: .)")
+    check.add_argument(
+        "--lab", action="append", choices=LABS, metavar="LAB", help=f"judge only this lab ({', '.join(LABS)}; repeatable; default: all)"
+    )
+    check.add_argument("-v", "--verbose", action="store_true", help="feedback for every failing case (default: 2 per lab)")
+    check.add_argument("--timeout", type=positive_number, metavar="SECONDS", help="per-operation timeout (default 1)")
+    add_sandbox_option(check)
+    check.set_defaults(handler=check_command)
+
+
+def only_labs(result: SubmissionResult, labs: list[str]) -> SubmissionResult:
+    """``result`` with the score of ``labs`` only (the cases were graded with every lab)."""
+    score = result.score
+    kept = dataclasses.replace(
+        score,
+        cases=tuple(graded for graded in score.cases if graded.case.lab in labs),
+        labs=tuple(lab for lab in score.labs if lab.lab in labs),
+    )
+    return dataclasses.replace(result, score=kept)
+
+
+def is_full(points: float, max_points: float) -> bool:
+    """True when a lab earned all its points (up to rounding)."""
+    return math.isclose(points, max_points, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def check_command(args: argparse.Namespace) -> int:
+    """Grade the project against the public cases; exit 0 only when every lab judged is full."""
+    from conformance.grading.formats import terminal
+    from conformance.grading.grader import GradeOptions, grade_submission, prepare
+    from conformance.grading.rubric import RubricError, load_rubric
+
+    project = Path(args.project)
+    if not project.is_dir():
+        print(f"pi-conformance check: {project} is not a folder", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        context = prepare(load_rubric())
+    except RubricError as error:  # only a broken install: the shipped rubric fits the shipped fixtures
+        print(f"pi-conformance check: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    # The shipped rubric holds nothing out, but a case it did would not be public: leave it out.
+    public = dataclasses.replace(context, cases=tuple(case for case in context.cases if case.id not in context.rubric.held_out))
+    print(f"pi-conformance check: {HELD_OUT_NOTE}.\n")
+    options = GradeOptions(settings=ImplSettings(sandbox=args.sandbox), case_timeout_s=args.timeout)
+    result = grade_submission(f"pi-course:{project}", public, options)
+    labs = [lab for lab in LABS if lab in (args.lab or LABS)]
+    shown = only_labs(result, labs)
+    sys.stdout.write(terminal.render(shown, public.clauses, details_per_lab=None if args.verbose else terminal.DEFAULT_DETAILS_PER_LAB))
+    verdicts = []
+    for lab in shown.score.labs:
+        full = result.status == "ok" and is_full(lab.points, lab.max_points)
+        verdicts.append(full)
+        state = "full" if full else "NOT full"
+        earlier = f"; {lab.inherited} charged to an earlier lab" if lab.inherited else ""
+        print(f"check: lab {lab.lab} {state} ({lab.passed}/{lab.total} public cases passed{earlier})")
+    print(f"check: {HELD_OUT_NOTE}.")
+    return EXIT_FULL if verdicts and all(verdicts) else EXIT_NOT_FULL
