@@ -85,7 +85,7 @@ def private_set_command(args: argparse.Namespace) -> int:
     )
     print(
         f"  dropped: {stats.unstable} unstable on the reference, {stats.duplicates} repeating a known input, "
-        f"{stats.weightless} weighing 0 in the rubric, {stats.surplus} for labs already full"
+        f"{stats.predictable} drawn for any seed, {stats.weightless} weighing 0 in the rubric, {stats.surplus} for labs already full"
     )
     for path in written:
         print(f"  wrote {path}")

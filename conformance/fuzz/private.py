@@ -16,6 +16,7 @@ gives a weight above 0 are kept (the default rubric weighs chapter 02's generic 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import re
@@ -92,6 +93,9 @@ def quotas(rubric: Rubric, total: int) -> dict[str, int]:
     return counts
 
 
+# Generation only: the first program that ends a search is not to be shrunk.
+_GENERATE_ONLY = settings(DRAW_SETTINGS, phases=[Phase.generate])
+
 #: The operations each lab's cases are drawn for (:func:`.expect.lab_for` is the other way round).
 LAB_OPERATIONS: dict[str, tuple[str, ...]] = {
     "3.1": PURE_OPERATIONS,
@@ -127,6 +131,30 @@ private_programs = st.one_of(
     *[event_stream_program() for _ in range(3)],
     *[scripted_model_program() for _ in range(6)],
 )
+
+
+#: Public seeds whose draws no private set uses. A program that Hypothesis draws for almost any
+#: seed (an empty message, an empty script: the simplest value of each branch) is as good as
+#: public, since anyone can run this generator; these probes find such programs.
+PROBE_SEEDS = ("probe-1", "probe-2", "probe-3", "probe-4")
+PROBE_DRAWS = 250
+
+
+@functools.cache
+def predictable_inputs() -> frozenset[str]:
+    """The inputs of every program drawn by the public probe seeds (about 1,000 draws, no reference runs)."""
+    found: set[str] = set()
+
+    def collect(program: Program) -> bool:
+        found.add(inputs_key(program.operation, program.input, tuple(program.steps)))
+        return len(found) >= limit
+
+    for seed in PROBE_SEEDS:
+        limit = len(found) + PROBE_DRAWS  # up to PROBE_DRAWS new programs per seed
+
+        with without_local_constants():
+            find(private_programs, collect, settings=_GENERATE_ONLY, random=Random(seed_number(seed)))
+    return frozenset(found)
 
 
 def id_prefix(program: Program, lab: str) -> str:
@@ -184,6 +212,8 @@ class Stats:
     surplus: int = 0
     #: Same operation, input and steps as a public case, a case already in the folder, or an earlier draw.
     duplicates: int = 0
+    #: Programs the public probe seeds draw too (:func:`predictable_inputs`).
+    predictable: int = 0
     #: Cases the rubric would weigh 0 (chapter 02's generic stream, in the default rubric).
     weightless: int = 0
     #: The reference could not run the program, or failed its own expectations on the second run.
@@ -220,6 +250,7 @@ def generate(
     result = PrivateSet({lab: [] for lab in lab_quotas})
     stats = result.stats
     seen_inputs = {inputs_key(case.operation, case.input, case.steps) for case in taken}
+    predictable = predictable_inputs()
     seen_ids = {case.id for case in taken}
     max_draws = DRAWS_PER_CASE * total
 
@@ -239,6 +270,9 @@ def generate(
         key = inputs_key(program.operation, program.input, tuple(program.steps))
         if key in seen_inputs:
             stats.duplicates += 1
+            return False
+        if key in predictable:
+            stats.predictable += 1
             return False
         case = reference_case(reference, program)
         if case is None:
@@ -261,11 +295,9 @@ def generate(
         have[slot] += 1
         return full()
 
-    # Generation only: the first program that ends the search is not to be shrunk.
-    options = settings(DRAW_SETTINGS, phases=[Phase.generate])
     try:
         with without_local_constants():
-            find(private_programs, condition, settings=options, random=Random(seed_number(secret)))
+            find(private_programs, condition, settings=_GENERATE_ONLY, random=Random(seed_number(secret)))
     except BaseException as error:
         if type(error).__name__ not in {"NoSuchExample", "Unsatisfiable"}:
             raise
