@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from conformance import __version__
 
 # Each module adds its subcommand(s) and sets ``handler`` on the parsed arguments.
-SUBCOMMAND_MODULES = ("run", "fixtures", "grade", "fuzz", "matrix", "toolchain", "doctor", "check", "autograder")
+SUBCOMMAND_MODULES = ("run", "fixtures", "grade", "fuzz", "private_set", "matrix", "toolchain", "doctor", "check", "autograder")
 # The subcommands each module adds, so that a command line imports only its own module.
 COMMAND_MODULE = {
     "run": "run",
@@ -23,6 +23,7 @@ COMMAND_MODULE = {
     "grade-batch": "grade",
     "gradebook-merge": "grade",
     "fuzz": "fuzz",
+    "private-set": "private_set",
     "matrix": "matrix",
     "toolchain": "toolchain",
     "doctor": "doctor",

@@ -29,7 +29,7 @@ _LABS_OF: dict[str, tuple[str, ...]] = {
     "scripted_model": ("4.1", "4.2"),
 }
 # The id prefix for an operation no file has yet (the existing files' convention).
-_DEFAULT_PREFIX = {
+DEFAULT_PREFIX = {
     "text_of": "text-of-",
     "system_message_text": "sys-text-",
     "current_system_message": "sys-replay-",
@@ -248,7 +248,7 @@ def _prefix(fixture: FixtureText | None, texts: list[FixtureText], operation: st
     ids = (ids_in([fixture]) or ids_in([fixture], any_operation=True)) if fixture else []
     ids = ids or ids_in(texts)
     shared = shared_words(ids)
-    return "-".join(shared) + "-" if shared else _DEFAULT_PREFIX[operation]
+    return "-".join(shared) + "-" if shared else DEFAULT_PREFIX[operation]
 
 
 def shared_words(ids: list[str]) -> list[str]:

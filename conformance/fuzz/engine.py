@@ -60,6 +60,30 @@ def _signature(program: Program, outcome: Outcome) -> tuple[str, str]:
     return program.operation, re.sub(r"\[\d+\]", "[]", path)
 
 
+#: How programs are drawn: Hypothesis's ``find`` with these settings and ``random=Random(seed)``
+#: (inside :func:`~conformance.fuzz.constants.without_local_constants`) draws the same programs
+#: for the same seed in any process. ``pi-conformance private-set`` draws with them too.
+DRAW_SETTINGS = settings(
+    max_examples=10**9,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    # The explain phase re-runs the shrunk example with variations to annotate a traceback;
+    # a finding here is a case, not a traceback, and that phase overran the shrink budget.
+    phases=[phase for phase in Phase if phase is not Phase.explain],
+)
+
+
+def reference_case(reference: Adapter, program: Program) -> Case | None:
+    """The program as a case, its expectations from one run on ``reference``; None when the reference cannot run it."""
+    try:
+        reference.prepare(program.operation, "")
+        observation = run_operation(reference, program.operation, program.input, program.steps)
+    except AdapterFailure:
+        return None
+    return build_case(program, observation)
+
+
 class Differ:
     """Runs programs on both adapters and says whether X diverges from the reference."""
 
@@ -71,13 +95,10 @@ class Differ:
 
     def case_for(self, program: Program) -> Case | None:
         """The program as a case (expectations from the reference's run), or None when the reference cannot run it."""
-        try:
-            self.reference.prepare(program.operation, "")
-            observation = run_operation(self.reference, program.operation, program.input, program.steps)
-        except AdapterFailure:
+        case = reference_case(self.reference, program)
+        if case is None:
             self.stats.reference_failures += 1
-            return None
-        return build_case(program, observation)
+        return case
 
     def diverges(self, program: Program) -> tuple[Case, Outcome] | None:
         """``(case, X's outcome)`` when X fails the case and the reference passes it again; None otherwise."""
@@ -135,18 +156,9 @@ def fuzz(
         best[:] = [program]
         return True
 
-    options = settings(
-        max_examples=10**9,
-        deadline=None,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-        # The explain phase re-runs the shrunk example with variations to annotate a traceback;
-        # a finding here is a case, not a traceback, and that phase overran the shrink budget.
-        phases=[phase for phase in Phase if phase is not Phase.explain],
-    )
     try:
         with without_local_constants():
-            program = find(programs, condition, settings=options, random=Random(seed))
+            program = find(programs, condition, settings=DRAW_SETTINGS, random=Random(seed))
     except BaseException as error:
         # Our own stop signals arrive bare or, when hypothesis saw them while shrinking, in an
         # exception group (with hypothesis's own Flaky report when a stop interrupted a replay);

@@ -1,0 +1,92 @@
+"""``pi-conformance private-set``: write a private grading set drawn from a secret seed."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from conformance.commands.checks import EXIT_USAGE
+from conformance.profiles import DEFAULT_PROFILE
+
+DEFAULT_CASES = 100
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``private-set`` to the command line."""
+    parser = commands.add_parser(
+        "private-set",
+        help="generate a private grading set from a secret seed (fresh inputs, expectations from the reference)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "The same seed writes the same files. Keep the seed and the folder out of the students'\n"
+            'repository; grade with them as the held-out set (README.md, "A private grading set").\n'
+            "Other files in DIR (hand-written private cases) are kept, and no generated case repeats\n"
+            "their inputs or a public case's."
+        ),
+    )
+    parser.add_argument("--seed", required=True, metavar="SECRET", help="the secret the cases are drawn from (any text; keep it private)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="the folder to write DIR/ch03/, DIR/ch04/ into")
+    parser.add_argument("--profile", default=DEFAULT_PROFILE, help="the profile (default: course, the only one with a bundled reference)")
+    parser.add_argument("--rubric", metavar="R", help="the rubric whose lab weights share out the cases (default: the shipped one)")
+    parser.add_argument("--cases", type=int, default=DEFAULT_CASES, metavar="N", help=f"how many cases (default {DEFAULT_CASES})")
+    parser.add_argument("--timeout", type=float, default=1.0, help="per-case timeout of the reference's second run (default 1)")
+    parser.set_defaults(handler=private_set_command)
+
+
+def private_set_command(args: argparse.Namespace) -> int:
+    """Generate, write and summarise; 2 on a usage problem."""
+    try:
+        from conformance.fuzz import private
+    except ImportError as error:  # hypothesis is a development dependency
+        print(f"pi-conformance private-set needs hypothesis: pip install -e '.[dev]' ({error})", file=sys.stderr)
+        return EXIT_USAGE
+    from conformance.adapters.reference import create
+    from conformance.grading.rubric import RubricError, load_rubric
+    from conformance.loader import display_path, load_suite
+
+    if args.profile != DEFAULT_PROFILE:
+        print(f"pi-conformance private-set: profile {args.profile!r} has no bundled reference to take expectations from", file=sys.stderr)
+        return EXIT_USAGE
+    if not args.seed.strip():
+        print("pi-conformance private-set: --seed is empty; choose a secret", file=sys.stderr)
+        return EXIT_USAGE
+    out = Path(args.out)
+    try:
+        rubric = load_rubric(Path(args.rubric) if args.rubric else None, args.profile)
+    except RubricError as error:
+        print(f"pi-conformance private-set: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if out.exists() and not out.is_dir():
+        print(f"pi-conformance private-set: --out {out} is not a folder", file=sys.stderr)
+        return EXIT_USAGE
+    # Public cases and the folder's hand-written ones: no generated case may repeat their inputs.
+    taken = list(load_suite(profile=args.profile).cases)
+    if out.is_dir():
+        own = {display_path(path, out) for path in private.generated_files(out)}
+        taken += [case for case in load_suite(out, profile=args.profile).cases if case.file not in own]
+    # A drawn stream that never ends leaves its consumer task pending when the scenario's loop
+    # closes; asyncio logs that at garbage collection. It is the program's design, not an error.
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    reference = create()
+    try:
+        generated = private.generate(reference, rubric, args.seed, args.cases, taken, args.timeout)
+        written = private.write(generated, out)
+    except private.PrivateSetError as error:
+        print(f"pi-conformance private-set: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        reference.close()
+    stats = generated.stats
+    print(
+        f"pi-conformance private-set: {len(generated.all_cases)} cases ({private.lab_counts(generated.cases)}) "
+        f"from {stats.drawn} programs in {stats.seconds:.1f} s"
+    )
+    print(
+        f"  dropped: {stats.unstable} unstable on the reference, {stats.duplicates} repeating a known input, "
+        f"{stats.predictable} drawn for any seed, {stats.weightless} weighing 0 in the rubric, {stats.surplus} for labs already full"
+    )
+    for path in written:
+        print(f"  wrote {path}")
+    return 0
