@@ -10,16 +10,13 @@ optional: only the HTML reports' own tests drive it.
 
 from __future__ import annotations
 
-import os
 import platform
 import re
-import resource
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from conformance import __version__
 
@@ -30,7 +27,6 @@ CHROMIUM_FIX = "apt-get install -y chromium (only the HTML reports' own tests ne
 NODE_FIX = "install Node.js {minimum}+ with npm (https://nodejs.org, or NodeSource's apt repository)"
 #: Rlimits the grader can set on a student program (``--cpu-limit``, ``--memory-limit``) and
 #: others worth seeing; each is shown with its current hard limit.
-RLIMITS = (("RLIMIT_CPU", "cpu"), ("RLIMIT_AS", "address space"), ("RLIMIT_NPROC", "processes"), ("RLIMIT_NOFILE", "open files"))
 
 
 @dataclass(frozen=True)
@@ -113,53 +109,20 @@ def check_sandbox(probe: Callable[[], str | None] | None = None) -> Check:
     return Check("sandbox", False, reason, fix)
 
 
-def _own_cgroup_v2(root: Path) -> Path | None:
-    """This process's cgroup v2 folder under ``root`` (from ``/proc/self/cgroup``)."""
-    try:
-        text = Path("/proc/self/cgroup").read_text(encoding="utf-8")
-    except OSError:
-        return None
-    for line in text.splitlines():
-        if line.startswith("0::"):
-            own = root / line[3:].lstrip("/")
-            return own if own.is_dir() else None
-    return None
-
-
-def cgroups(root: Path = Path("/sys/fs/cgroup")) -> str:
-    """What the kernel's control groups offer this process: the version, and whether it may create groups."""
-    if (root / "cgroup.controllers").is_file():
-        own = _own_cgroup_v2(root) or root
-        try:
-            controllers = (own / "cgroup.controllers").read_text(encoding="utf-8").split()
-        except OSError:
-            controllers = []
-        writable = os.access(own, os.W_OK)
-        listed = " ".join(name for name in controllers if name in ("cpu", "memory", "pids")) or "no cpu/memory/pids controller"
-        return f"cgroup v2 ({listed}), {'writable' if writable else 'read-only'} at {own}"
-    v1 = [name for name in ("memory", "pids", "cpu") if (root / name).is_dir()]
-    if v1:
-        open_to_us = [name for name in v1 if os.access(root / name, os.W_OK)]
-        state = f"writable: {' '.join(open_to_us)}" if open_to_us else "read-only"
-        return f"cgroup v1 ({' '.join(v1)}), {state}"
-    return "no cgroups mounted"
-
-
-def rlimits() -> str:
-    """The hard rlimits this process has (what a student program can be limited to at most)."""
-    parts = []
-    for attribute, label in RLIMITS:
-        limit = getattr(resource, attribute, None)
-        if limit is None:
-            continue
-        hard = resource.getrlimit(limit)[1]
-        parts.append(f"{label} {'unlimited' if hard == resource.RLIM_INFINITY else hard}")
-    return "rlimits " + ", ".join(parts)
-
-
 def check_limits() -> Check:
-    """Resource limits: the rlimits the grader sets (``--cpu-limit``, ``--memory-limit``), and cgroups."""
-    return Check("limits", True, f"{rlimits()}; {cgroups()}", required=False)
+    """The per-submission resource limits as grading would apply them here, and by what mechanism.
+
+    The same words every report uses (:func:`conformance.adapters.limits.describe`). Never
+    required: without a writable cgroup the limits fall back to per-process rlimits, which the
+    line says.
+    """
+    from conformance.adapters import limits, sandbox
+
+    defaults = limits.Limits()
+    found = limits.describe(defaults, tmpfs_capped=sandbox.probe() is None)
+    fallback = found.startswith("rlimits only")
+    fix = "give the grader a writable cgroup (cgroup v2: a delegated subtree, e.g. systemd-run --user --scope -p Delegate=yes)"
+    return Check("limits", not fallback, found, fix if fallback else None, required=False)
 
 
 def check_chromium() -> Check:

@@ -71,17 +71,13 @@ def test_chromium_is_optional() -> None:
     assert not doctor.ready([*checks, doctor.Check("toolchain", False, "missing", "pi-conformance toolchain install")])
 
 
-def test_cgroups_are_described_for_both_versions(tmp_path: Path) -> None:
-    v1 = tmp_path / "v1"
-    for name in ("memory", "pids"):
-        (v1 / name).mkdir(parents=True)
-    assert doctor.cgroups(v1).startswith("cgroup v1 (memory pids)")
-    v2 = tmp_path / "v2"
-    v2.mkdir()
-    (v2 / "cgroup.controllers").write_text("cpuset cpu io memory pids\n", encoding="utf-8")
-    assert doctor.cgroups(v2).startswith("cgroup v2")
-    assert doctor.cgroups(tmp_path / "none") == "no cgroups mounted"
-    assert doctor.check_limits().required is False and "rlimits cpu" in doctor.check_limits().found
+def test_limits_are_described_as_every_report_describes_them() -> None:
+    from conformance.adapters import limits, sandbox
+
+    check = doctor.check_limits()
+    assert check.required is False
+    assert check.found == limits.describe(limits.Limits(), tmpfs_capped=sandbox.probe() is None)
+    assert check.ok == (not check.found.startswith("rlimits only")) and (check.fix is None) == check.ok
 
 
 def test_toolchain_absent_names_the_install_command(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -225,11 +225,6 @@ def test_with_the_private_set_graded_too_the_lookup_table_earns_at_most_the_publ
     assert public_worth < 80  # 248 public cases beside 100 private ones, default rubric
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 24 item 2: attribution excuses lab 4.2's failures 'because of lab 4.1', which gives a "
-    "lookup table lab 4.2's 25 points on the private set; remove this mark when attribution needs evidence",
-)
 def test_on_the_private_set_the_lookup_table_scores_no_more_than_the_skeleton(lookup_table: LookupTable, private_cases: list[Case]) -> None:
     rubric = load_rubric()
     assert _score(lookup_table, private_cases, rubric).points <= _score(_skeleton(), private_cases, rubric).points
