@@ -171,3 +171,29 @@ def test_a_batch_leaves_no_build_behind_even_when_the_build_kills_its_worker(tmp
     assert rows["fine"]["total"] == "100.00"
     assert rows["killer"]["status"] == "crashed", rows["killer"]
     assert list(work.iterdir()) == [], sorted(str(path) for path in work.rglob("*"))[:10]
+
+
+@needs_toolchain
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_a_build_that_fills_the_disk_is_stopped_at_the_cap(sandbox: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 23: a build wrote 3 GB to the host disk in 4 s. Here: files of 24 MiB (each under the
+    # file-size limit) until stopped; the cap is lowered to 64 MiB to keep the drill small.
+    monkeypatch.setattr(course_build, "MAX_BUILD_DISK_BYTES", 64 * 1024 * 1024)
+    project = with_build_script(
+        copy_project(tmp_path / "filler"), "for i in 1 2 3 4 5 6 7 8; do head -c 25165824 /dev/zero > big$i; sleep 0.3; done"
+    )
+    package = project / "packages" / "pi-course"
+    built = course_build.build_in_copy(project, package, shutil.which("node") or "node", course_build.ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
+    assert built.report is not None and built.report.startswith("npm run build was stopped: it wrote more than 64 MiB")
+    assert built.workspace is None  # removed with what it wrote
+
+
+@needs_toolchain
+def test_a_build_that_makes_too_many_files_is_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(course_build, "MAX_BUILD_ENTRIES", 300)
+    project = with_build_script(
+        copy_project(tmp_path / "inodes"), "mkdir many && cd many && for i in $(seq 1 3000); do : > f$i; done; sleep 3"
+    )
+    package = project / "packages" / "pi-course"
+    built = course_build.build_in_copy(project, package, shutil.which("node") or "node", course_settings())
+    assert built.report is not None and built.report.startswith("npm run build was stopped: it wrote more than 300 files")

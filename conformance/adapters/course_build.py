@@ -22,6 +22,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +48,10 @@ SKIPPED_FOLDERS = frozenset({".git", "node_modules"})
 #: A submission larger than this (without ``.git`` and ``node_modules``) is not built.
 MAX_COPY_BYTES = 256 * 1024 * 1024
 MAX_COPY_ENTRIES = 20_000
+#: What a build may write in all (its workspace, the submission's copy included, and its log), and how often that is measured.
+MAX_BUILD_DISK_BYTES = 1024 * 1024 * 1024
+MAX_BUILD_ENTRIES = 100_000
+DISK_POLL_S = 0.25
 #: The build log is read from its end only: a build that prints gigabytes costs the grader this much.
 LOG_TAIL_BYTES = 64 * 1024
 OUTPUT_LIMIT_CHARS = 6000
@@ -229,14 +234,57 @@ def _run_build(
             except OSError as error:
                 return f"npm run build could not run: {error}"
             try:
-                code: int | None = process.wait(timeout=BUILD_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                code = None
+                code, overflow = _watch(process, [workspace.root, log])
             finally:
                 stop_tree(process, marker)
         output_text = read_tail(log)
+    if overflow is not None:
+        return f"npm run build was stopped: {overflow}:\n{output_text}"
     if code == 0:
         return None
     if code is None:
         return f"npm run build did not finish within {BUILD_TIMEOUT_S} s:\n{output_text}"
     return f"npm run build exited with status {code}:\n{output_text}"
+
+
+def _watch(process: subprocess.Popen[bytes], written: list[Path]) -> tuple[int | None, str | None]:
+    """Wait for the build; its exit status (None: out of time) and why it was stopped early, if it was.
+
+    Every :data:`DISK_POLL_S` the files under ``written`` (its workspace and its log) are
+    measured: a build that writes more than :data:`MAX_BUILD_DISK_BYTES` in all, or more than
+    :data:`MAX_BUILD_ENTRIES` files, is stopped, so the host's disk is bounded by the cap plus
+    what it can write in one poll (each file is also capped by the file-size limit).
+    """
+    deadline = time.monotonic() + BUILD_TIMEOUT_S
+    while True:
+        try:
+            return process.wait(timeout=DISK_POLL_S), None
+        except subprocess.TimeoutExpired:
+            pass
+        if time.monotonic() > deadline:
+            return None, None
+        size, entries = disk_use(written, MAX_BUILD_ENTRIES)
+        if size > MAX_BUILD_DISK_BYTES or entries > MAX_BUILD_ENTRIES:
+            what = f"more than {MAX_BUILD_ENTRIES} files" if entries > MAX_BUILD_ENTRIES else f"more than {MAX_BUILD_DISK_BYTES >> 20} MiB"
+            return None, f"it wrote {what} (the build's disk cap)"
+
+
+def disk_use(paths: list[Path], max_entries: int) -> tuple[int, int]:
+    """Bytes and entries under ``paths`` (links not followed), counting stops past ``max_entries``."""
+    size = entries = 0
+    pending = [str(path) for path in paths]
+    while pending and entries <= max_entries:
+        path = pending.pop()
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        entries += 1
+        if stat.S_ISDIR(info.st_mode):
+            try:
+                pending += [os.path.join(path, name) for name in os.listdir(path)]
+            except OSError:
+                continue
+        else:
+            size += info.st_blocks * 512
+    return size, entries
