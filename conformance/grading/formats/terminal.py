@@ -17,11 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from conformance.clauses import Clause
-from conformance.feedback import fitting_hint
+from conformance.grading.featured import featured_by_lab
 from conformance.grading.feedback import case_feedback, inherited_line, one_line
 from conformance.grading.formats.common import inherited_groups, lab_counts, not_passed_by_lab, points, profile_of, skipped_reasons
 from conformance.grading.grader import SubmissionResult
-from conformance.grading.scoring import GradedCase
 from conformance.grading.status import NOT_STARTED
 from conformance.studenttext import for_terminal
 
@@ -94,9 +93,8 @@ def render(
     if failing and result.status not in NOT_STARTED and details_per_lab != 0:
         shown = "every failing case" if details_per_lab is None else f"up to {details_per_lab} per {label}, those whose hint fits first"
         lines += ["", f"feedback ({shown}; the --markdown and --json reports have every case)"]
-        for lab_name, cases in failing.items():
-            chosen = sorted(cases, key=lambda graded: not hint_fits(graded))  # stable: fixture order otherwise
-            for graded in chosen if details_per_lab is None else chosen[:details_per_lab]:
+        for lab_name, chosen in featured_by_lab(result, details_per_lab).items():
+            for graded in chosen:
                 lines += [
                     "",
                     f"── {label} {lab_name}: {graded.case.id} " + "─" * max(0, 60 - len(graded.case.id)),
@@ -104,8 +102,3 @@ def render(
                 ]
     # Names, messages and the build log quote the submission: no escape sequence of theirs reaches a terminal.
     return for_terminal("\n".join(lines) + "\n")
-
-
-def hint_fits(graded: GradedCase) -> bool:
-    """True when the case has a hint rung about what diverged (see :func:`conformance.feedback.fitting_hint`)."""
-    return fitting_hint(graded.case, graded.outcome) is not None
