@@ -99,7 +99,14 @@ def groups_of(results: list[CaseResult], clauses: Mapping[str, Clause]) -> list[
 def _divergence_json(divergence: Divergence | None) -> object:
     if divergence is None:
         return None
-    return {"path": divergence.path, "expected": divergence.expected, "actual": divergence.actual, "note": divergence.note}
+    return {
+        "path": divergence.path,
+        "expected": divergence.expected,
+        "actual": divergence.actual,
+        "note": divergence.note,
+        "kind": divergence.kind,
+        "key": divergence.key,
+    }
 
 
 def _case_json(result: CaseResult, every_divergence: bool, group_key: str) -> dict[str, object]:

@@ -41,7 +41,7 @@ def test_many_cases_with_one_cause_print_as_one_group_with_one_example(tmp_path:
     example = failing[0]
     assert example["lab"] == "4.1" and re.match(r"fixtures/ch04/.+\.yaml:\d+$", example["fixture"])
     assert example["clauses"] and "features" in example
-    assert set(example["divergence"]) == {"path", "expected", "actual", "note"}
+    assert set(example["divergence"]) == {"path", "expected", "actual", "note", "kind", "key"}
     assert example["divergence"]["path"].startswith("steps[")
 
 

@@ -186,7 +186,8 @@ def bounded(outcome: Outcome, budget: Budget) -> Outcome:
     """
     divergence = outcome.divergence
     if divergence is not None:
-        divergence = Divergence(*(budget.take(text) for text in (divergence.path, divergence.expected, divergence.actual, divergence.note)))
+        texts = (budget.take(text) for text in (divergence.path, divergence.expected, divergence.actual, divergence.note))
+        divergence = Divergence(*texts, kind=divergence.kind, key=budget.take(divergence.key))
     observation = prune_json(outcome.observation)[0] if outcome.observation is not None else None
     return replace(outcome, message=budget.take(outcome.message), divergence=divergence, observation=observation)
 
