@@ -186,8 +186,10 @@ def bounded(outcome: Outcome, budget: Budget) -> Outcome:
     """
     divergence = outcome.divergence
     if divergence is not None:
-        texts = (budget.take(text) for text in (divergence.path, divergence.expected, divergence.actual, divergence.note))
-        divergence = Divergence(*texts, kind=divergence.kind, key=budget.take(divergence.key))
+        path, expected, actual, note, key = (
+            budget.take(text) for text in (divergence.path, divergence.expected, divergence.actual, divergence.note, divergence.key)
+        )
+        divergence = Divergence(path, expected, actual, note, divergence.kind, key)
     observation = prune_json(outcome.observation)[0] if outcome.observation is not None else None
     return replace(outcome, message=budget.take(outcome.message), divergence=divergence, observation=observation)
 
