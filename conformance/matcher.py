@@ -17,6 +17,8 @@ from conformance.jsontypes import JsonValue
 MATCHER_KEYS: Final = frozenset({"$type", "$oneOf", "$any"})
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _RENDER_LIMIT = 240
+# An unexpected key's own value, in the note: the parent's rendering may be cut before it.
+_KEY_VALUE_LIMIT = 120
 
 
 class _Missing:
@@ -165,7 +167,14 @@ def _match_object(expected: dict[str, JsonValue], actual: dict[str, JsonValue], 
         if key not in expected:
             # Shown at the parent, whole, so that "expected {} but got {...}" reads at a glance.
             # render() cuts the key too: a key can be a megabyte long.
-            yield Divergence(path, render(expected), render(actual), f"unexpected key {render(key)}", "unexpected", key)
+            yield Divergence(
+                path,
+                render(expected),
+                render(actual),
+                f"unexpected key {render(key)}: {render(actual[key], _KEY_VALUE_LIMIT)}",
+                "unexpected",
+                key,
+            )
             return
 
 

@@ -74,7 +74,7 @@ def group_lines(groups: list[FailureGroup], example: Callable[[Case | BrokenCase
         ids = [case.id for case, _ in group.members]
         more = f", and {len(ids) - ids_shown} more" if len(ids) > ids_shown else ""
         lines += ["", f"[{number}] {len(ids)} case{'s' if len(ids) != 1 else ''}: {group.title}", f"    {', '.join(ids[:ids_shown])}{more}"]
-        case, outcome = group.members[0]
+        case, outcome = group.example
         lines += ["    for example:", *(f"    {line}" for line in example(case, outcome).splitlines())]
     return lines
 
@@ -144,7 +144,15 @@ def json_report(
         **({"profile": profile} if profile != DEFAULT_PROFILE else {}),
         "summary": summary(results),
         "groups": [
-            {"clause": group.clause, "pattern": group.pattern, "count": len(group.members), "cases": [case.id for case, _ in group.members]}
+            {
+                "clause": group.clause,
+                "pattern": group.pattern,
+                "kind": group.kind,
+                "cause": str(group.cause),
+                "count": len(group.members),
+                "cases": [case.id for case, _ in group.members],
+                "example": group.example[0].id,
+            }
             for group in groups
         ],
         "skipped": [{"reason": reason, "count": count} for reason, count in skip_reasons([result.outcome for result in results])],

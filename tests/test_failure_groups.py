@@ -31,11 +31,11 @@ def test_many_cases_with_one_cause_print_as_one_group_with_one_example(tmp_path:
     groups = re.findall(r"^\[(\d+)\] (\d+) cases?: (.*)$", out, flags=re.MULTILINE)
     failed = int(re.search(r"(\d+) failed", out.splitlines()[-1])[1])  # type: ignore[index]
     assert len(groups) == 1 and int(groups[0][1]) == failed > 10
-    assert "steps[*].events[*].partial" in groups[0][2]
+    assert "steps[*].events[*].partial.content" in groups[0][2]
     assert out.count("  case:    ") == 1, "one full example per group, not one block per case"
     data = json.loads(report.read_text(encoding="utf-8"))
     assert [group["count"] for group in data["groups"]] == [failed]
-    assert data["groups"][0]["pattern"] == "steps[*].events[*].partial" and data["groups"][0]["clause"].startswith("SM-PLAY")
+    assert data["groups"][0]["pattern"] == "steps[*].events[*].partial.content" and data["groups"][0]["clause"].startswith("SM-PLAY")
     failing = [case for case in data["cases"] if case["status"] == "failed"]
     assert {case["id"] for case in failing} == set(data["groups"][0]["cases"])
     example = failing[0]
@@ -92,7 +92,7 @@ def _errored(message: str) -> Outcome:
 def test_messages_that_differ_only_in_variable_numbers_share_a_group() -> None:
     case = load_suite(None, load_clauses()).cases[0]
     same_causes = [
-        ["timed out: the operation did not finish within 1 s", "timed out: the operation did not finish within 2.5 s"],
+        ["timed out: text_of did not return within 1 s", "timed out: text_of did not return within 2.5 s"],
         ["IndexError at events[3]: 4 items, took 12ms", "IndexError at events[17]: 18 items, took 7ms"],
         ["expected -1 but got 40%", "expected -3 but got 7%"],
     ]

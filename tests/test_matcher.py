@@ -22,7 +22,7 @@ def test_issue_example_path_and_rendering() -> None:
     expected = [{"partial": {"content": [{}, {"arguments": {}}]}}] * 3
     actual = [*expected[:2], {"partial": {"content": [{}, {"arguments": {"path": "README.md"}}]}}]
     assert message(expected, actual, "events") == (
-        'events[2].partial.content[1].arguments: expected {} but got {"path": "README.md"} (unexpected key "path")'
+        'events[2].partial.content[1].arguments: expected {} but got {"path": "README.md"} (unexpected key "path": "README.md")'
     )
 
 
