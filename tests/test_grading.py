@@ -435,3 +435,13 @@ def test_the_readme_rubric_example_is_valid_and_fits_the_fixtures() -> None:
     example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
     context = prepare(parse_rubric(yaml.safe_load(example), "README"))
     assert context.rubric.max_score == 100 and len(context.rubric.held_out) == 2
+
+
+def test_gradescope_starts_with_the_case_to_read_first(textof_result: SubmissionResult) -> None:
+    data = json.loads(gradescope.render(textof_result, load_clauses()))
+    assert data["output"].startswith("start here: 1 case to read first")
+    first = data["tests"][0]
+    assert first["status"] == "failed" and "hint:    If value shows a tool name" in first["output"]
+    assert f"── lab 3.1: {first['name']}" in data["output"]
+    statuses = [test["status"] for test in data["tests"]]
+    assert statuses == sorted(statuses), "every failing case before the passed ones"
