@@ -295,3 +295,30 @@ def test_a_perfect_submission_has_no_empty_failures_section(
         r"Failures by cause \(\d+ cases in 1 groups\)",
         (tmp_path / "failing" / "s-partials-shared-between-events.html").read_text(encoding="utf-8"),
     )
+
+
+def test_a_case_page_says_what_placeholders_mean_and_notes_a_silent_stream() -> None:
+    from conformance.cases import Case
+    from conformance.clauses import load_clauses
+    from conformance.execution import Outcome
+    from conformance.html.casepage import case_section
+    from conformance.matcher import Divergence
+
+    expected_events = [{"type": "start", "partial": {"provider": {"$type": "string"}, "content": []}}]
+    case = Case(
+        "c", "scratch.yaml", 1, "04", "4.1", ("SM-PLAY-1",), "scratch", "scripted_model", {},
+        steps=({"action": "consume", "expect": {"events": expected_events, "finished": True}},), step_lines=(2,),
+    )  # fmt: skip
+    silent = Outcome(
+        "c", "failed", "steps[0].events: expected 1 item but got 0 items", 0.3,
+        divergence=Divergence("steps[0].events", "1 item", "0 items", kind="missing"), step_index=0,
+        observation={"steps": [{"events": [], "finished": False}]},
+    )  # fmt: skip
+    page = case_section(case, silent, load_clauses())
+    assert "stream() never pushed anything" in page
+    placeholder = Outcome(
+        "c", "failed", "x", 0.1, divergence=Divergence("steps[0].events[0].type", '"start"', '"end"'), step_index=0,
+        observation={"steps": [{"events": [{"type": "end", "partial": {"provider": "p", "content": []}}], "finished": True}]},
+    )  # fmt: skip
+    page = case_section(case, placeholder, load_clauses())
+    assert "<i>any string</i>" in page and "$type" not in page
