@@ -35,7 +35,7 @@ from conformance.grading.formats.common import profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.jsontypes import JsonObject, JsonValue
-from conformance.studenttext import scrub
+from conformance.studenttext import for_terminal, scrub
 
 _DIGITS = 4
 
@@ -104,7 +104,8 @@ def start_here_text(featured: list[GradedCase], clauses: Mapping[str, Clause], l
     parts = [f"start here: {len(featured)} case{'s' if len(featured) != 1 else ''} to read first (one per {label}, each a different cause)"]
     for graded in featured:
         parts += ["", f"── {label} {graded.case.lab}: {graded.case.id}", case_feedback(graded, clauses)]
-    return "\n".join(parts) + "\n"
+    # Messages quote the submission: no escape sequence of theirs reaches the page.
+    return for_terminal("\n".join(parts) + "\n")
 
 
 def student_summary(result: SubmissionResult) -> str:
