@@ -227,7 +227,7 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
             return done("skipped", unclaimed)
         observation = observe(adapter, case, limit)
     except _Timeout:
-        return done("failed", f"timed out: the operation did not finish within {limit:g} s", timed_out=True)
+        return done("failed", f"timed out: {case.operation} did not return within {limit:g} s", timed_out=True)
     except OperationNotSupported as error:
         return done("skipped", f"not implemented: {error}")
     except ImplementationThrew as error:

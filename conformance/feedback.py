@@ -135,24 +135,76 @@ def porter_hint(hint: str | None) -> str | None:
     return " ".join(kept) or None
 
 
+#: Observation keys a hint's condition names ("If section_order keeps ...", "If threw shows
+#: ..."). A hint fits a divergence only when it names the deepest of these the divergence
+#: reaches: a hint naming ``partial`` is about the partial's blocks, not a missing
+#: ``partial.errorMessage``; one naming ``timestamp`` is not about an unexpected ``sections``.
+HINT_KEYS: frozenset[str] = frozenset(
+    {
+        "value",
+        "section_order",
+        "timestamp",
+        "partial",
+        "requests",
+        "threw",
+        "finished",
+        "state",
+        "same_object_as",
+        "errorMessage",
+        "stopReason",
+        "usage",
+        "type",
+        "input_unchanged",
+        "turns_unchanged",
+    }
+)
+#: The course functions a hint may name, and the operations whose divergence they can explain.
+#: A hint that sends a student to another function than the one the case called is left out.
+HINT_FUNCTIONS: Mapping[str, frozenset[str]] = {
+    "textOf": frozenset({"text_of"}),
+    "systemMessageText": frozenset({"system_message_text", "text_of", "current_system_prompt"}),
+    "currentSystemMessage": frozenset({"current_system_message"}),
+    "currentSystemPrompt": frozenset({"current_system_prompt"}),
+}
+# A key written as code (``message.content``, ``turns[cursor]``) is not the hint's condition.
+_NAMED_WORD = re.compile(r"(?<![.\w])[A-Za-z_]\w*(?![\w(\[])")
+
+
+def divergence_keys(path: str, key: str = "") -> list[str]:
+    """The keys of a divergence, outermost first, its unexpected key last.
+
+    ``steps[2].events[0].partial.errorMessage`` -> ``[steps, events, partial, errorMessage]``.
+    """
+    keys = _PATH_KEY.findall(path)
+    return [*keys, key] if key else keys
+
+
+def hint_keys(hint: str) -> set[str]:
+    """The observation keys (:data:`HINT_KEYS`) a hint rung names as words, not as code."""
+    return {word for word in _NAMED_WORD.findall(hint) if word in HINT_KEYS}
+
+
 def fitting_hint(case: Case, outcome: Outcome) -> str | None:
     """The case's first hint rung, when it is about what diverged; else None.
 
     A case's hints are written for the bug the case targets, and they name what that bug
     changes (``If value shows a tool name ...``, ``If an early event's partial ...``). A case
     that fails for another reason (a timeout, a crash, another key) gets no hint rather than
-    advice about a bug it does not have. For a pure operation (one value), any divergence of
-    that value fits.
+    advice about a bug it does not have. The rung fits when it names the deepest observation
+    key of :data:`HINT_KEYS` on the divergence's path (its unexpected key included), and
+    names no course function other than the one the case calls.
     """
     divergence = outcome.divergence
     if not case.hint or divergence is None:
         return None
-    keys = symptom_keys(divergence.path)
-    if not case.is_scenario and keys == {"value"}:
-        return case.hint[0]
-    words = {word.lower() for word in _PATH_KEY.findall(case.hint[0])}
-    names = {name.lower() for key in keys for name in (key, *_KEY_WORDS.get(key, ()))}
-    return case.hint[0] if names & words else None
+    hint = case.hint[0]
+    named = [key for key in divergence_keys(divergence.path, divergence.key) if key in HINT_KEYS]
+    if not named or named[-1] not in hint_keys(hint):
+        return None
+    words = set(_PATH_KEY.findall(hint))
+    if any(case.operation not in operations for function, operations in HINT_FUNCTIONS.items() if function in words):
+        return None
+    return hint
 
 
 def silent_stream_line(case: Case, outcome: Outcome) -> str | None:
@@ -184,7 +236,7 @@ def divergence_words(case: Case, outcome: Outcome) -> set[str]:
     if divergence is None:
         return set()
     words: set[str] = set()
-    for key in _PATH_KEY.findall(divergence.path):
+    for key in divergence_keys(divergence.path, divergence.key):
         if key not in _PLAIN_KEYS:
             words.add(key.lower())
             words.update(_KEY_WORDS.get(key, ()))

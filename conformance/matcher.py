@@ -17,6 +17,8 @@ from conformance.jsontypes import JsonValue
 MATCHER_KEYS: Final = frozenset({"$type", "$oneOf", "$any"})
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _RENDER_LIMIT = 240
+# An unexpected key's own value, in the note: the parent's rendering may be cut before it.
+_KEY_VALUE_LIMIT = 120
 
 
 class _Missing:
@@ -31,6 +33,11 @@ MISSING: Final = _Missing()
 Observed: TypeAlias = "JsonValue | _Missing"
 
 
+#: The kinds of divergence: a key or item the observation lacks, one it has beyond the
+#: expectation, a value of another JSON type, another value of the same type.
+KINDS: Final = ("missing", "unexpected", "type", "value")
+
+
 @dataclass(frozen=True)
 class Divergence:
     """The first place where an observation differs from the expectation."""
@@ -39,6 +46,10 @@ class Divergence:
     expected: str
     actual: str
     note: str = ""
+    #: What kind of difference: :data:`KINDS` (``missing``, ``unexpected``, ``type``, ``value``).
+    kind: str = "value"
+    #: For an unexpected key (reported at its parent), that key; else "".
+    key: str = ""
 
     def __str__(self) -> str:
         where = self.path or "(root)"
@@ -111,19 +122,20 @@ def iter_divergences(expected: JsonValue, actual: JsonValue | _Missing, path: st
             yield divergence
         return
     if isinstance(actual, _Missing):
-        yield Divergence(path, render(expected), render(actual))
+        yield Divergence(path, render(expected), render(actual), kind="missing")
     elif isinstance(expected, dict):
         if isinstance(actual, dict):
             yield from _match_object(expected, actual, path)
         else:
-            yield Divergence(path, render(expected), render(actual))
+            yield Divergence(path, render(expected), render(actual), kind="type")
     elif isinstance(expected, list):
         if isinstance(actual, list):
             yield from _match_array(expected, actual, path)
         else:
-            yield Divergence(path, render(expected), render(actual))
+            yield Divergence(path, render(expected), render(actual), kind="type")
     elif not _scalar_equal(expected, actual):
-        yield Divergence(path, render(expected), render(actual))
+        kind = "value" if json_type_of(expected) == json_type_of(actual) else "type"
+        yield Divergence(path, render(expected), render(actual), kind=kind)
 
 
 def _scalar_equal(expected: JsonValue, actual: JsonValue) -> bool:
@@ -155,7 +167,14 @@ def _match_object(expected: dict[str, JsonValue], actual: dict[str, JsonValue], 
         if key not in expected:
             # Shown at the parent, whole, so that "expected {} but got {...}" reads at a glance.
             # render() cuts the key too: a key can be a megabyte long.
-            yield Divergence(path, render(expected), render(actual), f"unexpected key {render(key)}")
+            yield Divergence(
+                path,
+                render(expected),
+                render(actual),
+                f"unexpected key {render(key)}: {render(actual[key], _KEY_VALUE_LIMIT)}",
+                "unexpected",
+                key,
+            )
             return
 
 
@@ -176,9 +195,11 @@ def _length_divergence(expected: list[JsonValue], actual: list[JsonValue], path:
     # Every shared item matched (or was reported): name the first item one side lacks.
     if len(actual) < len(expected):
         index = len(actual)
-        return Divergence(path, _items(len(expected)), _items(len(actual)), f"first missing item, [{index}]: {render(expected[index])}")
+        note = f"first missing item, [{index}]: {render(expected[index])}"
+        return Divergence(path, _items(len(expected)), _items(len(actual)), note, "missing")
     index = len(expected)
-    return Divergence(path, _items(len(expected)), _items(len(actual)), f"first extra item, [{index}]: {render(actual[index])}")
+    note = f"first extra item, [{index}]: {render(actual[index])}"
+    return Divergence(path, _items(len(expected)), _items(len(actual)), note, "unexpected")
 
 
 def _items(count: int) -> str:
@@ -188,13 +209,13 @@ def _items(count: int) -> str:
 def _match_matcher(matcher: dict[str, JsonValue], actual: JsonValue | _Missing, path: str) -> Divergence | None:
     kind, argument = next(iter(matcher.items()))
     if isinstance(actual, _Missing):
-        return Divergence(path, _describe_matcher(kind, argument), render(actual))
+        return Divergence(path, _describe_matcher(kind, argument), render(actual), kind="missing")
     if kind == "$any":
         return None
     if kind == "$type":
         if isinstance(argument, str) and _has_type(actual, argument):
             return None
-        return Divergence(path, f"any {argument}", render(actual))
+        return Divergence(path, f"any {argument}", render(actual), kind="type")
     alternatives = argument if isinstance(argument, list) else []
     nearest: Divergence | None = None
     for alternative in alternatives:

@@ -74,7 +74,7 @@ def group_lines(groups: list[FailureGroup], example: Callable[[Case | BrokenCase
         ids = [case.id for case, _ in group.members]
         more = f", and {len(ids) - ids_shown} more" if len(ids) > ids_shown else ""
         lines += ["", f"[{number}] {len(ids)} case{'s' if len(ids) != 1 else ''}: {group.title}", f"    {', '.join(ids[:ids_shown])}{more}"]
-        case, outcome = group.members[0]
+        case, outcome = group.example
         lines += ["    for example:", *(f"    {line}" for line in example(case, outcome).splitlines())]
     return lines
 
@@ -99,7 +99,14 @@ def groups_of(results: list[CaseResult], clauses: Mapping[str, Clause]) -> list[
 def _divergence_json(divergence: Divergence | None) -> object:
     if divergence is None:
         return None
-    return {"path": divergence.path, "expected": divergence.expected, "actual": divergence.actual, "note": divergence.note}
+    return {
+        "path": divergence.path,
+        "expected": divergence.expected,
+        "actual": divergence.actual,
+        "note": divergence.note,
+        "kind": divergence.kind,
+        "key": divergence.key,
+    }
 
 
 def _case_json(result: CaseResult, every_divergence: bool, group_key: str) -> dict[str, object]:
@@ -137,7 +144,15 @@ def json_report(
         **({"profile": profile} if profile != DEFAULT_PROFILE else {}),
         "summary": summary(results),
         "groups": [
-            {"clause": group.clause, "pattern": group.pattern, "count": len(group.members), "cases": [case.id for case, _ in group.members]}
+            {
+                "clause": group.clause,
+                "pattern": group.pattern,
+                "kind": group.kind,
+                "cause": str(group.cause),
+                "count": len(group.members),
+                "cases": [case.id for case, _ in group.members],
+                "example": group.example[0].id,
+            }
             for group in groups
         ],
         "skipped": [{"reason": reason, "count": count} for reason, count in skip_reasons([result.outcome for result in results])],

@@ -40,7 +40,7 @@ def test_a_broken_implementation_exits_1_with_the_divergence(tmp_path: Path) -> 
     result = run_cli("--impl", "python:tests.variants:textof_mixes_in_tool_names", "-k", "text_of or text-of", "--report-json", str(report))
     assert result.returncode == 1
     assert "clause:  IR-TEXT-1" in result.stdout  # the group's full example
-    assert re.search(r"^\[1\] \d+ cases: IR-TEXT-1  value", result.stdout, flags=re.MULTILINE)
+    assert re.search(r"^\[1\] \d+ cases: IR-TEXT-1  text_of value", result.stdout, flags=re.MULTILINE)
     data = json.loads(report.read_text(encoding="utf-8"))
     assert any('"先读取\\nread\\n再回答"' in case["message"] for case in data["cases"])
     assert data["summary"]["failed"] >= 1

@@ -9,10 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from conformance.cases import Case
 from conformance.clauses import load_clauses
 from conformance.execution import Outcome
-from conformance.failure_groups import group_failures, variable_numbers_normalised
+from conformance.failure_groups import cause_of, group_failures, variable_numbers_normalised
 from conformance.loader import load_suite
+from conformance.matcher import Divergence
 from tests.cli_runner import cli
 from tests.conftest import REPO
 
@@ -31,17 +33,17 @@ def test_many_cases_with_one_cause_print_as_one_group_with_one_example(tmp_path:
     groups = re.findall(r"^\[(\d+)\] (\d+) cases?: (.*)$", out, flags=re.MULTILINE)
     failed = int(re.search(r"(\d+) failed", out.splitlines()[-1])[1])  # type: ignore[index]
     assert len(groups) == 1 and int(groups[0][1]) == failed > 10
-    assert "steps[*].events[*].partial" in groups[0][2]
+    assert "steps[*].events[*].partial.content" in groups[0][2]
     assert out.count("  case:    ") == 1, "one full example per group, not one block per case"
     data = json.loads(report.read_text(encoding="utf-8"))
     assert [group["count"] for group in data["groups"]] == [failed]
-    assert data["groups"][0]["pattern"] == "steps[*].events[*].partial" and data["groups"][0]["clause"].startswith("SM-PLAY")
+    assert data["groups"][0]["pattern"] == "steps[*].events[*].partial.content" and data["groups"][0]["clause"].startswith("SM-PLAY")
     failing = [case for case in data["cases"] if case["status"] == "failed"]
     assert {case["id"] for case in failing} == set(data["groups"][0]["cases"])
     example = failing[0]
     assert example["lab"] == "4.1" and re.match(r"fixtures/ch04/.+\.yaml:\d+$", example["fixture"])
     assert example["clauses"] and "features" in example
-    assert set(example["divergence"]) == {"path", "expected", "actual", "note"}
+    assert set(example["divergence"]) == {"path", "expected", "actual", "note", "kind", "key"}
     assert example["divergence"]["path"].startswith("steps[")
 
 
@@ -92,7 +94,7 @@ def _errored(message: str) -> Outcome:
 def test_messages_that_differ_only_in_variable_numbers_share_a_group() -> None:
     case = load_suite(None, load_clauses()).cases[0]
     same_causes = [
-        ["timed out: the operation did not finish within 1 s", "timed out: the operation did not finish within 2.5 s"],
+        ["timed out: text_of did not return within 1 s", "timed out: text_of did not return within 2.5 s"],
         ["IndexError at events[3]: 4 items, took 12ms", "IndexError at events[17]: 18 items, took 7ms"],
         ["expected -1 but got 40%", "expected -3 but got 7%"],
     ]
@@ -142,3 +144,116 @@ def test_an_unusable_impl_is_a_clean_usage_error_never_pytest_exit(tmp_path: Pat
     )
     assert plain.returncode == 4 and "Exit" not in plain.stdout + plain.stderr, plain.stdout + plain.stderr
     assert "ERROR: pi-conformance: cmd: needs a command line" in plain.stderr
+
+
+# -- causes: place and kind ----------------------------------------------------------------
+
+
+def _case(operation: str = "scripted_model", case_id: str = "c", lab: str = "4.2") -> Case:
+    steps = ({"action": "consume"},) * 6 if operation in ("scripted_model", "event_stream") else ()
+    return Case(case_id, "scratch.yaml", 1, "04", lab, ("SM-ERR-2",), "scratch", operation, {}, steps=steps)
+
+
+def _diverged(case: Case, divergence: Divergence) -> tuple[Case, Outcome]:
+    return case, Outcome(case.id, "failed", str(divergence), 0.1, divergence=divergence, step_index=0 if case.steps else None)
+
+
+def test_two_bugs_under_one_partial_are_two_causes_and_one_bug_at_many_depths_is_one() -> None:
+    shared = [
+        _diverged(_case(case_id="a"), Divergence("steps[1].events[0].partial.content", "0 items", "1 item", kind="unexpected")),
+        _diverged(_case(case_id="b"), Divergence("steps[2].events[3].partial.content", "1 item", "2 items", kind="unexpected")),
+    ]
+    lost = [_diverged(_case(case_id="c"), Divergence("steps[3].events[0].partial.errorMessage", '"x"', "nothing", kind="missing"))]
+    groups = group_failures([*shared, *lost], {})
+    assert [(str(group.cause), len(group.members)) for group in groups] == [
+        ("steps[*].events[*].partial.content: unexpected", 2),
+        ("steps[*].events[*].partial.errorMessage: missing", 1),
+    ]
+
+
+def test_a_key_lost_everywhere_is_one_cause_reported_where_it_originates() -> None:
+    partials = [
+        _diverged(_case(case_id=f"p{n}"), Divergence(f"steps[{n}].events[0].partial.errorMessage", '"x"', "nothing", kind="missing"))
+        for n in range(3)
+    ]
+    result = _diverged(_case(case_id="r"), Divergence("steps[1].value.errorMessage", '"x"', "nothing", kind="missing"))
+    (group,) = group_failures([*partials, result], {})
+    assert group.pattern == "steps[*].value.errorMessage" and len(group.members) == 4
+    assert group.example[0].id == "r", "the example is the result, where the message is made"
+
+
+def test_an_unexpected_key_is_its_own_place_and_an_operation_tells_values_apart() -> None:
+    replay = _case("current_system_message", "replay", "3.1")
+    prompt = _case("current_system_prompt", "prompt", "3.1")
+    unexpected = Divergence("value", "{}", '{"sections": {}}', 'unexpected key "sections": {}', "unexpected", "sections")
+    timestamp = Divergence("value.timestamp", "10", "30")
+    order = Divergence("value", json.dumps("A\n\nB"), json.dumps("B\n\nA"))
+    causes = [
+        str(cause_of(*_diverged(case, divergence))) for case, divergence in [(replay, unexpected), (replay, timestamp), (prompt, order)]
+    ]
+    assert causes == [
+        "current_system_message value.sections: unexpected",
+        "current_system_message value.timestamp: another value",
+        "current_system_prompt value: the same lines in another order",
+    ]
+
+
+def test_event_types_are_part_of_the_cause() -> None:
+    missed = _diverged(_case(case_id="a"), Divergence("steps[2].events[0].type", '"error"', '"start"'))
+    replayed = _diverged(_case(case_id="b"), Divergence("steps[2].events[0].type", '"start"', '"error"'))
+    assert len(group_failures([missed, replayed], {})) == 2
+
+
+DIED = (
+    "could not observe the implementation: @pi/course exited with status 3 during scripted_model while loading dist/src/scripted-model.js"
+)
+
+
+def test_a_program_that_dies_loading_a_module_is_one_cause_in_one_line() -> None:
+    first = DIED
+    later = first + " (in an earlier process; the module is not loaded again in this run)"
+    case = _case()
+    outcomes = [Outcome("c0", "errored", first + "\n--- stderr ---\nboom", 0.1)] + [
+        Outcome(f"c{n}", "errored", later, 0.1) for n in range(1, 103)
+    ]
+    (group,) = group_failures([(case, outcome) for outcome in outcomes], {})
+    assert len(group.members) == 103
+    assert str(group.cause) == (
+        "the program ended while importing dist/src/scripted-model.js (exit status 3): "
+        "code at the top level of that module ends the process"
+    )
+
+
+def test_a_timeout_names_the_operation_whatever_the_limit() -> None:
+    outcomes = [
+        Outcome("a", "failed", "timed out: text_of did not return within 1 s", 1.0, timed_out=True),
+        Outcome("b", "failed", "timed out: text_of did not return within 0.3 s", 0.3, timed_out=True),
+        Outcome("c", "failed", "not run: text_of timed out 3 times in a row, so it is not tried again", 0.0, timed_out=True, given_up=True),
+    ]
+    (group,) = group_failures([(_case("text_of", "t", "3.1"), outcome) for outcome in outcomes], {})
+    assert str(group.cause) == "text_of: never returned (timed out)" and len(group.members) == 3
+
+
+def test_the_terminal_reports_a_module_that_exits_on_import_in_one_line() -> None:
+    from conformance.grading.formats import terminal
+    from conformance.grading.grader import SubmissionResult
+    from conformance.grading.rubric import load_rubric
+    from conformance.grading.scoring import score
+
+    rubric = load_rubric()
+    cases = [case for case in load_suite(None, load_clauses()).cases if rubric.selects(case)]
+    later = DIED + " (in an earlier process; the module is not loaded again in this run)"
+    outcomes = []
+    for case in cases:
+        if case.operation != "scripted_model":
+            outcomes.append(Outcome(case.id, "passed", "", 0.0))
+        else:
+            outcomes.append(Outcome(case.id, "errored", DIED if not outcomes or outcomes[-1].status == "passed" else later, 0.0))
+    graded = score(rubric, zip(cases, outcomes, strict=True))
+    result = SubmissionResult("crashes-on-import", "pi-course:x", "x", "crashed", "", graded, rubric, 1.0)
+    text = terminal.render(result, load_clauses())
+    listed = text.split("failing cases: ", 1)[1].split("\n\n", 1)[0].splitlines()
+    errored = sum(outcome.status == "errored" for outcome in outcomes)
+    assert listed[0] == f"{errored} in 1 cause, one line each" and len(listed) == 2, listed
+    assert "ended while importing dist/src/scripted-model.js (exit status 3)" in listed[1]
+    assert text.count("── lab ") == 1, "the crash is shown in full once, not once per lab"

@@ -7,6 +7,7 @@ every link resolves, and no page refers to anything outside itself.
 
 from __future__ import annotations
 
+import html
 import re
 import types
 from html.parser import HTMLParser
@@ -24,7 +25,7 @@ from conformance.grading.grader import GradingContext, SubmissionResult, prepare
 from conformance.grading.rubric import load_rubric, parse_rubric
 from conformance.grading.scoring import score
 from conformance.html.class_site import write_class_site
-from conformance.html.layout import anchor
+from conformance.html.layout import anchor, slugs
 from conformance.html.matrix_site import ImplRun, write_matrix_site
 from conformance.html.run_site import write_run_site
 from conformance.html.svg import bins, histogram
@@ -179,8 +180,8 @@ def test_the_site_is_self_contained_and_its_links_resolve(site: Path) -> None:
 def test_the_overview_names_each_bug_once_with_its_students(site: Path) -> None:
     text = (site / "index.html").read_text(encoding="utf-8")
     groups = text[text.index('id="groups"') : text.index('id="submissions"')]
-    for pattern in ("steps[*].events[*].partial", "steps[*].threw", "steps[*].same_object_as", "value"):
-        assert f"<code>{pattern}</code>" in groups
+    for cause in ("steps[*].events[*].partial.content: ", "steps[*].threw: threw", "steps[*].same_object_as: expected ", "text_of value: "):
+        assert f"<code>{cause}" in groups
     assert groups.count("<svg") == 0 and text.count("<svg") == 4  # one histogram per lab
     assert "<td>" in groups and "partials-shared-between-events" in groups
 
@@ -211,6 +212,21 @@ def test_held_out_cases_are_marked_for_staff_and_left_out_for_students(tmp_path:
         assert held not in text, path.name
         assert " / 25.00" not in text, "no points: they would tell how the held-out cases did"
     check_site(students)
+
+
+def test_a_students_site_shows_each_student_only_themselves(
+    results: list[SubmissionResult], context: GradingContext, tmp_path: Path
+) -> None:
+    stats = write_class_site(tmp_path / "students", results, context.clauses, for_students=True)
+    assert not (stats.folder / "index.html").exists() and "no class overview" in stats.line()
+    pages = sorted(stats.folder.glob("*.html"))
+    assert len(pages) == len(results)
+    files = slugs([result.name for result in results], prefix="s-")
+    for result in results:
+        text = (stats.folder / files[result.name]).read_text(encoding="utf-8")
+        assert 'href="index.html"' not in text and html.escape(result.name) in text
+        others = [other.name for other in results if other.name != result.name and html.escape(other.name) in text]
+        assert all(other in result.name for other in others), (result.name, others)  # only as part of its own name
 
 
 def test_run_and_matrix_sites(results: list[SubmissionResult], context: GradingContext, tmp_path: Path) -> None:
@@ -279,3 +295,30 @@ def test_a_perfect_submission_has_no_empty_failures_section(
         r"Failures by cause \(\d+ cases in 1 groups\)",
         (tmp_path / "failing" / "s-partials-shared-between-events.html").read_text(encoding="utf-8"),
     )
+
+
+def test_a_case_page_says_what_placeholders_mean_and_notes_a_silent_stream() -> None:
+    from conformance.cases import Case
+    from conformance.clauses import load_clauses
+    from conformance.execution import Outcome
+    from conformance.html.casepage import case_section
+    from conformance.matcher import Divergence
+
+    expected_events = [{"type": "start", "partial": {"provider": {"$type": "string"}, "content": []}}]
+    case = Case(
+        "c", "scratch.yaml", 1, "04", "4.1", ("SM-PLAY-1",), "scratch", "scripted_model", {},
+        steps=({"action": "consume", "expect": {"events": expected_events, "finished": True}},), step_lines=(2,),
+    )  # fmt: skip
+    silent = Outcome(
+        "c", "failed", "steps[0].events: expected 1 item but got 0 items", 0.3,
+        divergence=Divergence("steps[0].events", "1 item", "0 items", kind="missing"), step_index=0,
+        observation={"steps": [{"events": [], "finished": False}]},
+    )  # fmt: skip
+    page = case_section(case, silent, load_clauses())
+    assert "stream() never pushed anything" in page
+    placeholder = Outcome(
+        "c", "failed", "x", 0.1, divergence=Divergence("steps[0].events[0].type", '"start"', '"end"'), step_index=0,
+        observation={"steps": [{"events": [{"type": "end", "partial": {"provider": "p", "content": []}}], "finished": True}]},
+    )  # fmt: skip
+    page = case_section(case, placeholder, load_clauses())
+    assert "<i>any string</i>" in page and "$type" not in page

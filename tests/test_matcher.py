@@ -22,7 +22,7 @@ def test_issue_example_path_and_rendering() -> None:
     expected = [{"partial": {"content": [{}, {"arguments": {}}]}}] * 3
     actual = [*expected[:2], {"partial": {"content": [{}, {"arguments": {"path": "README.md"}}]}}]
     assert message(expected, actual, "events") == (
-        'events[2].partial.content[1].arguments: expected {} but got {"path": "README.md"} (unexpected key "path")'
+        'events[2].partial.content[1].arguments: expected {} but got {"path": "README.md"} (unexpected key "path": "README.md")'
     )
 
 
@@ -109,3 +109,18 @@ def test_one_of_matcher_names_the_nearest_alternative() -> None:
 def test_long_values_are_cut() -> None:
     text = message("x", "y" * 1000)
     assert text is not None and len(text) < 300 and text.endswith("…")
+
+
+def test_a_divergence_says_its_kind_and_an_unexpected_key() -> None:
+    from conformance.matcher import first_divergence
+
+    unexpected = first_divergence({"a": 1}, {"a": 1, "sections": {}})
+    assert unexpected is not None and (unexpected.path, unexpected.kind, unexpected.key) == ("", "unexpected", "sections")
+    missing = first_divergence({"a": 1, "b": 2}, {"a": 1})
+    assert missing is not None and (missing.path, missing.kind) == ("b", "missing")
+    retyped = first_divergence({"a": 1}, {"a": "1"})
+    assert retyped is not None and retyped.kind == "type"
+    matcher = first_divergence({"a": {"$type": "string"}}, {"a": 1})
+    assert matcher is not None and matcher.kind == "type"
+    other = first_divergence({"a": [1, 2]}, {"a": [1, 3]})
+    assert other is not None and (other.path, other.kind) == ("a[1]", "value")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from conformance.clauses import Clause
+from conformance.failure_groups import cause_of
 from conformance.feedback import failure_report, rank_clauses
 from conformance.grading.scoring import GradedCase
 from conformance.profiles import get_profile
@@ -31,6 +32,10 @@ def case_feedback(graded: GradedCase, clauses: Mapping[str, Clause]) -> str:
             ]
         )
     report = failure_report(case, outcome, clauses, clause_limit=None)
+    found = cause_of(case, outcome)
+    if found.kind == "died":
+        # One sentence for the cause, whichever case met it first (the adapter's words differ between the two).
+        report = "\n".join([str(found), *report.splitlines()[1:]])
     if graded.inherited is not None:
         report = f"{inherited_line(graded, clauses)}\n{report}"
     return report

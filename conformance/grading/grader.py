@@ -211,7 +211,10 @@ def bounded(outcome: Outcome, budget: Budget) -> Outcome:
     """
     divergence = outcome.divergence
     if divergence is not None:
-        divergence = Divergence(*(budget.take(text) for text in (divergence.path, divergence.expected, divergence.actual, divergence.note)))
+        path, expected, actual, note, key = (
+            budget.take(text) for text in (divergence.path, divergence.expected, divergence.actual, divergence.note, divergence.key)
+        )
+        divergence = Divergence(path, expected, actual, note, divergence.kind, key)
     observation = prune_json(outcome.observation)[0] if outcome.observation is not None else None
     return replace(outcome, message=budget.take(outcome.message), divergence=divergence, observation=observation)
 

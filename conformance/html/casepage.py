@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from conformance.cases import BrokenCase, Case
 from conformance.clauses import Clause
 from conformance.execution import Outcome
-from conformance.feedback import describe_step, event_types, first_difference, fitting_hint, rank_clauses
+from conformance.feedback import describe_step, event_types, first_difference, fitting_hint, rank_clauses, silent_stream_line
 from conformance.html.layout import anchor, badge, compact, e, pretty
 from conformance.jsontypes import JsonValue
 from conformance.profiles import get_profile
@@ -74,6 +74,34 @@ def _event_cell(event: JsonValue, field: str | None, open_fold: bool) -> str:
     return head + ("<br>" + " ".join(inline) if inline else "") + "".join(folds)
 
 
+# Single angle quotes mark a placeholder in the expected JSON until it is rendered.
+_OPEN, _CLOSE = "\u2039", "\u203a"
+_PLACEHOLDER = re.compile(f"&quot;{_OPEN}([^{_CLOSE}&]*){_CLOSE}&quot;")
+
+
+def placeholders_named(expected: JsonValue) -> JsonValue:
+    """An expectation with its matchers as what they mean: ``{"$type": "string"}`` -> *any string*.
+
+    Only for the expected side: an implementation's output is shown as it is.
+    """
+    if isinstance(expected, dict):
+        if len(expected) == 1 and "$type" in expected:
+            return f"{_OPEN}any {expected['$type']}{_CLOSE}"
+        if len(expected) == 1 and "$any" in expected:
+            return f"{_OPEN}any value{_CLOSE}"
+        if len(expected) == 1 and "$oneOf" in expected and isinstance(expected["$oneOf"], list):
+            return f"{_OPEN}one of {len(expected['$oneOf'])} shapes{_CLOSE}"
+        return {key: placeholders_named(value) for key, value in expected.items()}
+    if isinstance(expected, list):
+        return [placeholders_named(item) for item in expected]
+    return expected
+
+
+def readable_placeholders(html_text: str) -> str:
+    """Rendered placeholders without their JSON quotes, in italics: they are not strings to match."""
+    return _PLACEHOLDER.sub(lambda match: f"<i>{match[1]}</i>", html_text)
+
+
 def _mark(text: str, marked: bool) -> str:
     return f'<mark class="field" title="first differing field">{text} ≠</mark>' if marked else text
 
@@ -88,7 +116,7 @@ def trace_table(expected: JsonValue, actual: JsonValue, row: int | None, field: 
         marker = '<span aria-label="first difference">▶ first difference</span><br>' if diverged else ""
         cls = f' class="diverged" id="{e(row_id)}"' if diverged else ""
         expected_cell = (
-            _event_cell(left[index], field if diverged else None, diverged)
+            readable_placeholders(_event_cell(placeholders_named(left[index]), field if diverged else None, diverged))
             if index < len(left)
             else '<span class="muted">— (no event expected)</span>'
         )
@@ -105,11 +133,11 @@ def trace_table(expected: JsonValue, actual: JsonValue, row: int | None, field: 
     )
 
 
-def _side_by_side(expected: object, actual: object, label: str) -> str:
+def _side_by_side(expected: JsonValue, actual: object, label: str) -> str:
     return (
         f'<table class="trace"><caption class="small muted">{e(label)}, expected | actual</caption>'
         '<thead><tr><th scope="col">expected</th><th scope="col">actual</th></tr></thead>'
-        f"<tbody><tr><td><pre>{pretty(expected)}</pre></td><td><pre>{pretty(actual)}</pre></td></tr></tbody></table>"
+        f"<tbody><tr><td><pre>{readable_placeholders(pretty(placeholders_named(expected)))}</pre></td><td><pre>{pretty(actual)}</pre></td></tr></tbody></table>"
     )
 
 
@@ -198,6 +226,9 @@ def case_section(
     lines += [f"<p>{line}</p>" for line in extra]
     if outcome.divergence is not None:
         lines.append(f'<p class="divergence"><code>{e(outcome.divergence)}</code></p>')
+    silence = silent_stream_line(case, outcome)
+    if silence:  # the same note as the terminal, Markdown and Gradescope outputs
+        lines.append(f'<p class="note">{e(silence)}</p>')
     elif outcome.message and outcome.observation is not None:
         lines.append(f'<p class="divergence">{e(outcome.message.splitlines()[0])}</p>')
     try:

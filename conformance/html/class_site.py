@@ -2,7 +2,7 @@
 """``grade-batch --html DIR``: a class overview and one page per submission.
 
 The overview shows, per lab, the distribution of scores (an SVG histogram), the status
-counts, and the failure groups most students hit (clause and divergence pattern, how many
+counts, and the causes most students hit (clause, place and kind of divergence, how many
 students, one example): what to reteach. A submission's page has its per-lab scores, its
 failures grouped by cause with the traces side by side, and the cases that fail only
 because of an earlier lab, under that lab.
@@ -26,7 +26,7 @@ from pathlib import Path
 from conformance.cases import Case
 from conformance.clauses import Clause
 from conformance.execution import Outcome
-from conformance.failure_groups import FailureGroup, group_failures, skip_reasons
+from conformance.failure_groups import Cause, FailureGroup, group_failures, skip_reasons
 from conformance.grading.formats.common import lab_counts, points, profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
@@ -48,6 +48,8 @@ class SiteStats:
     bytes: int = 0
     seconds: float = 0.0
     paths: list[Path] = field(default_factory=list)
+    #: False for a students' site: one page each, no class overview.
+    index: bool = True
 
     def add(self, path: Path) -> None:
         self.pages += 1
@@ -55,7 +57,8 @@ class SiteStats:
         self.paths.append(path)
 
     def line(self) -> str:
-        return f"{self.pages} pages, {self.bytes / 1024:.0f} KiB, in {self.seconds:.2f} s: {self.folder / 'index.html'}"
+        where = self.folder / "index.html" if self.index else f"{self.folder} (one page per student, no class overview)"
+        return f"{self.pages} pages, {self.bytes / 1024:.0f} KiB, in {self.seconds:.2f} s: {where}"
 
 
 def _visible(result: SubmissionResult, for_students: bool) -> list[GradedCase]:
@@ -70,31 +73,46 @@ def _charged(cases: Sequence[GradedCase]) -> list[tuple[Case, Outcome]]:
 
 @dataclass
 class ClassGroup:
-    """One failure cause over the class: which students hit it, in how many cases, and one example."""
+    """One root cause over the class: which students hit it (each once), in how many cases, and one example."""
 
     clause: str | None
     pattern: str
+    kind: str = "value"
+    detail: str = ""
     students: list[str] = field(default_factory=list)
     cases: int = 0
     example: tuple[str, Case, Outcome] | None = None
+    #: Students for whom this is the main mistake (their largest group).
+    main_for: list[str] = field(default_factory=list)
+
+    @property
+    def cause(self) -> Cause:
+        """The group's cause (place and kind)."""
+        return Cause(self.pattern, self.kind, self.detail)
 
 
 def class_groups(results: Sequence[SubmissionResult], clauses: Mapping[str, Clause], for_students: bool = False) -> list[ClassGroup]:
-    """The failure groups of every graded submission, merged by (clause, pattern); most students first."""
-    merged: dict[tuple[str | None, str], ClassGroup] = {}
+    """The failure groups of every graded submission, merged by cause (place and kind); most students first.
+
+    Groups of two students merge only when their causes are the same, never on the clause
+    that labels them (a label comes from one example); each student counts once per cause.
+    """
+    merged: dict[Cause, ClassGroup] = {}
     for result in results:
         if result.status in _NOT_RUN:
             continue
         groups: list[FailureGroup] = group_failures(_charged(_visible(result, for_students)), clauses)
-        for group in groups:
-            entry = merged.setdefault((group.clause, group.pattern), ClassGroup(group.clause, group.pattern))
+        for number, group in enumerate(groups):
+            entry = merged.setdefault(group.cause, ClassGroup(group.clause, group.pattern, group.kind, group.detail))
             entry.students.append(result.name)
             entry.cases += len(group.members)
+            if number == 0:
+                entry.main_for.append(result.name)
             if entry.example is None:
-                case, outcome = group.members[0]
+                case, outcome = group.example
                 assert isinstance(case, Case)
                 entry.example = (result.name, case, outcome)
-    return sorted(merged.values(), key=lambda group: (-len(group.students), -group.cases))
+    return sorted(merged.values(), key=lambda group: (-len(group.students), -len(group.main_for), -group.cases))
 
 
 def _lab_score_cell(result: SubmissionResult, lab: str, for_students: bool) -> str:
@@ -155,7 +173,10 @@ def overview(
         '<p class="small muted">submissions that were not run (build failed, not a project, invalid) are left out of the charts and the failure groups</p>'
     )
     groups = class_groups(results, clauses, for_students)
-    parts.append('<h2 id="groups">Most common failure groups</h2>')
+    parts.append('<h2 id="groups">Most common causes</h2>')
+    parts.append(
+        '<p class="small muted">each student counts once per cause; a cause is where the first divergence is and how it differs</p>'
+    )
     if not groups:
         parts.append("<p>No failures.</p>")
     else:
@@ -172,12 +193,12 @@ def overview(
             students = ", ".join(f'<a href="{e(files[name])}">{e(name)}</a>' for name in group.students[:8])
             more = f" and {len(group.students) - 8} more" if len(group.students) > 8 else ""
             rows_html.append(
-                f'<tr><td class="num">{number}</td><td style="white-space:nowrap">{clause_cell}</td><td><code>{e(group.pattern)}</code></td>'
-                f'<td class="num">{len(group.students)}</td><td class="num">{group.cases}</td><td class="small">{students}{more}</td><td>{example}</td></tr>'
+                f'<tr><td class="num">{number}</td><td style="white-space:nowrap">{clause_cell}</td><td><code>{e(str(group.cause))}</code></td>'
+                f'<td class="num">{len(group.students)}</td><td class="num">{len(group.main_for)}</td><td class="num">{group.cases}</td><td class="small">{students}{more}</td><td>{example}</td></tr>'
             )
         table_head = (
-            '<table><thead><tr><th scope="col">#</th><th scope="col">clause</th><th scope="col">divergence pattern</th>'
-            '<th scope="col">students</th><th scope="col">cases</th><th scope="col">who</th><th scope="col">example</th></tr></thead>'
+            '<table><thead><tr><th scope="col">#</th><th scope="col">clause</th><th scope="col">cause</th>'
+            '<th scope="col">students</th><th scope="col" title="students for whom this is the largest group">main mistake of</th><th scope="col">cases</th><th scope="col">who</th><th scope="col">example</th></tr></thead>'
         )
         parts.append(f"{table_head}<tbody>{''.join(rows_html[:TOP_GROUPS])}</tbody></table>")
         if len(rows_html) > TOP_GROUPS:
@@ -252,7 +273,7 @@ def submission_page(result: SubmissionResult, clauses: Mapping[str, Clause], for
                 f'<h2 id="failures">Failures by cause ({sum(len(group.members) for group in groups)} cases in {len(groups)} groups)</h2>'
             )
             toc = "".join(
-                f'<li><a href="#group-{number}">{e(group.clause or "")} <code>{e(group.pattern)}</code></a> ({len(group.members)})</li>'
+                f'<li><a href="#group-{number}">{e(group.clause or "")} <code>{e(str(group.cause))}</code></a> ({len(group.members)})</li>'
                 for number, group in enumerate(groups, start=1)
             )
             parts.append(f"<ol>{toc}</ol>")
@@ -261,7 +282,7 @@ def submission_page(result: SubmissionResult, clauses: Mapping[str, Clause], for
             sections = "".join(case_section(case, outcome, clauses, extra(by_id[case.id]), heading="h4") for case, outcome in group.members)
             parts.append(
                 f'<section id="group-{number}"><h3>[{number}] {len(group.members)} case{"s" if len(group.members) != 1 else ""}: '
-                f'{e(group.clause or "")} <code>{e(group.pattern)}</code></h3><ul class="cases small">{ids}</ul>{sections}</section>'
+                f'{e(group.clause or "")} <code>{e(str(group.cause))}</code></h3><ul class="cases small">{ids}</ul>{sections}</section>'
             )
         inherited: dict[tuple[str, tuple[str, ...]], list[GradedCase]] = {}
         for graded in cases:
@@ -290,19 +311,28 @@ def submission_page(result: SubmissionResult, clauses: Mapping[str, Clause], for
         parts.append(
             f'<h2 id="skipped">Skipped</h2><table><thead><tr><th scope="col">cases</th><th scope="col">reason</th></tr></thead><tbody>{rows_html}</tbody></table>'
         )
-    return page(result.name, "\n".join(parts), [("class overview", "index.html"), (result.name, None)])
+    # A student's page links to nothing of the class: the overview names every student and score.
+    crumbs = [(result.name, None)] if for_students else [("class overview", "index.html"), (result.name, None)]
+    return page(result.name, "\n".join(parts), crumbs)
 
 
 def write_class_site(
     folder: Path, results: Sequence[SubmissionResult], clauses: Mapping[str, Clause], for_students: bool = False, note: str = ""
 ) -> SiteStats:
-    """Write the overview and every submission's page into ``folder``."""
+    """Write the overview and every submission's page into ``folder``.
+
+    ``for_students``: one page per student, which shows no other student: no class overview
+    (it lists every name and score) and no link to one.
+    """
     started = time.perf_counter()
     stats = SiteStats(folder)
     folder.mkdir(parents=True, exist_ok=True)
     files = slugs([result.name for result in results], prefix="s-")
     for result in results:
         stats.add(write_page(folder, files[result.name], submission_page(result, clauses, for_students)))
-    stats.add(write_page(folder, "index.html", overview(results, clauses, files, for_students, note)))
+    if not for_students:
+        stats.add(write_page(folder, "index.html", overview(results, clauses, files, for_students, note)))
+    else:
+        stats.index = False
     stats.seconds = time.perf_counter() - started
     return stats

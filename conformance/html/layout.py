@@ -24,20 +24,20 @@ BADGES = {
 CSS = """
 :root { --fail: #b00020; --pass: #1b5e20; --skip: #555; --mark: #fff3b0; --line: #ccc; }
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #111; background: #fff; }
-main { max-width: 1200px; margin: 0 auto; padding: 1rem 1.5rem 4rem; }
+main { max-width: 1400px; margin: 0 auto; padding: 1rem 1.5rem 4rem; }
 a { color: #0645ad; } a:focus, summary:focus, [tabindex]:focus { outline: 3px solid #1a73e8; outline-offset: 2px; }
 .skip { position: absolute; left: -999px; } .skip:focus { left: 1rem; top: 1rem; background: #fff; padding: .3rem; }
 nav.crumbs { font-size: .9rem; margin-bottom: .5rem; }
 table { border-collapse: collapse; margin: .5rem 0 1rem; } th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 code, pre { font: 13px/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
-pre { white-space: pre-wrap; word-break: break-word; margin: .2rem 0; background: #f8f8f8; padding: .4rem; border: 1px solid #eee; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: .2rem 0; background: #f8f8f8; padding: .4rem; border: 1px solid #eee; }
 .badge { display: inline-block; padding: 0 .4rem; border: 1px solid currentColor; border-radius: 3px; font-size: .85rem; white-space: nowrap; }
 .s-passed { color: var(--pass); } .s-failed, .s-errored { color: var(--fail); } .s-skipped { color: var(--skip); } .s-inherited { color: #6a4c00; }
 .s-mixed { color: #8a4b00; }
 section.case { border-top: 2px solid var(--line); margin-top: 1.2rem; padding-top: .5rem; }
-.case-grid { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 1rem; }
-@media (max-width: 900px) { .case-grid { grid-template-columns: 1fr; } }
+.case-grid { display: grid; grid-template-columns: minmax(0, 1fr); gap: .5rem; }
+.note { border-left: 4px solid var(--fail); padding-left: .5rem; }
 aside.why { background: #fafafa; border-left: 4px solid var(--line); padding: .3rem .8rem; }
 table.trace { width: 100%; table-layout: fixed; } table.trace td:first-child, table.trace th:first-child { width: 5.5rem; }
 tr.diverged td { background: var(--mark); border-top: 3px solid #000; border-bottom: 3px solid #000; }

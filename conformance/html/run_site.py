@@ -49,7 +49,7 @@ def implementation_body(name: str, results: Sequence[Result], clauses: Mapping[s
     if groups:
         parts.append(f'<h2 id="failures">Failures by cause ({count} cases in {len(groups)} groups)</h2>')
         toc = "".join(
-            f'<li><a href="#group-{number}">{e(group.clause or "")} <code>{e(group.pattern)}</code></a> ({len(group.members)})</li>'
+            f'<li><a href="#group-{number}">{e(group.clause or "")} <code>{e(str(group.cause))}</code></a> ({len(group.members)})</li>'
             for number, group in enumerate(groups, start=1)
         )
         parts.append(f"<ol>{toc}</ol>")
@@ -61,7 +61,7 @@ def implementation_body(name: str, results: Sequence[Result], clauses: Mapping[s
         sections = "".join(case_section(case, outcome, clauses, heading="h4") for case, outcome in group.members)
         parts.append(
             f'<section id="group-{number}"><h3>[{number}] {len(group.members)} case{"s" if len(group.members) != 1 else ""}: '
-            f'{e(group.clause or "")} <code>{e(group.pattern)}</code></h3><ul class="cases small">{ids}</ul>{sections}</section>'
+            f'{e(group.clause or "")} <code>{e(str(group.cause))}</code></h3><ul class="cases small">{ids}</ul>{sections}</section>'
         )
     skipped = skip_reasons([outcome for _, outcome in results])
     if skipped:

@@ -95,6 +95,23 @@ const VARIANT_SPECS = {
     changes: [patch(SCRIPTED_MODEL, "    queueMicrotask(() => {\n", "    (() => {\n"), patch(SCRIPTED_MODEL, "    });\n    return stream;", "    })();\n    return stream;")],
   },
 
+  "sections-always": {
+    bug: "currentSystemMessage() always adds a sections object, empty when no section is left",
+    changes: [patch(TYPES, "...(sections.size > 0 ? { sections: Object.fromEntries(sections) } : {}),", "sections: Object.fromEntries(sections),")],
+  },
+  "sections-before-content": {
+    bug: "systemMessageText() joins the sections before the content",
+    changes: [patch(TYPES, "return parts.filter((part) => part.length > 0)", "return [...parts.slice(1), parts[0]].filter((part) => part.length > 0)")],
+  },
+  "error-loses-message": {
+    bug: "an error turn's terminal message loses the turn's errorMessage",
+    changes: [patch(SCRIPTED_MODEL, "return assistantMessage(content, turn.stopReason, { errorMessage: turn.errorMessage });", "return assistantMessage(content, turn.stopReason);")],
+  },
+  "preabort-keeps-turn": {
+    bug: "a call whose signal is already aborted does not use up its turn: the next call replays it",
+    changes: [patch(SCRIPTED_MODEL, "const turn = this.#turns[this.#cursor++];", "const turn = options.signal?.aborted ? undefined : this.#turns[this.#cursor++];")],
+  },
+
   // ---- partial credit ----------------------------------------------------------------
   "lab31-only": {
     bug: "a student who finished lab 3.1: the temporary AssistantMessageEventStream, no scripted-model.js",

@@ -9,6 +9,10 @@ in ``output``), ``output`` (the feedback), ``tags`` and ``visibility`` (the rubr
 ``visible``). The total available points are in ``extra_data.max_score``: Gradescope takes
 an assignment's maximum from its own settings.
 
+The top-level ``output`` starts with "start here": the full feedback of one case per lab,
+one per cause, hinted first (:mod:`conformance.grading.featured`); the tests come in the
+same order, then the other failing cases, then the passed ones.
+
 Held out means held out: the top-level ``output`` every student sees counts only visible
 cases, shows no points (lab points would reveal how the held-out cases did) and names no
 held-out case; the submission's status detail is left to ``extra_data``, which students
@@ -24,12 +28,14 @@ import json
 from collections.abc import Mapping
 
 from conformance.clauses import Clause
+from conformance.grading.featured import featured_by_lab
 from conformance.grading.feedback import case_feedback
 from conformance.grading.formats import terminal
 from conformance.grading.formats.common import profile_of
 from conformance.grading.grader import SubmissionResult
+from conformance.grading.scoring import GradedCase
 from conformance.jsontypes import JsonObject, JsonValue
-from conformance.studenttext import scrub
+from conformance.studenttext import for_terminal, scrub
 
 _DIGITS = 4
 
@@ -39,7 +45,12 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
     label = result.rubric.group_label
     profile = profile_of(result)
     tests: list[JsonValue] = []
-    for graded in result.score.cases:
+    featured = start_here(result)
+    first = {graded.case.id: index for index, graded in enumerate(featured)}
+    # Featured (hinted first) cases lead, then the other failures, then what passed: the
+    # first test a student opens is the one to start with.
+    ordered = sorted(result.score.cases, key=lambda graded: (first.get(graded.case.id, len(first)), graded.passed))
+    for graded in ordered:
         feedback = case_feedback(graded, clauses)
         tests.append(
             {
@@ -63,6 +74,8 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
         for lab in result.score.labs
     ]
     summary = student_summary(result) if result.rubric.held_out else terminal.render(result, clauses, details_per_lab=0, list_cases=False)
+    if featured:
+        summary = start_here_text(featured, clauses, label) + "\n" + summary
     return {
         "score": round(result.score.points, _DIGITS),
         "execution_time": round(result.duration_s, 3),
@@ -79,6 +92,20 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
         },
         "tests": tests,
     }
+
+
+def start_here(result: SubmissionResult) -> list[GradedCase]:
+    """The cases to read first: one per cause, hinted first, one per lab (:func:`featured_by_lab`); never a held-out case."""
+    return [graded for cases in featured_by_lab(result, 1).values() for graded in cases if not graded.held_out]
+
+
+def start_here_text(featured: list[GradedCase], clauses: Mapping[str, Clause], label: str) -> str:
+    """``start here`` and the full feedback of each featured case, for the top of the output."""
+    parts = [f"start here: {len(featured)} case{'s' if len(featured) != 1 else ''} to read first (one per {label}, each a different cause)"]
+    for graded in featured:
+        parts += ["", f"── {label} {graded.case.lab}: {graded.case.id}", case_feedback(graded, clauses)]
+    # Messages quote the submission: no escape sequence of theirs reaches the page.
+    return for_terminal("\n".join(parts) + "\n")
 
 
 def student_summary(result: SubmissionResult) -> str:

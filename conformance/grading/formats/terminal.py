@@ -17,11 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from conformance.clauses import Clause
-from conformance.feedback import fitting_hint
+from conformance.grading.featured import failure_groups_of, featured_by_lab
 from conformance.grading.feedback import case_feedback, inherited_line, one_line
 from conformance.grading.formats.common import inherited_groups, lab_counts, not_passed_by_lab, points, profile_of, skipped_reasons
 from conformance.grading.grader import SubmissionResult
-from conformance.grading.scoring import GradedCase
 from conformance.grading.status import NOT_STARTED
 from conformance.studenttext import for_terminal
 
@@ -73,10 +72,7 @@ def render(
         return for_terminal("\n".join(lines) + "\n")
     failing = not_passed_by_lab(result)
     if failing and result.status not in NOT_STARTED:
-        lines += ["", "failing cases"]
-        for lab_name, cases in failing.items():
-            lines.append(f"  {label} {lab_name} ({len(cases)})")
-            lines += [f"    {graded.case.id}{' (held out)' if graded.held_out else ''}: {one_line(graded)}" for graded in cases]
+        lines += ["", *cause_lines(result, clauses)]
     inherited = inherited_groups(result)
     if inherited:
         lines += ["", f"failing because of an earlier {label}'s bug (charged once, in that {label}; these cost no points)"]
@@ -92,11 +88,14 @@ def render(
                 lines.append(f"  {label} {lab_name}: {count} skipped: {reason}")
 
     if failing and result.status not in NOT_STARTED and details_per_lab != 0:
-        shown = "every failing case" if details_per_lab is None else f"up to {details_per_lab} per {label}, those whose hint fits first"
+        shown = (
+            "every failing case"
+            if details_per_lab is None
+            else f"one case per cause, up to {details_per_lab} per {label}, those whose hint fits first"
+        )
         lines += ["", f"feedback ({shown}; the --markdown and --json reports have every case)"]
-        for lab_name, cases in failing.items():
-            chosen = sorted(cases, key=lambda graded: not hint_fits(graded))  # stable: fixture order otherwise
-            for graded in chosen if details_per_lab is None else chosen[:details_per_lab]:
+        for lab_name, chosen in featured_by_lab(result, details_per_lab).items():
+            for graded in chosen:
                 lines += [
                     "",
                     f"── {label} {lab_name}: {graded.case.id} " + "─" * max(0, 60 - len(graded.case.id)),
@@ -106,6 +105,31 @@ def render(
     return for_terminal("\n".join(lines) + "\n")
 
 
-def hint_fits(graded: GradedCase) -> bool:
-    """True when the case has a hint rung about what diverged (see :func:`conformance.feedback.fitting_hint`)."""
-    return fitting_hint(graded.case, graded.outcome) is not None
+_IDS_SHOWN = 3
+
+
+def cause_lines(result: SubmissionResult, clauses: Mapping[str, Clause]) -> list[str]:
+    """The failing cases, one line per cause: its labs, how many cases, what diverged, a few case ids.
+
+    A module that kills the program on import fails every case that needs it: that is one
+    line, not a hundred.
+    """
+    label = result.rubric.group_label
+    by_id = {graded.case.id: graded for graded in result.score.cases}
+    groups = failure_groups_of(result, clauses)
+    count = sum(len(group.members) for group in groups)
+    lines = [f"failing cases: {count} in {len(groups)} cause{'s' if len(groups) != 1 else ''}, one line each"]
+    lab_order: dict[str | None, int] = {lab.lab: index for index, lab in enumerate(result.score.labs)}
+    for group in sorted(groups, key=lambda group: min(lab_order.get(case.lab, 0) for case, _ in group.members)):
+        members = [by_id[case.id] for case, _ in group.members]
+        labs = sorted({graded.case.lab for graded in members}, key=lambda lab: lab_order.get(lab, 0))
+        where = f"{label} {', '.join(labs)}"
+        ids = [f"{graded.case.id}{' (held out)' if graded.held_out else ''}" for graded in members]
+        if len(members) == 1:
+            lines.append(f"  {where}  {ids[0]}: {one_line(members[0])}")
+            continue
+        example = by_id[group.example[0].id]
+        what = str(group.cause) if group.example[1].divergence is None else one_line(example)
+        more = f", … {len(ids) - _IDS_SHOWN} more" if len(ids) > _IDS_SHOWN else ""
+        lines.append(f"  {where}  {len(members)} cases: {what}  ({', '.join(ids[:_IDS_SHOWN])}{more})")
+    return lines

@@ -1,0 +1,92 @@
+"""The hints a student reads first fit the bug: graded on every one-bug JS variant of ``tests/js/variants``.
+
+A featured case (shown in full first, :func:`conformance.grading.featured.featured_by_lab`)
+must not show a hint naming an observation key that did not diverge, nor a course function
+other than the one the case called (issue 27: a project that adds an empty ``sections``
+was shown the timestamp hint; one that joins sections before the content was sent to
+``currentSystemMessage``). The check reads the hint's words itself, independently of how
+:func:`conformance.feedback.fitting_hint` chooses.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from conformance.feedback import fitting_hint
+from conformance.grading.featured import featured_by_lab
+from conformance.grading.formats.terminal import DEFAULT_DETAILS_PER_LAB
+from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare
+from conformance.grading.rubric import load_rubric
+from tests.js_variants import VARIANTS, ensure_generated
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed for the pi-course: transport and is not installed"),
+    pytest.mark.xdist_group("js-variants-feedback"),
+]
+
+#: Observation keys a hint could name for one of these bugs ("content" and "type" are plain English too).
+KEYS = ("value", "timestamp", "sections", "section_order", "partial", "errorMessage")
+KEYS += ("requests", "threw", "finished", "state", "same_object_as")
+FUNCTIONS = {"textOf": "text_of", "currentSystemMessage": "current_system_message", "currentSystemPrompt": "current_system_prompt"}
+#: Variants whose bug the fixtures have a hint for: their first featured case shows it.
+HINTED = (
+    "textof-tool-names",
+    "replay-last-timestamp",
+    "replay-tombstones",
+    "error-needs-end",
+    "result-is-a-copy",
+    "requests-by-reference",
+    "shared-partial",
+    "exhaustion-throws",
+    "abort-checked-early",
+)
+ONE_BUG = (*HINTED, "production-not-deferred", "sections-always", "sections-before-content", "error-loses-message", "preabort-keeps-turn")
+
+
+@pytest.fixture(scope="module")
+def graded() -> dict[str, SubmissionResult]:
+    ensure_generated()
+    context = prepare(load_rubric())
+    options = GradeOptions(build=False, case_timeout_s=1.0)
+
+    def one(name: str) -> tuple[str, SubmissionResult]:
+        return name, grade_submission(f"pi-course:{VARIANTS / name}", context, options, name=name)
+
+    with ThreadPoolExecutor(2) as pool:
+        return dict(pool.map(one, ONE_BUG))
+
+
+def named_words(hint: str) -> set[str]:
+    """Words of a hint, leaving out code such as ``message.content`` (a property of something else)."""
+    return set(re.findall(r"(?<![.\w])[A-Za-z_]\w*", hint))
+
+
+def featured_hints(result: SubmissionResult) -> Iterator[tuple[str, str, set[str], str]]:
+    for cases in featured_by_lab(result, DEFAULT_DETAILS_PER_LAB).values():
+        for graded in cases:
+            hint = fitting_hint(graded.case, graded.outcome)
+            divergence = graded.outcome.divergence
+            if hint is not None and divergence is not None:
+                diverged = set(re.findall(r"[A-Za-z_]\w*", divergence.path)) | {divergence.key}
+                yield graded.case.id, graded.case.operation, diverged, hint
+
+
+@pytest.mark.parametrize("variant", ONE_BUG)
+def test_no_featured_hint_names_a_key_or_function_that_did_not_diverge(graded: dict[str, SubmissionResult], variant: str) -> None:
+    for case_id, operation, diverged, hint in featured_hints(graded[variant]):
+        words = named_words(hint)
+        wrong_keys = {key for key in KEYS if key in words} - diverged
+        assert not wrong_keys, f"{variant}/{case_id}: the hint names {wrong_keys}, but {diverged} diverged: {hint}"
+        wrong_functions = {name for name, op in FUNCTIONS.items() if name in words and op != operation}
+        assert not wrong_functions, f"{variant}/{case_id} ({operation}): the hint sends the student to {wrong_functions}: {hint}"
+
+
+def test_a_bug_the_fixtures_have_a_hint_for_shows_it_first(graded: dict[str, SubmissionResult]) -> None:
+    for variant in HINTED:
+        first = next(iter(featured_by_lab(graded[variant], DEFAULT_DETAILS_PER_LAB).values()))[0]
+        assert fitting_hint(first.case, first.outcome) is not None, f"{variant}: {first.case.id} shows no hint"
