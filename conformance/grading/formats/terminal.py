@@ -131,5 +131,7 @@ def cause_lines(result: SubmissionResult, clauses: Mapping[str, Clause]) -> list
         example = by_id[group.example[0].id]
         what = str(group.cause) if group.example[1].divergence is None else one_line(example)
         more = f", … {len(ids) - _IDS_SHOWN} more" if len(ids) > _IDS_SHOWN else ""
+        held = sum(graded.held_out for graded in members)
+        more += f"; {held} of them held out" if held else ""
         lines.append(f"  {where}  {len(members)} cases: {what}  ({', '.join(ids[:_IDS_SHOWN])}{more})")
     return lines
