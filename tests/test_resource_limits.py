@@ -281,3 +281,22 @@ def test_a_fork_bomb_in_a_batch_costs_its_classmates_nothing(test_cgroup: Capped
     for name in ("correct-1", "correct-2", "correct-3"):
         assert (graded[name]["status"], graded[name]["total"]) == ("ok", "100.00"), (name, graded[name], result.stderr[-3000:])
     assert graded["bomber"]["limits"].startswith(f"{test_cgroup.support.mechanism} (") and "pids 128" in graded["bomber"]["limits"]
+
+
+def test_a_group_left_by_a_killed_supervisor_with_the_same_pid_is_cleared_not_fatal(test_cgroup: CappedGroup) -> None:
+    # A supervisor killed outright leaves its pi-conformance-<pid> group; once the pid is reused,
+    # the new supervisor's mkdir met it and the program failed to start (exit 125, seen under load).
+    from conformance.adapters import supervisor
+
+    stale = [os.path.join(parent, f"{supervisor.GROUP_PREFIX}{os.getpid()}") for _, parent in test_cgroup.support.parents]
+    for folder in stale:
+        os.mkdir(folder)
+    options = supervisor.Options(
+        [arg for kind, parent in test_cgroup.support.parents for arg in ("--cgroup", f"{kind}:{parent}")] + ["0", "0"]
+    )
+    made = supervisor.create_groups(options)
+    try:
+        assert [folder for _, folder in made] == stale and all(os.path.isdir(folder) for folder in stale)
+    finally:
+        for _, folder in made:
+            empty_and_remove(folder)

@@ -144,12 +144,35 @@ def _read(path: str) -> str:
         return ""
 
 
+def _clear_stale(folder: str) -> None:
+    """Remove a group left by a supervisor that was killed and whose pid this one now has.
+
+    Named after its supervisor's pid, it cannot belong to a live one: what is still in it is
+    a dead run's leftover, killed here.
+    """
+    for _ in range(_KILL_ROUNDS):
+        for text in _read(f"{folder}/cgroup.procs").split():
+            try:
+                os.kill(int(text), signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
+        try:
+            os.rmdir(folder)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.02)
+
+
 def create_groups(options: Options) -> Groups:
     """The program's cgroups, created with their limits."""
     made: list[tuple[str, str]] = []
     try:
         for kind, parent in options.groups:
             folder = os.path.join(parent, f"{GROUP_PREFIX}{os.getpid()}")
+            if os.path.isdir(folder):
+                _clear_stale(folder)
             os.mkdir(folder)
             made.append((kind, folder))
             if kind == "unified":
