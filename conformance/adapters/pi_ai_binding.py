@@ -21,7 +21,7 @@ binding name                                       upstream
 ``AssistantMessageEventStream``                    ``push``, ``end(result?)``, ``async for``, an awaitable ``result()``)
 ``AbortController``                                ``new AbortController()``: ``abort()`` and ``signal``
 ``faux_provider(options=None)``                    ``fauxProvider(options)``, a handle with:
-``.provider.stream(model, context, options=None)`` ``provider.stream(model, context, {signal?, sessionId?})``
+``.provider.stream(model, context, options=None)`` ``provider.stream(model, context, {signal?, sessionId?, cacheRetention?})``
 ``.get_model(id=None)``                            ``getModel(id?)`` (None for an unknown id)
 ``.set_responses(steps)``                          ``setResponses(steps)``
 ``.append_responses(steps)``                       ``appendResponses(steps)``
@@ -31,8 +31,8 @@ binding name                                       upstream
 
 A faux response step is a message, or a function called as ``step(context, options, state,
 model)`` that returns one (or an awaitable of one). Stream options are a dict with upstream's
-keys: ``signal`` (an ``AbortController``'s) and ``sessionId``; the binding passes none when
-the step asks for neither.
+keys: ``signal`` (an ``AbortController``'s), ``sessionId`` and ``cacheRetention``; the binding
+passes none when the step asks for none.
 
 Plug it in with a module of your own, e.g. ``my_port/conformance.py``::
 
@@ -261,6 +261,8 @@ class PiAiBindingAdapter(BindingAdapter):
         options: dict[str, Any] = {} if call.controller is None else {"signal": call.controller.signal}
         if "session_id" in step:
             options["sessionId"] = str(step["session_id"])
+        if "cache_retention" in step:
+            options["cacheRetention"] = str(step["cache_retention"])
         provider = getattr(faux, "provider", None)
         stream = getattr(provider, "stream", None)
         if not callable(stream):

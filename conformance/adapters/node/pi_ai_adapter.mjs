@@ -245,6 +245,7 @@ function callStream(faux, call, step, signal) {
   const options = {};
   if (signal !== null) options.signal = signal;
   if ("session_id" in step) options.sessionId = String(step.session_id);
+  if ("cache_retention" in step) options.cacheRetention = String(step.cache_retention);
   try {
     const context = structuredClone(step.context);
     call.stream = Object.keys(options).length === 0 ? faux.provider.stream(call.model, context) : faux.provider.stream(call.model, context, options);
