@@ -154,3 +154,42 @@ def test_the_abort_summary_tells_a_kept_prefix_from_anything_else() -> None:
         "one_terminal": True,
     }
     assert abort_summary([], script)["start_first"] is False
+
+
+def test_copies_where_upstream_passes_objects_on_are_caught(pi_ai_suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:
+    import examples.pi_ai_port as port
+
+    normalize, tools = port.normalize_context, port.get_current_tools
+    monkeypatch.setattr(port, "normalize_context", lambda context: copy.deepcopy(normalize(context)))
+    monkeypatch.setattr(port, "get_current_tools", lambda messages: copy.deepcopy(tools(messages)))
+
+    class CopyingStream(event_stream.AssistantMessageEventStream):
+        def push(self, event: Any) -> None:
+            super().push({**event, "toolCall": copy.deepcopy(event["toolCall"])} if event.get("type") == "toolcall_end" else event)
+
+    monkeypatch.setattr(faux, "AssistantMessageEventStream", CopyingStream)
+    failed = failures(pi_ai_suite)
+    assert failed.keys() == {
+        "pa-normalize-returns-the-messages-array",
+        "pa-current-tools-are-the-input-objects",
+        "pa-faux-toolcall-end-carries-the-final-block",
+    }, failed
+    assert "messages_are_input: expected true but got false" in failed["pa-normalize-returns-the-messages-array"]
+    assert "tool_calls_are_final: expected true but got false" in failed["pa-faux-toolcall-end-carries-the-final-block"]
+
+
+def test_sections_in_insertion_order_are_caught(pi_ai_suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:
+    from examples.pi_ai_port import text, transcript
+
+    monkeypatch.setattr(text, "js_object", dict)
+    monkeypatch.setattr(transcript, "js_object", dict)
+    failed = failures(pi_ai_suite)
+    assert failed and all("PA-KEYS-1" in clauses_of(pi_ai_suite, [case_id]) for case_id in failed), failed
+    assert "pa-replay-integer-like-section-first" in failed and "pa-systext-integer-like-sections-first" in failed
+
+
+def test_python_number_text_in_tool_arguments_is_caught(pi_ai_suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(js_text, "_number", repr)
+    failed = failures(pi_ai_suite)
+    assert "pa-faux-args-json-numbers" in failed, failed
+    assert all("PA-FAUX-TOOL-2" in clauses_of(pi_ai_suite, [case_id]) for case_id in failed), failed
