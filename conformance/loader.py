@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from conformance import pi_ai_shapes, shared_files, validation_cache
 from conformance.cases import LABS, BrokenCase, Case
 from conformance.clauses import Clause, load_profile_clauses
+from conformance.function_features import function_feature
 from conformance.jsontypes import JsonObject
 from conformance.matcher import join_index, join_key
 from conformance.paths import fixtures_dir
@@ -255,12 +256,22 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
             steps=tuple(steps),
             hint=tuple(raw.get("hint") or ()),
             timeout_s=raw.get("timeout_s"),
-            features=tuple(raw.get("features") or ()),
+            features=_features_of(raw, profile),
             step_lines=tuple(lines.line([*case_path, "steps", i]) for i in range(len(steps))),
             profile=profile,
         )
     if remember:
         validation_cache.remember_valid(cache_text)
+
+
+def _features_of(raw: JsonObject, profile: str) -> tuple[str, ...]:
+    """The case's features; a pi-ai-1 case also gets the upstream function it calls (conformance.function_features)."""
+    features = tuple(str(name) for name in raw.get("features") or ())  # type: ignore[union-attr]
+    if profile == PI_AI_1.name:
+        function = function_feature(str(raw.get("operation")), raw.get("input"))
+        if function is not None and function not in features:
+            features = (*features, function)
+    return features
 
 
 #: What a profile checks of a file: the data its schema sees, how a path in it maps back into the

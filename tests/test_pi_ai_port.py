@@ -193,3 +193,20 @@ def test_python_number_text_in_tool_arguments_is_caught(pi_ai_suite: Suite, monk
     failed = failures(pi_ai_suite)
     assert "pa-faux-args-json-numbers" in failed, failed
     assert all("PA-FAUX-TOOL-2" in clauses_of(pi_ai_suite, [case_id]) for case_id in failed), failed
+
+
+def test_a_port_without_one_function_opts_out_of_that_function_alone(pi_ai_suite: Suite) -> None:
+    result = cli(
+        "run",
+        "--profile",
+        "pi-ai-1",
+        "--impl",
+        "python:pi_ai_port.conformance:ADAPTER",
+        "--without-feature",
+        "get-current-tools",
+        env={"PYTHONPATH": "examples"},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    tools_cases = [case.id for case in pi_ai_suite.cases if case.operation == "current_tools"]
+    assert tools_cases and f"{len(tools_cases)} x feature get-current-tools not claimed" in result.stdout, result.stdout
+    assert f"{len(pi_ai_suite.cases) - len(tools_cases)} passed, 0 failed" in result.stdout, result.stdout
