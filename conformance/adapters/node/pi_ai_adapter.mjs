@@ -59,7 +59,8 @@ class Package {
       namespace = await this.load();
     } catch (error) {
       if (error instanceof LoadFailed) throw error;
-      throw new NotImplemented(`${this.info.name} failed to import: ${describe(error)}`);
+      // A package that cannot load is broken, not partial: every case errors (never "skipped").
+      throw new LoadFailed(`${this.info.name} failed to import: ${describe(error)}`);
     }
     if (typeof namespace[name] !== "function") throw new NotImplemented(`${this.info.name} exports no ${name}`);
     return namespace[name];
