@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from types import SimpleNamespace
@@ -210,3 +213,23 @@ def test_a_port_without_one_function_opts_out_of_that_function_alone(pi_ai_suite
     tools_cases = [case.id for case in pi_ai_suite.cases if case.operation == "current_tools"]
     assert tools_cases and f"{len(tools_cases)} x feature get-current-tools not claimed" in result.stdout, result.stdout
     assert f"{len(pi_ai_suite.cases) - len(tools_cases)} passed, 0 failed" in result.stdout, result.stdout
+
+
+def test_the_port_served_from_its_own_interpreter_over_the_protocol_passes(tmp_path: Path) -> None:
+    """A port in its own venv: that venv's python serves it (python -m conformance.server), the runner checks it over cmd:."""
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    server = f"cmd:env PYTHONPATH={examples} {sys.executable} -m conformance.server --impl python:pi_ai_port.conformance:ADAPTER"
+    result = cli("run", "--profile", "pi-ai-1", "--impl", server, "--sandbox", "none", "--lab", "system-replay")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert " 0 failed, 0 errored, 0 skipped" in result.stdout, result.stdout
+    hello = subprocess.run(
+        [sys.executable, "-m", "conformance.server", "--impl", "python:pi_ai_port.conformance:ADAPTER"],
+        input='{"seq": 0, "op": "hello", "protocol": 1}\n',
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(examples)},
+        timeout=60,
+        check=True,
+    )
+    answer = json.loads(hello.stdout.splitlines()[0])
+    assert answer["profile"] == "pi-ai-1" and "faux_provider" in answer["operations"] and "scripted_model" not in answer["operations"]
