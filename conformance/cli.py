@@ -24,6 +24,7 @@ COMMAND_MODULE = {
     "gradebook-merge": "grade",
     "fuzz": "fuzz",
     "matrix": "matrix",
+    "compat": "matrix",
     "toolchain": "toolchain",
 }
 
