@@ -394,6 +394,7 @@ def _semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_sha
         problems.extend(schema_errors.expectation_problems(raw))
     if check_shapes and profile == PI_AI_1.name:  # upstream's types: a strict port can take every input
         problems.extend(f"{_format_path(where)}: {message}" for where, message in pi_ai_shapes.input_problems(raw))
+        problems.extend(f"{_format_path(where)}: {message}" for where, message in pi_ai_shapes.expectation_problems(raw))
     if operation in get_profile(profile).scenario_operations:
         # The course's event shapes (ir.schema.json) do not apply to another profile's events.
         problems.extend(_scenario_problems(raw, check_shapes and profile == DEFAULT_PROFILE))

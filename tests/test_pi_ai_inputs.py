@@ -90,3 +90,22 @@ def test_a_generic_stream_takes_any_values(tmp_path: Path) -> None:
     steps = "  - {action: push, event: {type: x, rawArguments: 1}}\n  - {action: end, result: null}\n"
     body = f"  operation: event_stream\n  input: {{kind: generic, terminal_types: [fin], result_field: v}}\n  steps:\n{steps}"
     assert pi_ai_problems(tmp_path, body) == []
+
+
+def test_a_misspelt_key_in_an_expected_event_is_a_load_problem_with_a_suggestion(tmp_path: Path) -> None:
+    pending = ASSISTANT.replace("stopReason: stop", "stopReason: pending")
+    event = f"{{type: text_start, contentIndex: 0, partial: {pending}}}"
+    expected = "{type: text_start, content_index: 0, partial: {$type: object}}"
+    body = (
+        "  operation: event_stream\n  input: {kind: assistant}\n  steps:\n"
+        f"  - {{action: push, event: {event}}}\n"
+        f"  - {{action: consume, expect: {{events: [{expected}]}}}}\n"
+    )
+    [problem] = pi_ai_problems(tmp_path, body)
+    assert problem == "steps[1].expect.events[0].content_index: unknown key 'content_index' (did you mean 'contentIndex'?)"
+
+
+def test_an_expected_value_of_the_wrong_shape_for_its_operation_is_caught(tmp_path: Path) -> None:
+    body = "  operation: faux_message\n  input: {content: hi}\n  expect: {value: {role: assistant, content: [], stop_reason: stop}}\n"
+    [problem] = pi_ai_problems(tmp_path, body, "messages")
+    assert problem == "expect.value.stop_reason: unknown key 'stop_reason' (did you mean 'stopReason'?)"
