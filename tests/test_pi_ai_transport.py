@@ -97,11 +97,16 @@ def test_the_dependency_tree_gives_the_hoisted_node_modules_and_symlinked_packag
     write_dependency(workspace / "node_modules")
     (workspace / "secret.txt").write_text("not for the port", encoding="utf-8")
     assert dependency_roots(package) == [workspace / "node_modules", package]
-    # A symlinked dependency (pnpm, workspaces) is shown at its real place too.
-    store = tmp_path / "store" / "dep-join"
+    # A symlinked dependency (pnpm, workspaces) is shown at its real place too, inside the tree.
+    store = workspace / "packages" / "dep-join"
     shutil.move(workspace / "node_modules" / "dep-join", store)
     (workspace / "node_modules" / "dep-join").symlink_to(store)
     assert set(dependency_roots(package)) == {workspace / "node_modules", package, store}
+    # A link out of the tree (to the grader's files) is not followed: the sandbox never shows them.
+    outside = write_package(tmp_path / "grader" / "secrets", "dep-join")
+    (workspace / "node_modules" / "dep-join").unlink()
+    (workspace / "node_modules" / "dep-join").symlink_to(outside)
+    assert dependency_roots(package) == [package]
 
 
 @needs_node

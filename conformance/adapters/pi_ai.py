@@ -134,7 +134,8 @@ def dependency_roots(package: Path) -> list[Path]:
     resolves a bare import: from each package's real folder up through every ancestor's
     ``node_modules``. Gives the package itself, each ``node_modules`` folder a dependency was
     found in, and each dependency's real folder (a symlinked package, as pnpm and workspaces
-    make them, lives elsewhere), outermost folders only.
+    make them, lives elsewhere in the same tree; a link out of the folder holding that
+    ``node_modules`` is not followed), outermost folders only.
     """
     start = Path(os.path.realpath(package))
     roots: set[Path] = {start, resolution_root(start)}
@@ -150,9 +151,17 @@ def dependency_roots(package: Path) -> list[Path]:
             if found is None:
                 continue  # an optional dependency not installed: Node.js reports it if it is imported
             holder, real = found
+            # A symlinked package is followed only inside the tree that holds it (a workspace, a
+            # pnpm store under node_modules): a link to elsewhere on this machine stays hidden.
+            if not _inside(real, holder.parent):
+                continue
             roots.update((holder, real))
             queue.append(real)
     return _outermost(roots)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
 
 
 def _dependency_names(manifest: dict[str, object]) -> list[str]:
