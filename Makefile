@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: conformance test lint bench mutation clean toolchain
+.PHONY: conformance test lint bench mutation clean toolchain compat-page
 
 $(BIN)/pi-conformance: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ toolchain: $(BIN)/pi-conformance
 ## Run the conformance suite against the bundled reference and print the summary.
 conformance: $(BIN)/pi-conformance toolchain
 	$(BIN)/pi-conformance run --impl reference
+
+## Install every published @earendil-works/pi-ai 1.x (npm, into .cache, once each), run the
+## pi-ai-1 cases on each and rewrite docs/pi-ai-compatibility.md.
+compat-page: $(BIN)/pi-conformance
+	$(BIN)/pi-conformance compat --out docs/pi-ai-compatibility.md
 
 ## Run the project's own tests (the suite against the reference included).
 # Bytecode caches on (PYTHONDONTWRITEBYTECODE emptied): the tests start hundreds of Python

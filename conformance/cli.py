@@ -25,6 +25,7 @@ COMMAND_MODULE = {
     "fuzz": "fuzz",
     "private-set": "private_set",
     "matrix": "matrix",
+    "compat": "matrix",
     "toolchain": "toolchain",
     "doctor": "doctor",
     "check": "check",

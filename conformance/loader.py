@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from conformance import shared_files, validation_cache
+from conformance import pi_ai_shapes, shared_files, validation_cache
 from conformance.cases import LABS, BrokenCase, Case
 from conformance.clauses import Clause, load_profile_clauses
+from conformance.function_features import function_feature
 from conformance.jsontypes import JsonObject
 from conformance.matcher import join_index, join_key
 from conformance.paths import fixtures_dir
-from conformance.profiles import DEFAULT_PROFILE, PROFILES, get_profile
+from conformance.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES, get_profile
 
 if TYPE_CHECKING:  # yaml and jsonschema are imported only when a file misses the parsed cache
     import yaml
@@ -215,8 +216,9 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
     if file_problems or not isinstance(checked, dict) or not isinstance(checked.get("cases"), list):
         yield BrokenCase(stem_id, relative, 1, tuple(file_problems) or ("the file has no list of cases",))
         return
-    if not non_json and not case_problems:
-        validation_cache.remember_valid(cache_text)
+    # Remembered as valid only once the loader's own shape checks passed too (below): a file
+    # remembered after the schemas alone would skip those checks on every later load.
+    remember = not non_json and not case_problems and not validated_before
     data = checked
 
     chapter = str(data.get("chapter", ""))
@@ -227,6 +229,7 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
         case_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
         if not problems and isinstance(raw, dict):
             problems = _semantic_problems(raw, clauses, check_shapes=not validated_before, profile=profile)
+        remember = remember and not problems
         if problems or not isinstance(raw, dict):
             yield BrokenCase(
                 case_id or f"{path.stem}::case-{index}",
@@ -253,10 +256,22 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
             steps=tuple(steps),
             hint=tuple(raw.get("hint") or ()),
             timeout_s=raw.get("timeout_s"),
-            features=tuple(raw.get("features") or ()),
+            features=_features_of(raw, profile),
             step_lines=tuple(lines.line([*case_path, "steps", i]) for i in range(len(steps))),
             profile=profile,
         )
+    if remember:
+        validation_cache.remember_valid(cache_text)
+
+
+def _features_of(raw: JsonObject, profile: str) -> tuple[str, ...]:
+    """The case's features; a pi-ai-1 case also gets the upstream function it calls (conformance.function_features)."""
+    features = tuple(str(name) for name in raw.get("features") or ())  # type: ignore[union-attr]
+    if profile == PI_AI_1.name:
+        function = function_feature(str(raw.get("operation")), raw.get("input"))
+        if function is not None and function not in features:
+            features = (*features, function)
+    return features
 
 
 #: What a profile checks of a file: the data its schema sees, how a path in it maps back into the
@@ -377,6 +392,9 @@ def _semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_sha
         return problems
     if check_shapes and profile == DEFAULT_PROFILE:  # the course IR's shapes; another profile has its own
         problems.extend(schema_errors.expectation_problems(raw))
+    if check_shapes and profile == PI_AI_1.name:  # upstream's types: a strict port can take every input
+        problems.extend(f"{_format_path(where)}: {message}" for where, message in pi_ai_shapes.input_problems(raw))
+        problems.extend(f"{_format_path(where)}: {message}" for where, message in pi_ai_shapes.expectation_problems(raw))
     if operation in get_profile(profile).scenario_operations:
         # The course's event shapes (ir.schema.json) do not apply to another profile's events.
         problems.extend(_scenario_problems(raw, check_shapes and profile == DEFAULT_PROFILE))

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from conformance.function_features import PI_AI_1_FUNCTIONS
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -35,6 +37,8 @@ class Profile:
     operations: frozenset[str]
     #: The areas of the profile, each a feature an implementation can opt out of; in report order.
     features: tuple[str, ...] = ()
+    #: Finer features inside the areas (pi-ai-1: one per upstream function), opted out of alone.
+    functions: tuple[str, ...] = ()
     #: What a report calls the groups cases are summed up by.
     group_label: str = "lab"
     #: The rubric ``pi-conformance grade --profile NAME`` uses without ``--rubric``: a file
@@ -87,6 +91,7 @@ PI_AI_1: Final = Profile(
         }
     ),
     features=("messages", "system-replay", "event-streams", "faux-provider"),
+    functions=PI_AI_1_FUNCTIONS,
     group_label="area",
     default_rubric="default_rubric_pi-ai-1.yaml",
 )

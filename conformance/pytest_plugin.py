@@ -163,7 +163,7 @@ def pytest_configure(config: pytest.Config) -> None:
     STATE.write_baseline = Path(written) if written else None
     STATE.all_divergences = config.getoption("--all-divergences")
     without = config.getoption("--without-feature")
-    unknown_features = unknown_feature_problem(without, profile.features)
+    unknown_features = unknown_feature_problem(without, (*profile.features, *profile.functions))
     if unknown_features:
         raise pytest.UsageError(unknown_features)
     STATE.without_features = frozenset(without)

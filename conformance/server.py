@@ -19,8 +19,11 @@ from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.resolve import resolve_adapter
 from conformance.cases import OPERATIONS
 from conformance.jsontypes import JsonObject, JsonValue
+from conformance.profiles import DEFAULT_PROFILE, PROFILES
 
 PROTOCOL_VERSION = 1
+# Every profile's operations: a pi-ai-1 binding is served too.
+ALL_OPERATIONS = OPERATIONS.union(*(profile.operations for profile in PROFILES.values()))
 
 
 def answer(adapter: Adapter, request: JsonObject) -> JsonObject:
@@ -32,15 +35,18 @@ def answer(adapter: Adapter, request: JsonObject) -> JsonObject:
         if isinstance(adapter, BindingAdapter) and isinstance(settle, int | float):
             adapter.settle_deadline_s = float(settle)
         implementation: JsonObject = {"name": adapter.name, "version": adapter.version or __version__, "language": "python"}
-        operations: list[JsonValue] = [*sorted(OPERATIONS)]
+        profile = PROFILES.get(adapter.profile or DEFAULT_PROFILE, PROFILES[DEFAULT_PROFILE])
+        operations: list[JsonValue] = [*sorted(profile.operations)]
         hello: JsonObject = {"seq": seq, "ok": True, "protocol": PROTOCOL_VERSION, "implementation": implementation}
         hello["operations"] = operations
+        if adapter.profile is not None:  # a pi-ai-1 binding says so: run against the course, it is told plainly
+            hello["profile"] = adapter.profile
         if adapter.unclaimed_features:
             hello["unclaimed_features"] = list(adapter.unclaimed_features)
         return hello
     if op == "stop":
         return {"seq": seq, "ok": True}
-    if op not in OPERATIONS or not isinstance(request.get("input"), dict):
+    if op not in ALL_OPERATIONS or not isinstance(request.get("input"), dict):
         return {"seq": seq, "ok": False, "error": {"kind": "protocol", "message": f"unknown operation or missing input: {op!r}"}}
     steps = request.get("steps")
     try:

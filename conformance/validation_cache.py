@@ -24,7 +24,7 @@ from conformance.cases import Case
 from conformance.paths import schemas_dir
 
 # Bumped when the loader's own shape checks (beyond the schemas) change: old entries then miss.
-_CHECKS = b"expectation-keys-1\0"
+_CHECKS = b"expectation-keys-1\0pi-ai-1-inputs-2\0function-features-1\0pi-ai-1-expectations-1\0"
 
 
 def _cache_dir() -> Path | None:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from types import SimpleNamespace
@@ -154,3 +157,79 @@ def test_the_abort_summary_tells_a_kept_prefix_from_anything_else() -> None:
         "one_terminal": True,
     }
     assert abort_summary([], script)["start_first"] is False
+
+
+def test_copies_where_upstream_passes_objects_on_are_caught(pi_ai_suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:
+    import examples.pi_ai_port as port
+
+    normalize, tools = port.normalize_context, port.get_current_tools
+    monkeypatch.setattr(port, "normalize_context", lambda context: copy.deepcopy(normalize(context)))
+    monkeypatch.setattr(port, "get_current_tools", lambda messages: copy.deepcopy(tools(messages)))
+
+    class CopyingStream(event_stream.AssistantMessageEventStream):
+        def push(self, event: Any) -> None:
+            super().push({**event, "toolCall": copy.deepcopy(event["toolCall"])} if event.get("type") == "toolcall_end" else event)
+
+    monkeypatch.setattr(faux, "AssistantMessageEventStream", CopyingStream)
+    failed = failures(pi_ai_suite)
+    assert failed.keys() == {
+        "pa-normalize-returns-the-messages-array",
+        "pa-current-tools-are-the-input-objects",
+        "pa-faux-toolcall-end-carries-the-final-block",
+    }, failed
+    assert "messages_are_input: expected true but got false" in failed["pa-normalize-returns-the-messages-array"]
+    assert "tool_calls_are_final: expected true but got false" in failed["pa-faux-toolcall-end-carries-the-final-block"]
+
+
+def test_sections_in_insertion_order_are_caught(pi_ai_suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:
+    from examples.pi_ai_port import text, transcript
+
+    monkeypatch.setattr(text, "js_object", dict)
+    monkeypatch.setattr(transcript, "js_object", dict)
+    failed = failures(pi_ai_suite)
+    assert failed and all("PA-KEYS-1" in clauses_of(pi_ai_suite, [case_id]) for case_id in failed), failed
+    assert "pa-replay-integer-like-section-first" in failed and "pa-systext-integer-like-sections-first" in failed
+
+
+def test_python_number_text_in_tool_arguments_is_caught(pi_ai_suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(js_text, "_number", repr)
+    failed = failures(pi_ai_suite)
+    assert "pa-faux-args-json-numbers" in failed, failed
+    assert all("PA-FAUX-TOOL-2" in clauses_of(pi_ai_suite, [case_id]) for case_id in failed), failed
+
+
+def test_a_port_without_one_function_opts_out_of_that_function_alone(pi_ai_suite: Suite) -> None:
+    result = cli(
+        "run",
+        "--profile",
+        "pi-ai-1",
+        "--impl",
+        "python:pi_ai_port.conformance:ADAPTER",
+        "--without-feature",
+        "get-current-tools",
+        env={"PYTHONPATH": "examples"},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    tools_cases = [case.id for case in pi_ai_suite.cases if case.operation == "current_tools"]
+    assert tools_cases and f"{len(tools_cases)} x feature get-current-tools not claimed" in result.stdout, result.stdout
+    assert f"{len(pi_ai_suite.cases) - len(tools_cases)} passed, 0 failed" in result.stdout, result.stdout
+
+
+def test_the_port_served_from_its_own_interpreter_over_the_protocol_passes(tmp_path: Path) -> None:
+    """A port in its own venv: that venv's python serves it (python -m conformance.server), the runner checks it over cmd:."""
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    server = f"cmd:env PYTHONPATH={examples} {sys.executable} -m conformance.server --impl python:pi_ai_port.conformance:ADAPTER"
+    result = cli("run", "--profile", "pi-ai-1", "--impl", server, "--sandbox", "none", "--lab", "system-replay")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert " 0 failed, 0 errored, 0 skipped" in result.stdout, result.stdout
+    hello = subprocess.run(
+        [sys.executable, "-m", "conformance.server", "--impl", "python:pi_ai_port.conformance:ADAPTER"],
+        input='{"seq": 0, "op": "hello", "protocol": 1}\n',
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(examples)},
+        timeout=60,
+        check=True,
+    )
+    answer = json.loads(hello.stdout.splitlines()[0])
+    assert answer["profile"] == "pi-ai-1" and "faux_provider" in answer["operations"] and "scripted_model" not in answer["operations"]

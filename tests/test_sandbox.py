@@ -211,7 +211,10 @@ def json_fixtures(target: Path) -> Path:
         destination = target / source.relative_to(REPO / "fixtures")
         destination.parent.mkdir(parents=True, exist_ok=True)
         # yamlsafe: libyaml's parser, about five times faster than yaml.safe_load here.
-        destination.write_text(lines[0] + "\n" + json.dumps(yamlsafe.load("\n".join(lines)), ensure_ascii=False) + "\n", encoding="utf-8")
+        text = json.dumps(yamlsafe.load("\n".join(lines)), ensure_ascii=False)
+        # Raw DEL, NEL, U+2028 and U+2029 (pi-ai-1's argument-text cases have them) are not valid in YAML: escaped.
+        text = text.translate({code: f"\\u{code:04x}" for code in (0x7F, 0x85, 0x2028, 0x2029)})
+        destination.write_text(lines[0] + "\n" + text + "\n", encoding="utf-8")
     return target
 
 

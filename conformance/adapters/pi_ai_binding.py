@@ -21,7 +21,7 @@ binding name                                       upstream
 ``AssistantMessageEventStream``                    ``push``, ``end(result?)``, ``async for``, an awaitable ``result()``)
 ``AbortController``                                ``new AbortController()``: ``abort()`` and ``signal``
 ``faux_provider(options=None)``                    ``fauxProvider(options)``, a handle with:
-``.provider.stream(model, context, options=None)`` ``provider.stream(model, context, {signal?, sessionId?})``
+``.provider.stream(model, context, options=None)`` ``provider.stream(model, context, {signal?, sessionId?, cacheRetention?})``
 ``.get_model(id=None)``                            ``getModel(id?)`` (None for an unknown id)
 ``.set_responses(steps)``                          ``setResponses(steps)``
 ``.append_responses(steps)``                       ``appendResponses(steps)``
@@ -31,8 +31,8 @@ binding name                                       upstream
 
 A faux response step is a message, or a function called as ``step(context, options, state,
 model)`` that returns one (or an awaitable of one). Stream options are a dict with upstream's
-keys: ``signal`` (an ``AbortController``'s) and ``sessionId``; the binding passes none when
-the step asks for neither.
+keys: ``signal`` (an ``AbortController``'s), ``sessionId`` and ``cacheRetention``; the binding
+passes none when the step asks for none.
 
 Plug it in with a module of your own, e.g. ``my_port/conformance.py``::
 
@@ -85,16 +85,18 @@ class PiAiBindingAdapter(BindingAdapter):
         super().__init__(binding, name=name, version=version)
         self.profile = "pi-ai-1"
 
-    def _pure_call(self, name: str, *arguments: Any) -> JsonObject:
-        value, unchanged = self._pure_many(name, list(arguments))
-        return {"value": value, "input_unchanged": unchanged}
+    def _pure_call(self, name: str, *arguments: Any, identities: Callable[[Any, Any], JsonObject] | None = None) -> JsonObject:
+        """Call on private copies (the port's objects, through ``to_impl``); report whether the first argument changed.
 
-    def _pure_many(self, name: str, arguments: list[Any]) -> tuple[JsonValue, bool]:
-        """Call on private copies (the port's objects, through ``to_impl``); report whether the first argument changed."""
+        ``identities(returned, first_argument)`` adds observations about object identity,
+        taken before the value is turned into JSON.
+        """
         copies = [self.to_impl(argument) for argument in arguments]
         before = self._fingerprint(copies[0])
-        value = self.to_json(self._call(name, *copies), f"the value {name}() returned")
-        return value, self._fingerprint(copies[0]) == before
+        returned = self._call(name, *copies)
+        extra = identities(returned, copies[0]) if identities is not None else {}
+        value = self.to_json(returned, f"the value {name}() returned")
+        return {"value": value, "input_unchanged": self._fingerprint(copies[0]) == before, **extra}
 
     # -- messages ----------------------------------------------------------------------------
 
@@ -128,7 +130,11 @@ class PiAiBindingAdapter(BindingAdapter):
     # -- system replay -----------------------------------------------------------------------
 
     def current_system_message(self, input: JsonObject) -> JsonObject:
-        observed = self._pure_call("get_current_system_message", input["messages"])
+        observed = self._pure_call(
+            "get_current_system_message",
+            input["messages"],
+            identities=lambda returned, messages: {"tools_are_input": tools_are_input(field_of(returned, "toolsAdded"), messages)},
+        )
         value = observed["value"]
         sections = value.get("sections") if isinstance(value, dict) else None
         observed["section_order"] = list(sections) if isinstance(sections, dict) else None
@@ -138,10 +144,17 @@ class PiAiBindingAdapter(BindingAdapter):
         return self._pure_call("get_current_system_prompt", input["messages"])
 
     def current_tools(self, input: JsonObject) -> JsonObject:
-        return self._pure_call("get_current_tools", input["messages"])
+        def same_tools(returned: Any, messages: Any) -> JsonObject:
+            return {"tools_are_input": tools_are_input(returned, messages)}
+
+        return self._pure_call("get_current_tools", input["messages"], identities=same_tools)
 
     def normalize_context(self, input: JsonObject) -> JsonObject:
-        return self._pure_call("normalize_context", input["context"])
+        def same_messages(returned: Any, context: Any) -> JsonObject:
+            messages = field_of(context, "messages")
+            return {"messages_are_input": messages is not None and field_of(returned, "messages") is messages}
+
+        return self._pure_call("normalize_context", input["context"], identities=same_messages)
 
     # -- the faux provider -------------------------------------------------------------------
 
@@ -189,6 +202,8 @@ class PiAiBindingAdapter(BindingAdapter):
                 observation["turns_unchanged"] = self._steps_fingerprint(responses.given) == responses.given_before
             else:
                 raise HarnessError(f"unknown faux_provider action {action!r}")
+            if action == "consume" and call is not None and call.stream is not None:
+                observation["tool_calls_are_final"] = tool_calls_are_final(call.consumer.received)
             observations.append(observation)
         return observations
 
@@ -261,6 +276,8 @@ class PiAiBindingAdapter(BindingAdapter):
         options: dict[str, Any] = {} if call.controller is None else {"signal": call.controller.signal}
         if "session_id" in step:
             options["sessionId"] = str(step["session_id"])
+        if "cache_retention" in step:
+            options["cacheRetention"] = str(step["cache_retention"])
         provider = getattr(faux, "provider", None)
         stream = getattr(provider, "stream", None)
         if not callable(stream):
@@ -285,6 +302,40 @@ class PiAiBindingAdapter(BindingAdapter):
         observation = await self._call_step("consume", call)
         observation["abort_summary"] = abort_summary(observation["events"], call.script)
         return observation
+
+
+def field_of(value: Any, name: str) -> Any:
+    """``value[name]`` of a dict, else the attribute ``name`` or its snake_case spelling; None when absent."""
+    if isinstance(value, dict):
+        return value.get(name)
+    snake = "".join(f"_{char.lower()}" if char.isupper() else char for char in name)
+    return getattr(value, name, getattr(value, snake, None))
+
+
+def tools_are_input(tools: Any, messages: Any) -> bool | None:
+    """Whether every returned tool is one of the very ``toolsAdded`` objects of the transcript (None: no tools returned)."""
+    if not isinstance(tools, list | tuple) or not tools:
+        return None
+    messages = messages if isinstance(messages, list | tuple) else []
+    given = [tool for message in messages for tool in (field_of(message, "toolsAdded") or [])]
+    return all(any(tool is known for known in given) for tool in tools)
+
+
+def tool_calls_are_final(events: list[Any]) -> bool | None:
+    """None without a ``toolcall_end``; else whether each one's ``toolCall`` is the very block at its index in the terminal message."""
+    ends = [event for event in events if field_of(event, "type") == "toolcall_end"]
+    if not ends:
+        return None
+    last = events[-1]
+    message = field_of(last, _TERMINAL_FIELDS.get(str(field_of(last, "type")), "message"))
+    blocks = field_of(message, "content")
+    blocks = list(blocks) if isinstance(blocks, list | tuple) else []
+
+    def is_final(event: Any) -> bool:
+        index = field_of(event, "contentIndex")
+        return isinstance(index, int) and 0 <= index < len(blocks) and field_of(event, "toolCall") is blocks[index]
+
+    return all(is_final(event) for event in ends)
 
 
 def abort_summary(events: JsonValue, script: JsonValue) -> JsonObject:

@@ -270,7 +270,9 @@ class _Session:
 
     def send(self, message: JsonObject) -> None:
         """Write one line; ``OSError`` if the program is gone or does not read it in time."""
-        data = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
+        # U+2028 and U+2029 escaped: valid raw in JSON, but some line readers (bun's readline) end a line there.
+        text = json.dumps(message, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+        data = (text + "\n").encode("utf-8")
         deadline = time.monotonic() + _WRITE_TIMEOUT_S
         while data:
             with self._stdin_lock:

@@ -14,7 +14,8 @@ IMPL_FORMS = (
     "python:MODULE[:ATTR]      an Adapter, an adapter factory, or a binding module, in process",
     "cmd:'COMMAND LINE'        any program speaking the JSON-lines protocol (spec/protocol.md)",
     "pi-course:PATH            a course repository, its packages/pi-course, or a folder of compiled modules (Node.js 18+)",
-    "pi-ai:PATH                an installed @earendil-works/pi-ai (a folder holding node_modules/, or the package), profile pi-ai-1",
+    "pi-ai:PATH                an installed @earendil-works/pi-ai (a folder holding node_modules/, or the package), profile pi-ai-1;"
+    " options ?package=NAME (another package under PATH) and &runtime=bun",
 )
 
 

@@ -36,6 +36,21 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_sandbox_option(matrix)
     matrix.set_defaults(handler=matrix_command)
 
+    compat = commands.add_parser(
+        "compat",
+        help="install published upstream pi-ai 1.x versions, run the pi-ai-1 cases on each, write the compatibility page",
+    )
+    compat.add_argument(
+        "--version", action="append", default=[], dest="versions", help="a version to check; repeatable (default: every published 1.x)"
+    )
+    compat.add_argument("--package", default="@earendil-works/pi-ai", help="the npm package (default: @earendil-works/pi-ai)")
+    compat.add_argument("--cache", default=".cache", metavar="DIR", help="where versions are installed, once each (default: .cache)")
+    compat.add_argument("--out", default="docs/pi-ai-compatibility.md", metavar="FILE", help="the page to write (default: %(default)s)")
+    compat.add_argument("--html", metavar="DIR", help="also write the compliance matrix (versions x clauses) as HTML here")
+    compat.add_argument("--timeout", type=positive_number, help="per-operation timeout in seconds (default 1)")
+    add_sandbox_option(compat)
+    compat.set_defaults(handler=compat_command)
+
 
 def _run(impl: str, cases: list[Case], settings: ImplSettings, timeout: float | None, profile: str) -> tuple[str, list[Outcome]]:
     adapter = resolve_adapter(impl, settings)
@@ -83,3 +98,44 @@ def matrix_command(args: argparse.Namespace) -> int:
     stats = write_matrix_site(Path(args.html), cases, runs, clauses)
     print(f"pi-conformance matrix: {stats.line()}")
     return 0 if all(outcome.status == "passed" for run in runs for outcome in run.outcomes) else 1
+
+
+def compat_command(args: argparse.Namespace) -> int:
+    """Install each version, run the pi-ai-1 cases on it, write the page (and the matrix); 0 when written."""
+    from conformance.compat import CompatUnavailable, VersionRun, install, published_versions, version_key, write_page
+    from conformance.profiles import PI_AI_1
+
+    if args.html:
+        problem = output_folder_problem("--html", Path(args.html))
+        if problem:
+            print(f"pi-conformance compat: {problem}", file=sys.stderr)
+            return EXIT_USAGE
+    try:
+        versions = sorted(set(args.versions), key=version_key) if args.versions else published_versions(args.package)
+        prefixes = {version: install(version, Path(args.cache), args.package) for version in versions}
+    except CompatUnavailable as error:
+        print(f"pi-conformance compat: {error}", file=sys.stderr)
+        return 3
+    if not versions:
+        print(f"pi-conformance compat: {args.package} has no published 1.x version", file=sys.stderr)
+        return 3
+    clauses = load_profile_clauses(PI_AI_1.name)
+    cases = load_suite(None, clauses, PI_AI_1.name).cases
+    settings = ImplSettings(sandbox=args.sandbox)
+    runs: list[VersionRun] = []
+    for version in versions:
+        impl = f"pi-ai:{prefixes[version]}?package={args.package}"
+        try:
+            _, outcomes = _run(impl, cases, settings, args.timeout, PI_AI_1.name)
+        except ImplSpecError as error:
+            print(f"pi-conformance compat: {version}: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        runs.append(VersionRun(version, outcomes))
+        passed = sum(outcome.status == "passed" for outcome in outcomes)
+        print(f"  {version}: {passed}/{len(outcomes)} passed")
+    write_page(Path(args.out), cases, runs, PI_AI_1.features, args.package)
+    print(f"pi-conformance compat: wrote {args.out} ({len(runs)} versions, {len(cases)} cases)")
+    if args.html:
+        stats = write_matrix_site(Path(args.html), cases, [ImplRun(run.version, run.outcomes) for run in runs], clauses)
+        print(f"pi-conformance compat: {stats.line()}")
+    return 0

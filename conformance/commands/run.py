@@ -153,7 +153,8 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
         from conformance.profiles import UnknownProfile, get_profile
 
         try:
-            areas = get_profile(args.profile).features
+            chosen = get_profile(args.profile)
+            areas = (*chosen.features, *chosen.functions)
         except UnknownProfile:
             areas = ()
         problem = unknown_feature_problem(args.without_feature, areas)

@@ -31,10 +31,19 @@ def stringify(value: Any) -> str:
         return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", json.dumps(value, ensure_ascii=False))
     if isinstance(value, list | tuple):
         return "[" + ",".join(stringify(item) for item in value) + "]"
-    # A JavaScript object lists its array-index keys first, in numeric order.
-    indices = sorted((key for key in value if _ARRAY_INDEX.fullmatch(key) and int(key) < 2**32 - 1), key=int)
-    keys = indices + [key for key in value if key not in indices]
-    return "{" + ",".join(f"{stringify(key)}:{stringify(value[key])}" for key in keys) + "}"
+    return "{" + ",".join(f"{stringify(key)}:{stringify(value[key])}" for key in js_keys(value)) + "}"
+
+
+def js_keys(mapping: dict[str, Any]) -> list[str]:
+    """The keys of ``mapping`` in JavaScript property order: array indices ("0" to "4294967294") ascending, then the rest."""
+    indices = sorted((key for key in mapping if _ARRAY_INDEX.fullmatch(key) and int(key) < 2**32 - 1), key=int)
+    chosen = set(indices)
+    return indices + [key for key in mapping if key not in chosen]
+
+
+def js_object(mapping: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``mapping`` whose insertion order is JavaScript's property order (what a JavaScript object of it would list)."""
+    return {key: mapping[key] for key in js_keys(mapping)}
 
 
 def _number(value: float) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .js_text import js_object
 from .text import content_text, get_system_message_text
 
 
@@ -31,7 +32,7 @@ def get_current_system_message(messages: list[dict[str, Any]]) -> dict[str, Any]
         timestamp = message["timestamp"] if timestamp is None else timestamp
         if text := content_text(message["content"]):
             content.append(text)
-        for name, value in (message.get("sections") or {}).items():
+        for name, value in js_object(message.get("sections") or {}).items():
             if value is None:
                 sections.pop(name, None)
             else:
@@ -41,7 +42,8 @@ def get_current_system_message(messages: list[dict[str, Any]]) -> dict[str, Any]
         return None
     result: dict[str, Any] = {"role": "system", "content": "\n\n".join(content)}
     if sections:
-        result["sections"] = dict(sections)
+        # Replay keeps insertion order (a Map); the result is an object, integer-like names first (PA-KEYS-1).
+        result["sections"] = js_object(sections)
     if tools:
         result["toolsAdded"] = tools
     result["timestamp"] = timestamp if timestamp is not None else 0

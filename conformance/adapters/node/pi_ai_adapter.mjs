@@ -59,7 +59,8 @@ class Package {
       namespace = await this.load();
     } catch (error) {
       if (error instanceof LoadFailed) throw error;
-      throw new NotImplemented(`${this.info.name} failed to import: ${describe(error)}`);
+      // A package that cannot load is broken, not partial: every case errors (never "skipped").
+      throw new LoadFailed(`${this.info.name} failed to import: ${describe(error)}`);
     }
     if (typeof namespace[name] !== "function") throw new NotImplemented(`${this.info.name} exports no ${name}`);
     return namespace[name];
@@ -76,11 +77,20 @@ function callApi(name, fn, args) {
 }
 
 /** Call a function on private copies of its arguments; report whether the first one changed. */
-function pure(name, fn, args) {
+function pure(name, fn, args, identities = null) {
   const copies = args.map((argument) => structuredClone(argument));
   const before = fingerprint(copies[0]);
-  const value = toJson(callApi(name, fn, copies), `the value ${name}() returned`);
-  return { value, input_unchanged: fingerprint(copies[0]) === before };
+  const returned = callApi(name, fn, copies);
+  const extra = identities === null ? {} : identities(returned, copies[0]);
+  const value = toJson(returned, `the value ${name}() returned`);
+  return { value, input_unchanged: fingerprint(copies[0]) === before, ...extra };
+}
+
+/** Whether every tool in `tools` is one of the very objects of the transcript's `toolsAdded` (null: no tools returned). */
+function toolsAreInput(tools, messages) {
+  if (!Array.isArray(tools) || tools.length === 0) return null;
+  const given = new Set(Array.isArray(messages) ? messages.flatMap((message) => (isObject(message) && Array.isArray(message.toolsAdded) ? message.toolsAdded : [])) : []);
+  return tools.every((tool) => given.has(tool));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -99,18 +109,24 @@ const PURE = {
     return pure("renderSystemMessageUpdate", await pkg.find("renderSystemMessageUpdate"), [input.message]);
   },
   async current_system_message(pkg, input) {
-    const { value, input_unchanged } = pure("getCurrentSystemMessage", await pkg.find("getCurrentSystemMessage"), [input.messages]);
-    const sections = isObject(value) ? value.sections : undefined;
-    return { value, section_order: isObject(sections) ? Object.keys(sections) : null, input_unchanged };
+    const observed = pure("getCurrentSystemMessage", await pkg.find("getCurrentSystemMessage"), [input.messages], (returned, messages) => ({
+      tools_are_input: toolsAreInput(isObject(returned) ? returned.toolsAdded : undefined, messages),
+    }));
+    const sections = isObject(observed.value) ? observed.value.sections : undefined;
+    return { ...observed, section_order: isObject(sections) ? Object.keys(sections) : null };
   },
   async current_system_prompt(pkg, input) {
     return pure("getCurrentSystemPrompt", await pkg.find("getCurrentSystemPrompt"), [input.messages]);
   },
   async current_tools(pkg, input) {
-    return pure("getCurrentTools", await pkg.find("getCurrentTools"), [input.messages]);
+    return pure("getCurrentTools", await pkg.find("getCurrentTools"), [input.messages], (returned, messages) => ({
+      tools_are_input: toolsAreInput(returned, messages),
+    }));
   },
   async normalize_context(pkg, input) {
-    return pure("normalizeContext", await pkg.find("normalizeContext"), [input.context]);
+    return pure("normalizeContext", await pkg.find("normalizeContext"), [input.context], (returned, context) => ({
+      messages_are_input: isObject(returned) && isObject(context) && returned.messages === context.messages,
+    }));
   },
   async faux_block(pkg, input) {
     let value;
@@ -245,6 +261,7 @@ function callStream(faux, call, step, signal) {
   const options = {};
   if (signal !== null) options.signal = signal;
   if ("session_id" in step) options.sessionId = String(step.session_id);
+  if ("cache_retention" in step) options.cacheRetention = String(step.cache_retention);
   try {
     const context = structuredClone(step.context);
     call.stream = Object.keys(options).length === 0 ? faux.provider.stream(call.model, context) : faux.provider.stream(call.model, context, options);
@@ -254,10 +271,26 @@ function callStream(faux, call, step, signal) {
   }
 }
 
-/** A step on one call: `consume` with `abort_after` aborts the call after that many events. */
-function fauxCallStep(action, call, step, deadlineS) {
-  if (action !== "consume" || step.abort_after === undefined || call.stream === null || call.stream === undefined) return callStep(action, call, deadlineS);
-  return consumeAborting(call, step.abort_after, deadlineS);
+/**
+ * A step on one call: `consume` with `abort_after` aborts the call after that many events.
+ * Every `consume` also reports `tool_calls_are_final`: whether each `toolcall_end` carries the
+ * very block object of the terminal message (PA-FAUX-TOOL-1).
+ */
+async function fauxCallStep(action, call, step, deadlineS) {
+  if (action !== "consume" || call.stream === null || call.stream === undefined) return callStep(action, call, deadlineS);
+  const observation = step.abort_after === undefined ? await callStep(action, call, deadlineS) : await consumeAborting(call, step.abort_after, deadlineS);
+  if (isObject(observation) && call.consumer) observation.tool_calls_are_final = toolCallsAreFinal(call.consumer.received);
+  return observation;
+}
+
+/** null without a toolcall_end event; else whether every one's toolCall is the terminal message's block at its contentIndex. */
+function toolCallsAreFinal(events) {
+  const ends = events.filter((event) => isObject(event) && event.type === "toolcall_end");
+  if (ends.length === 0) return null;
+  const last = events.at(-1);
+  const message = isObject(last) ? (last.type === "error" ? last.error : last.message) : undefined;
+  const blocks = isObject(message) && Array.isArray(message.content) ? message.content : [];
+  return ends.every((event) => event.toolCall === blocks[event.contentIndex]);
 }
 
 async function consumeAborting(call, abortAfter, deadlineS) {

@@ -16,9 +16,25 @@ let ownTimers = 0; // our deadline and polling timers, which are active resource
 let ownImmediates = 0; // our polling immediates, listed as active resources while pending
 let waits = 0; // settle waits running now: while one runs, the operation it belongs to is not hung
 
+/**
+ * Whether this runtime's list of active resources can be trusted: a timer of ours that is
+ * pending must be in it. Bun has `process.getActiveResourcesInfo` but always returns an empty
+ * list, which would read as "idle" while a stream is still producing; there (and where the
+ * function is missing) the loop is never taken for idle, and waits end at their deadline.
+ */
+const RESOURCES_REPORTED = (() => {
+  if (typeof process.getActiveResourcesInfo !== "function") return false;
+  const probe = setTimeout(() => {}, 1e6);
+  try {
+    return process.getActiveResourcesInfo().includes("Timeout");
+  } finally {
+    clearTimeout(probe);
+  }
+})();
+
 /** True when no timer, I/O or child of the implementation is pending (Node 17.3+; else never). */
 function loopIsIdle() {
-  if (typeof process.getActiveResourcesInfo !== "function") return false;
+  if (!RESOURCES_REPORTED) return false;
   let timers = 0;
   let immediates = 0;
   for (const kind of process.getActiveResourcesInfo()) {
