@@ -64,6 +64,8 @@ MAX_HANDSHAKE_FAILURES = 3
 MAX_CONSECUTIVE_TIMEOUTS = 3
 MAX_CONSECUTIVE_EXITS = 3
 _STDERR_TAIL_BYTES = 4096
+#: How long an exited program's stderr may take to reach its end (a stray holding it open is killed by then).
+_STDERR_DRAIN_S = 1.0
 _QUOTE_LIMIT = 300
 # A safety net only: the runner's per-case timeout cancels a hung request long before this.
 _RESPONSE_SAFETY_S = 120.0
@@ -187,6 +189,7 @@ class _Session:
         self._stderr_size = 0
         self._stderr_lock = threading.Lock()
         self._closing = threading.Event()
+        self._stderr_done = threading.Event()
         self._stdin_lock = threading.Lock()
         self.marker = secrets.token_hex(16)
         #: The module the program said it is loading for the request in flight (a ``loading``
@@ -256,14 +259,24 @@ class _Session:
 
     def _read_stderr(self, fd: int) -> None:
         # Drained continuously, so a chatty program never blocks on a full pipe.
-        for chunk in self._chunks(fd):
-            with self._stderr_lock:
-                self.stderr_tail.append(chunk)
-                self._stderr_size += len(chunk)
-                while self._stderr_size > _STDERR_TAIL_BYTES and len(self.stderr_tail) > 1:
-                    self._stderr_size -= len(self.stderr_tail.popleft())
+        try:
+            for chunk in self._chunks(fd):
+                with self._stderr_lock:
+                    self.stderr_tail.append(chunk)
+                    self._stderr_size += len(chunk)
+                    while self._stderr_size > _STDERR_TAIL_BYTES and len(self.stderr_tail) > 1:
+                        self._stderr_size -= len(self.stderr_tail.popleft())
+        finally:
+            self._stderr_done.set()
 
     def stderr_text(self) -> str:
+        """The end of what the program wrote on stderr.
+
+        Once it has exited, its last words (the supervisor's "the memory limit ... was reached")
+        may still be in the pipe: they are waited for, briefly.
+        """
+        if self.process.poll() is not None:
+            self._stderr_done.wait(_STDERR_DRAIN_S)
         with self._stderr_lock:
             text = b"".join(self.stderr_tail).decode("utf-8", errors="replace")
         return text[-_STDERR_TAIL_BYTES:].strip()
