@@ -300,3 +300,22 @@ def test_a_group_left_by_a_killed_supervisor_with_the_same_pid_is_cleared_not_fa
     finally:
         for _, folder in made:
             empty_and_remove(folder)
+
+
+def test_groups_of_dead_supervisors_are_removed_and_live_ones_kept(test_cgroup: CappedGroup) -> None:
+    # A batch kills a finished worker's whole process group: a supervisor still in it dies before
+    # removing its groups. The batch removes groups whose supervisor is dead after every job.
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    support = test_cgroup.support
+    orphans = [os.path.join(parent, f"{limits.GROUP_PREFIX}{dead.pid}") for _, parent in support.parents]
+    alive = [os.path.join(parent, f"{limits.GROUP_PREFIX}{os.getpid()}") for _, parent in support.parents]
+    for folder in (*orphans, *alive):
+        os.mkdir(folder)
+    try:
+        assert limits.remove_orphan_groups(support) == len(orphans)
+        assert not any(os.path.isdir(folder) for folder in orphans)
+        assert all(os.path.isdir(folder) for folder in alive)
+    finally:
+        for folder in alive:
+            empty_and_remove(folder)

@@ -357,6 +357,29 @@ def empty_and_remove(folder: str, deadline_s: float = _REMOVE_DEADLINE_S) -> boo
             time.sleep(0.02)
 
 
+def remove_orphan_groups(support: CgroupSupport | None = None) -> int:
+    """Remove the program groups whose supervisor is dead (killed outright, with its process group,
+    before it could remove them); what is left in them is killed. How many were removed.
+
+    Groups of live supervisors (another submission graded at the same time) are left alone.
+    """
+    support = support if support is not None else detect()
+    removed = 0
+    for path in leftover_groups(support):
+        suffix = path.name[len(GROUP_PREFIX) :]
+        if not suffix.isdigit():
+            continue
+        try:
+            os.kill(int(suffix), 0)
+            continue  # its supervisor lives
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue  # alive, another user's
+        removed += empty_and_remove(str(path))
+    return removed
+
+
 def leftover_groups(support: CgroupSupport | None = None) -> list[Path]:
     """Program groups that still exist (for tests and ``doctor``)."""
     support = support if support is not None else detect()

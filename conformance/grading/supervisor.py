@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from conformance.adapters.course_build import BUILD_TIMEOUT_S
+from conformance.adapters.limits import remove_orphan_groups
 from conformance.execution import Outcome
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, planned_isolation
 from conformance.grading.reaper import Reaper
@@ -176,6 +177,8 @@ def _run_worker(
     finally:
         _kill_group(worker)
         reaper.sweep()
+        # A supervisor killed with the worker's process group could not remove its cgroups.
+        remove_orphan_groups()
         shutil.rmtree(builds, ignore_errors=True)
     try:
         if code is None and stop is not None and stop.is_set():
