@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,82 @@ def test_a_change_to_the_checking_code_changes_every_key(monkeypatch: pytest.Mon
         assert validation_cache.key("chapter: '03'\n") != before
     finally:
         validation_cache._checks_digest.cache_clear()
+
+
+# -- every typo at its own line, on the first run and the second -----------------------------
+
+
+def copy_first_case(path: Path) -> int:
+    """Append a copy of the file's first case (anchors and all) under a new id; the line of its first anchor."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    starts = [index for index, line in enumerate(lines) if line.startswith("  - id: ")]
+    copy = lines[starts[0] : starts[1]]
+    copy[0] += "-copy"
+    path.write_text("\n".join([*lines, *copy]), encoding="utf-8")
+    return len(lines) + next(index for index, line in enumerate(copy) if "&" in line) + 1
+
+
+Typo = Callable[[Path], tuple[str, int]]
+TYPOS: dict[str, tuple[Typo, str]] = {
+    "content_index in an expected event": (
+        lambda root: (MULTI, edit_line(root / MULTI, "contentIndex: 0", "contentIndex", "content_index")),
+        "steps[2].expect.events[1].content_index: unknown key 'content_index' (did you mean 'contentIndex'?)",
+    ),
+    "rol in an input message": (
+        lambda root: (TEXT_OF, edit_line(root / TEXT_OF, "role: assistant", "role:", "rol:")),
+        "input.message.rol: unknown key 'rol' (did you mean 'role'?)",
+    ),
+    "rol in an expected request": (
+        lambda root: (MULTI, edit_line(root / MULTI, "- {messages: [{role: user", "{role:", "{rol:")),
+        "steps[7].expect.requests[0].messages[0].rol: unknown key 'rol' (did you mean 'role'?)",
+    ),
+    "$typ as a matcher": (
+        lambda root: (ABORTS, edit_line(root / ABORTS, "provider: {$type: string}", "{$type:", "{$typ:")),
+        "unknown matcher '$typ' (did you mean '$type'?)",
+    ),
+    "$oneof as a matcher": (
+        lambda root: (ERRORS, edit_line(root / ERRORS, "$oneOf:", "$oneOf:", "$oneof:")),
+        "steps[1].expect.events[\"$oneof\"]: unknown matcher '$oneof' (did you mean '$oneOf'?)",
+    ),
+    "acton in a step": (
+        lambda root: (ABORTS, edit_line(root / ABORTS, "- action: consume", "action:", "acton:")),
+        "steps[1].acton: unknown key 'acton' (did you mean 'action'?)",
+    ),
+    "topc as a file-level key": (
+        lambda root: (ABORTS, edit_line(root / ABORTS, "topic:", "topic:", "topc:")),
+        "topc: unknown key 'topc' (did you mean 'topic'?)",
+    ),
+    "a copied case with anchors": (
+        lambda root: (ABORTS, copy_first_case(root / ABORTS)),
+        "duplicate anchor &ab1b (first defined at line ",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(TYPOS))
+def test_each_typo_is_one_problem_at_its_line_on_both_runs(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make, fragment = TYPOS[name]
+    root = scratch(tmp_path, PICKS)
+    relative, line = make(root)
+    for run in lint_twice(root, tmp_path / "cache", monkeypatch):
+        assert [(problem.file, problem.line) for problem in run] == [(f"fixtures/{relative}", line)], [str(p) for p in run]
+        [problem] = run
+        assert fragment in problem.message, str(problem)
+        assert "missing required key" not in problem.message and "allowed:" not in problem.message, str(problem)
+
+
+def test_a_file_level_typo_keeps_every_case_counted_in_its_lab(tmp_path: Path) -> None:
+    # As a YAML error does: each case is errored in its lab, and selectable by its id.
+    root = scratch(tmp_path, PICKS)
+    edit_line(root / ABORTS, "topic:", "topic:", "topc:")
+    broken = load_suite(root).broken
+    assert [(entry.id, entry.lab) for entry in broken] == [(case_id, "4.2") for case_id in PICKS[ABORTS]]
+    assert all("unknown key 'topc'" in entry.problems[0] for entry in broken)
+
+
+def test_a_misspelt_discriminator_is_not_charged_to_a_branch_without_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An error turn has no role: a turn without one is not "missing" it, but its typos are still named.
+    root = scratch(tmp_path, PICKS)
+    edit_line(root / ABORTS, "role: assistant", "role: assistant", "rol: assistant")
+    [problem] = lint(root, extra=True)
+    assert "unknown key 'rol' (did you mean 'role'?)" in problem.message and "missing" not in problem.message, str(problem)

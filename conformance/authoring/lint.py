@@ -66,9 +66,10 @@ def lint(root: Path | None = None, only: Collection[Path] | None = None, extra: 
         problems.extend(_file_placeholder_problems(fixture))
     for broken in [entry for loaded in (suite, *others) for entry in loaded.broken]:
         covered = placeholder_paths.get((broken.file, broken.line), [])
-        for message in broken.problems:
+        for line, message in broken.located_problems():
             if not any(_caused_by(path, message) for path in covered):
-                problems.append(Problem(broken.file, broken.line, broken.id, message))
+                problems.append(Problem(broken.file, line, broken.id, message))
+    problems = _once_per_file(problems)
     problems.extend(_duplicate_inputs(suite.cases))
     problems.extend(_feature_problems(suite.cases))
     for other in others:
@@ -80,6 +81,26 @@ def lint(root: Path | None = None, only: Collection[Path] | None = None, extra: 
     unique = list(dict.fromkeys(problems))
     # Stable sort: problems of one line keep the order they were found in.
     return sorted(unique, key=lambda problem: (problem.file, problem.line))
+
+
+def _once_per_file(problems: list[Problem]) -> list[Problem]:
+    """A problem every case of a file shares (a YAML error, a misspelt file-level key) is said once, as the file's."""
+    cases: dict[tuple[str, int, str], set[str]] = {}
+    for problem in problems:
+        cases.setdefault((problem.file, problem.line, problem.message), set()).add(problem.case_id)
+    merged: list[Problem] = []
+    said: set[tuple[str, int, str, str]] = set()
+    for problem in problems:
+        key = (problem.file, problem.line, problem.message)
+        if len(cases[key]) > 1:
+            problem = Problem(problem.file, problem.line, "-", problem.message)
+        # An anchored value used twice (`*ab1e`) repeats its mistake under a second path, at the same line.
+        _, _, reason = problem.message.partition(": ")
+        if (problem.file, problem.line, problem.case_id, reason or problem.message) in said:
+            continue
+        said.add((problem.file, problem.line, problem.case_id, reason or problem.message))
+        merged.append(problem)
+    return merged
 
 
 def _caused_by(placeholder_path: str, message: str) -> bool:
