@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from conformance import validation_cache
+from conformance import schema_errors, validation_cache, yamlsafe
+from conformance.authoring import expected_schema
 from conformance.authoring.lint import lint
 from conformance.authoring.problems import Problem
 from conformance.loader import load_suite
+from conformance.paths import schemas_dir
+from conformance.schemas import load_schema, validator
 from tests.test_authoring_support import DEFAULT_PICKS, scratch
 
 MULTI = "ch04/multi-turn-and-requests.yaml"
@@ -166,3 +169,43 @@ def test_a_misspelt_discriminator_is_not_charged_to_a_branch_without_it(tmp_path
     edit_line(root / ABORTS, "role: assistant", "role: assistant", "rol: assistant")
     [problem] = lint(root, extra=True)
     assert "unknown key 'rol' (did you mean 'role'?)" in problem.message and "missing" not in problem.message, str(problem)
+
+
+# -- what an editor sees: the schema alone -----------------------------------------------------
+
+
+def test_the_expected_ir_schema_is_generated_from_the_ir_schema() -> None:
+    # Stale after an edit to ir.schema.json: run `python -m conformance.authoring.expected_schema`.
+    assert (schemas_dir() / expected_schema.NAME).read_text(encoding="utf-8") == expected_schema.text()
+
+
+def editor_errors(root: Path, relative: str) -> list[str]:
+    """What a YAML language server validating against the file's schema would flag: the schema alone, no loader."""
+    data = yamlsafe.load((root / relative).read_text(encoding="utf-8"))
+    return [schema_errors.describe(error)[1] for error in validator("fixture-file.schema.json").iter_errors(data)]
+
+
+@pytest.mark.parametrize(
+    ("needle", "old", "new", "message"),
+    [
+        ("contentIndex: 0", "contentIndex", "content_index", "unknown key 'content_index' (did you mean 'contentIndex'?)"),
+        ("- {messages: [{role: user", "{role:", "{rol:", "unknown key 'rol' (did you mean 'role'?)"),
+        ("- type: done", "type: done", "type: finished", '"finished" is not a type this IR knows here'),
+    ],
+)
+def test_the_fixture_schema_itself_flags_typos_in_expected_events_and_requests(
+    needle: str, old: str, new: str, message: str, tmp_path: Path
+) -> None:
+    root = scratch(tmp_path, PICKS)
+    assert editor_errors(root, MULTI) == []
+    edit_line(root / MULTI, needle, old, new)
+    assert any(message in found for found in editor_errors(root, MULTI)), editor_errors(root, MULTI)
+
+
+def test_the_fixture_schema_names_the_keys_of_an_expected_event_for_completion() -> None:
+    consume = load_schema("fixture-file.schema.json")["$defs"]["scripted_model_step_expect_consume"]
+    events = load_schema("fixture-file.schema.json")["$defs"]["ExpectedModelEvents"]
+    assert consume["properties"]["events"] == {"$ref": "#/$defs/ExpectedModelEvents"}
+    assert events["else"]["items"] == {"$ref": "expected-ir.schema.json#/$defs/ModelEvent"}
+    text_delta = load_schema(expected_schema.NAME)["$defs"]["TextDeltaEvent"]["else"]
+    assert set(text_delta["properties"]) == {"type", "contentIndex", "delta", "partial"} and text_delta["additionalProperties"] is False
