@@ -24,7 +24,7 @@ NAME = "expected-ir.schema.json"
 _MATCHER = {"$ref": "fixture-file.schema.json#/$defs/Matcher"}
 # What makes an object a matcher; a definition of its own (IR names are CamelCase, this is not).
 _IS_MATCHER_NAME = "is_matcher"
-_IS_MATCHER = {"type": "object", "anyOf": [{"required": ["$type"]}, {"required": ["$oneOf"]}, {"required": ["$any"]}]}
+_IS_MATCHER: JsonObject = {"type": "object", "anyOf": [{"required": ["$type"]}, {"required": ["$oneOf"]}, {"required": ["$any"]}]}
 
 
 def generate(ir: JsonObject) -> JsonObject:
