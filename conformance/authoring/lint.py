@@ -22,7 +22,7 @@ from conformance.authoring.files import FixtureText, read
 from conformance.authoring.problems import Problem
 from conformance.cases import LABS, Case
 from conformance.clauses import load_clauses
-from conformance.features import BEYOND_CHAPTER, SOURCES, Feature, load_features
+from conformance.features import BEYOND_CHAPTER, SOURCES, Feature, load_features, load_profile_features
 from conformance.jsontypes import JsonObject
 from conformance.loader import Suite, display_path, fixture_files, load_suite
 from conformance.paths import fixtures_dir
@@ -72,6 +72,7 @@ def lint(root: Path | None = None, only: Collection[Path] | None = None, extra: 
     problems = _once_per_file(problems)
     problems.extend(_duplicate_inputs(suite.cases))
     problems.extend(_feature_problems(suite.cases))
+    problems.extend(_profile_feature_problems(others))
     for other in others:
         problems.extend(_duplicate_inputs(other.cases))
         problems.extend(_ids_of_another_profile(other, suite))
@@ -201,6 +202,29 @@ def _feature_problems(cases: list[Case]) -> list[Problem]:
                 found.append(
                     Problem(case.file, case.line, case.id, f"features: unknown feature {name!r} (not in spec/features.yaml){suggestion}")
                 )
+    return found
+
+
+def _profile_feature_problems(others: list[Suite]) -> list[Problem]:
+    """Every feature another profile's case names is one of that profile's in spec/features.yaml, which lists them all."""
+    try:
+        listed = load_profile_features()
+    except ValueError as error:
+        return [Problem("spec/features.yaml", 0, "-", str(error))]
+    found: list[Problem] = []
+    for name, profile in PROFILES.items():
+        if name != DEFAULT_PROFILE and set(profile.features) != set(listed.get(name, {})):
+            message = f"profile_features.{name}: must list exactly the profile's features: {', '.join(profile.features)}"
+            found.append(Problem("spec/features.yaml", 0, "-", message))
+    for other in others:
+        for case in other.cases:
+            known = listed.get(case.profile, {})
+            for feature in case.features:
+                if feature not in known:
+                    hint = difflib.get_close_matches(feature, list(known), n=1)
+                    suggestion = f"; did you mean {hint[0]!r}?" if hint else f"; known: {', '.join(known)}"
+                    message = f"features: unknown feature {feature!r} of profile {case.profile} (not in spec/features.yaml){suggestion}"
+                    found.append(Problem(case.file, case.line, case.id, message))
     return found
 
 

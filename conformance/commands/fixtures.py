@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from conformance.adapter import Adapter
-from conformance.authoring import coverage
+from conformance.authoring import coverage, next_steps
 from conformance.authoring.export import ExportRefused, export_bundle
 from conformance.authoring.lint import lint
 from conformance.authoring.regen import RegenRefused, regenerate, write
@@ -156,10 +157,12 @@ def new_command(args: argparse.Namespace) -> int:
         print(f"fixtures new: {error}", file=sys.stderr)
         return EXIT_USAGE
     print(f"{_relative(written.path)}:{written.line}: {written.case_id}: scaffold added")
-    runs = [f"  pi-conformance run{'' if name == DEFAULT_PROFILE else ' --profile ' + name} -k {written.case_id}" for name in names]
+    # Each names an implementation of its profile that works here (pi-ai-1: not the default reference).
+    runs = [f"  {command}" for name in names for command in next_steps.run_commands(name, written.case_id, args.fixtures)]
+    where = f" --fixtures {shlex.quote(args.fixtures)}" if args.fixtures else ""
     print(
         "next: replace every TODO with what the spec prescribes, then run",
-        "  pi-conformance fixtures lint",
+        f"  pi-conformance fixtures lint{where}",
         *runs,
         sep="\n",
         file=sys.stderr,
