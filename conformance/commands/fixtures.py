@@ -51,6 +51,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     coverage_parser.add_argument("--output", help="write the report to this file instead of standard output")
     coverage_parser.add_argument("--check", action="store_true", help="exit 1 when a clause of any profile has no case")
     coverage_parser.add_argument("--profile", default=DEFAULT_PROFILE, help="the profile whose clauses to report (default: course)")
+    coverage_parser.add_argument(
+        "--sort",
+        choices=("status", "cases"),
+        default="status",
+        help="row order: status (unchecked first, then spec order; the default) or cases (fewest cases first, to find thin spots)",
+    )
     coverage_parser.set_defaults(handler=coverage_command)
 
     new_parser = subcommands.add_parser("new", help="append a scaffold case (fresh id, TODO placeholders) to the right file")
@@ -120,6 +126,8 @@ def coverage_command(args: argparse.Namespace) -> int:
     if args.profile != DEFAULT_PROFILE:
         profile_suite = load_suite(_root(args), profile=args.profile)
         table = coverage.compute(load_profile_clauses(args.profile), profile_suite.cases, version, broken=len(profile_suite.broken))
+    if args.sort == "cases":
+        table = coverage.by_case_count(table)
     report = coverage.to_json(table) if args.format == "json" else coverage.to_markdown(table)
     if args.output:
         Path(args.output).write_text(report, encoding="utf-8")
