@@ -209,3 +209,11 @@ def test_the_fixture_schema_names_the_keys_of_an_expected_event_for_completion()
     assert events["else"]["items"] == {"$ref": "expected-ir.schema.json#/$defs/ModelEvent"}
     text_delta = load_schema(expected_schema.NAME)["$defs"]["TextDeltaEvent"]["else"]
     assert set(text_delta["properties"]) == {"type", "contentIndex", "delta", "partial"} and text_delta["additionalProperties"] is False
+
+
+def test_an_id_without_its_files_prefix_is_reported_at_its_line(tmp_path: Path) -> None:
+    root = scratch(tmp_path, {**PICKS, ABORTS: [*PICKS[ABORTS], "sm-abort-right-after-stream-returns"]})
+    line = edit_line(root / ABORTS, "- id: sm-abort-right-after-stream-returns", "sm-abort-right", "abort-right")
+    [problem] = lint(root, extra=True)
+    assert (problem.file, problem.line, problem.case_id) == (f"fixtures/{ABORTS}", line, "abort-right-after-stream-returns")
+    assert "does not start with 'sm-abort-', as every other id of this file does" in problem.message

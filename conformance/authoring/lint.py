@@ -73,6 +73,7 @@ def lint(root: Path | None = None, only: Collection[Path] | None = None, extra: 
     problems.extend(_duplicate_inputs(suite.cases))
     problems.extend(_feature_problems(suite.cases))
     problems.extend(_profile_feature_problems(others))
+    problems.extend(_prefix_problems([*suite.cases, *(case for other in others for case in other.cases)]))
     for other in others:
         problems.extend(_duplicate_inputs(other.cases))
         problems.extend(_ids_of_another_profile(other, suite))
@@ -225,6 +226,30 @@ def _profile_feature_problems(others: list[Suite]) -> list[Problem]:
                     suggestion = f"; did you mean {hint[0]!r}?" if hint else f"; known: {', '.join(known)}"
                     message = f"features: unknown feature {feature!r} of profile {case.profile} (not in spec/features.yaml){suggestion}"
                     found.append(Problem(case.file, case.line, case.id, message))
+    return found
+
+
+def _prefix_problems(cases: list[Case]) -> list[Problem]:
+    """An id names its file: it starts with the words (two at most) every other id of the file starts with (`sm-abort-`).
+
+    Only a file with at least two other cases has a convention to read; a shared file's cases
+    come from each of its profiles' loads and are counted once.
+    """
+    from conformance.authoring.scaffold import shared_words  # scaffold imports this module
+
+    by_file: dict[str, dict[str, Case]] = {}
+    for case in cases:
+        by_file.setdefault(case.file, {}).setdefault(case.id, case)
+    found: list[Problem] = []
+    for in_file in by_file.values():
+        for case in in_file.values():
+            others = [identifier for identifier in in_file if identifier != case.id]
+            # At most two words (`sm-abort`, `text-of`, `pa-faux`): a few cases may share more by chance.
+            prefix = "-".join(shared_words(others)[:2])
+            if len(others) >= 2 and prefix and not case.id.startswith(prefix + "-"):
+                expected = prefix + "-"
+                message = f"id: {case.id!r} does not start with {expected!r}, as every other id of this file does; name it after its file"
+                found.append(Problem(case.file, case.line, case.id, message))
     return found
 
 
