@@ -253,3 +253,14 @@ def test_fuzz_has_an_extra_of_its_own_and_says_so_when_hypothesis_is_missing(tmp
     assert result.returncode == 2, result.stderr
     [line] = result.stderr.strip().splitlines()
     assert "pip install 'pi-conformance[fuzz]'" in line and "[dev]" not in line, line
+
+
+def test_fuzz_can_say_the_suite_already_fails_the_implementation(reference: BindingAdapter) -> None:
+    from conformance.commands.fuzz import suite_failures
+
+    def text_of_trimmed(message: Any) -> str:
+        return str(reference_impl.text_of(message)).strip()
+
+    assert suite_failures(reference) == []
+    known = suite_failures(_binding(text_of=text_of_trimmed))
+    assert known and all(case_id.startswith("text-of-") for case_id in known), known
