@@ -264,3 +264,27 @@ def test_fuzz_can_say_the_suite_already_fails_the_implementation(reference: Bind
     assert suite_failures(reference) == []
     known = suite_failures(_binding(text_of=text_of_trimmed))
     assert known and all(case_id.startswith("text-of-") for case_id in known), known
+
+
+def test_a_message_the_divergence_does_not_need_is_dropped(reference: BindingAdapter) -> None:
+    # A current_system_prompt that takes the first system message, not the last: the user
+    # message between the two system messages plays no part in the divergence.
+    from conformance.fuzz.engine import without_unneeded_messages
+
+    def first_system_prompt(messages: Any) -> Any:
+        systems = [message for message in messages if message.get("role") == "system"]
+        return reference_impl.system_message_text(systems[0]) if systems else None
+
+    differ = Differ(reference, _binding(current_system_prompt=first_system_prompt))
+    system = {"role": "system", "content": "", "timestamp": 0}
+    messages = [
+        {**system, "content": "旧"},
+        {"role": "user", "content": [{"type": "text", "text": "问"}], "timestamp": 1},
+        {**system, "content": "新"},
+    ]
+    program = Program("current_system_prompt", {"messages": messages})
+    found = differ.diverges(program)
+    assert found is not None
+    shrunk, (case, _) = without_unneeded_messages(differ, program, found)
+    assert [message["role"] for message in shrunk.input["messages"]] == ["system", "system"]
+    assert case.input == shrunk.input
