@@ -42,6 +42,7 @@ _CHECKING_MODULES = (
     "matcher.py",
     "features.py",
     "function_features.py",
+    "pi_ai_shapes.py",
 )
 _bypass_depth = 0
 
