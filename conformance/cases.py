@@ -63,8 +63,16 @@ class BrokenCase:
     lab: str | None = None
     chapter: str | None = None
     profile: str = DEFAULT_PROFILE
+    #: The line of each problem (the key or value it is about), in the order of ``problems``;
+    #: empty when only the entry's line is known.
+    problem_lines: tuple[int, ...] = ()
 
     @property
     def location(self) -> str:
         """``file:line`` of the entry."""
         return f"{self.file}:{self.line}"
+
+    def located_problems(self) -> list[tuple[int, str]]:
+        """Each problem with its own line (the entry's line when it has none)."""
+        lines = self.problem_lines if len(self.problem_lines) == len(self.problems) else (self.line,) * len(self.problems)
+        return list(zip(lines, self.problems, strict=True))

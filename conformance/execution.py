@@ -211,7 +211,8 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
         return Outcome(case.id, status, cap(scrub(message)), time.perf_counter() - started, **extra)  # type: ignore[arg-type]
 
     if isinstance(case, BrokenCase):
-        return done("errored", "broken fixture:\n" + "\n".join(f"  {case.location}: {p}" for p in case.problems))
+        located = case.located_problems()
+        return done("errored", "broken fixture:\n" + "\n".join(f"  {case.file}:{line}: {p}" for line, p in located))
     limit = time_budget(case, timeout_s)
     try:
         try:

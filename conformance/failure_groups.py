@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from conformance.cases import BrokenCase, Case
 from conformance.clauses import Clause
 from conformance.execution import Outcome
-from conformance.feedback import clause_hits, divergence_words
+from conformance.feedback import clause_hits, divergence_words, diverging_strings, quotes_value
 from conformance.matcher import join_key
 
 _INDEX = re.compile(r"\[\d+\]")
@@ -278,7 +278,12 @@ def _group_clause(members: Sequence[tuple[Case | BrokenCase, Outcome]], clauses:
     if outcome.step_index is not None and outcome.step_index < len(example.steps):
         words.add(str(example.steps[outcome.step_index].get("action", "")).lower())
     citations = {clause: sum(clause in case.clauses for case, _ in cases) for clause in example.clauses}
-    return max(example.clauses, key=lambda clause: (clause_hits(clauses.get(clause), words), citations[clause]))
+    # A clause that quotes the diverging value exactly decides it, whatever else names the place.
+    quoted = diverging_strings(outcome)
+    return max(
+        example.clauses,
+        key=lambda clause: (quotes_value(clauses.get(clause), quoted), clause_hits(clauses.get(clause), words), citations[clause]),
+    )
 
 
 def skip_reasons(outcomes: Sequence[Outcome]) -> list[tuple[str, int]]:

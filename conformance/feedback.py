@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 
@@ -256,9 +257,36 @@ def divergence_words(case: Case, outcome: Outcome) -> set[str]:
 
 
 def rank_clauses(case: Case, outcome: Outcome, clauses: Mapping[str, Clause]) -> list[str]:
-    """The case's clause ids, those whose text names more of what diverged first (ties keep case order)."""
+    """The case's clause ids: first one that quotes the diverging value exactly (it decides the value),
+    then those whose text names more of what diverged (ties keep case order)."""
     words = divergence_words(case, outcome)
-    return sorted(case.clauses, key=lambda clause_id: -clause_hits(clauses.get(clause_id), words))
+    quoted = diverging_strings(outcome)
+
+    def rank(clause_id: str) -> tuple[bool, int]:
+        clause = clauses.get(clause_id)
+        return (not quotes_value(clause, quoted), -clause_hits(clause, words))
+
+    return sorted(case.clauses, key=rank)
+
+
+def quotes_value(clause: Clause | None, quoted: list[str]) -> bool:
+    """True when the clause's text quotes one of the diverging values (:func:`diverging_strings`) exactly."""
+    return clause is not None and any(text in clause.text for text in quoted)
+
+
+def diverging_strings(outcome: Outcome) -> list[str]:
+    """The expected and observed values at the divergence, when they are whole strings of some length."""
+    divergence = outcome.divergence
+    found: list[str] = []
+    for rendered in (divergence.expected, divergence.actual) if divergence is not None else ():
+        try:
+            value = json.loads(rendered)
+        except ValueError:  # cut short, or not JSON (a missing key)
+            continue
+        # A short string ("a", "stop") is quoted by many clauses without being decided by them.
+        if isinstance(value, str) and len(value) >= 6:
+            found.append(value)
+    return found
 
 
 def clause_hits(clause: Clause | None, words: set[str]) -> int:

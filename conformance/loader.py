@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,14 +113,18 @@ class _Lines:
         line = node.start_mark.line + 1 if node is not None else 1
         for part in path:
             child: yaml.Node | None = None
+            key_line: int | None = None
             if isinstance(node, yaml.MappingNode):
-                child = next((value for key, value in node.value if key.value == part), None)
+                pair = next(((key, value) for key, value in node.value if key.value == part), None)
+                if pair is not None:
+                    # A problem about a key (a typo) is on the key's line, not its block value's.
+                    key_line, child = pair[0].start_mark.line + 1, pair[1]
             elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
                 child = node.value[part]
             if child is None:
                 break
             node = child
-            line = node.start_mark.line + 1
+            line = key_line if key_line is not None else node.start_mark.line + 1
         return line
 
 
@@ -169,16 +174,16 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
         if profile == DEFAULT_PROFILE:  # reported once, by the default profile's load
-            problem = f"not valid YAML: {_one_line(str(error))}"
+            problem = _yaml_problem(error, text)
             # Its cases still count: each id found in the text is reported broken, in its lab.
             chapter, entries = broken_yaml.textual_cases(text)
             if not entries:
-                yield BrokenCase(stem_id, relative, line, (problem,))
+                yield BrokenCase(stem_id, relative, line, (problem,), problem_lines=(line,))
             for entry in entries:
                 message = f"{problem} (at line {line}; the whole file is unusable)"
                 # A shared file names its chapter inside `course: {...}`; a lab names its chapter too.
                 entry_chapter = chapter or (f"0{entry.lab[0]}" if entry.lab else None)
-                yield BrokenCase(entry.id, relative, entry.line, (message,), entry.lab, entry_chapter)
+                yield BrokenCase(entry.id, relative, entry.line, (message,), entry.lab, entry_chapter, problem_lines=(line,))
         return
 
     selected = _select_profile(data, lines, relative, stem_id, profile)
@@ -193,10 +198,10 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
 
     schema_name = get_profile(profile).fixture_schema
     non_json = list(_non_json_values(data, []))
-    file_problems: list[str] = []
-    case_problems: dict[int, list[str]] = {}
+    file_problems: list[tuple[str, int]] = []
+    case_problems: dict[int, list[tuple[str, int]]] = {}
     for where, message in [*non_json, *envelope_problems]:
-        _attribute(where, message, file_problems, case_problems)
+        _attribute(where, message, lines, file_problems, case_problems)
     suffix = f" (profile {profile})" if checked is not data else ""
     cache_text = f"{profile}\0{text}" if suffix else text
     validated_before = not non_json and not envelope_problems and validation_cache.known_valid(cache_text)
@@ -212,9 +217,28 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
         for error_path, errors in by_path.items():
             if errors and not any(_same_branch(error_path, path) for path in earlier_paths):
                 reason_path, reason = schema_errors.describe_best(errors)
-                _attribute(to_original(reason_path), reason + suffix, file_problems, case_problems)
-    if file_problems or not isinstance(checked, dict) or not isinstance(checked.get("cases"), list):
-        yield BrokenCase(stem_id, relative, 1, tuple(file_problems) or ("the file has no list of cases",))
+                _attribute(to_original(reason_path), reason + suffix, lines, file_problems, case_problems)
+    if not isinstance(checked, dict) or not isinstance(checked.get("cases"), list) or not checked["cases"]:
+        found = file_problems or [("the file has no list of cases", 1)]
+        yield BrokenCase(stem_id, relative, 1, tuple(m for m, _ in found), problem_lines=tuple(n for _, n in found))
+        return
+    if file_problems:
+        # A file-level mistake (a misspelt `topic`) errors every case, each still counted in its
+        # lab and selectable by id, as a YAML error does.
+        whole = [(f"{message} (a problem of the file: none of its cases can run)", number) for message, number in file_problems]
+        for index, raw in enumerate(checked["cases"]):
+            owned = case_problems.get(index, []) + whole
+            identifier = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
+            yield BrokenCase(
+                identifier or f"{path.stem}::case-{index}",
+                relative,
+                lines.line(to_original(["cases", index])),
+                tuple(m for m, _ in owned),
+                _lab_of(raw, profile),
+                str(checked.get("chapter", "")),
+                profile,
+                tuple(n for _, n in owned),
+            )
         return
     # Remembered as valid only once the loader's own shape checks passed too (below): a file
     # remembered after the schemas alone would skip those checks on every later load.
@@ -228,17 +252,22 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
         problems = case_problems.get(index, [])
         case_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
         if not problems and isinstance(raw, dict):
-            problems = _semantic_problems(raw, clauses, check_shapes=not validated_before, profile=profile)
+            problems = [
+                (_with_path(inner, message), lines.line(to_original([*case_path, *inner])))
+                for inner, message in _semantic_problems(raw, clauses, check_shapes=not validated_before, profile=profile)
+            ]
         remember = remember and not problems
         if problems or not isinstance(raw, dict):
+            found = problems or [("the case is not a mapping", line)]
             yield BrokenCase(
                 case_id or f"{path.stem}::case-{index}",
                 relative,
                 line,
-                tuple(problems) or ("the case is not a mapping",),
+                tuple(m for m, _ in found),
                 _lab_of(raw, profile),
                 chapter,
                 profile,
+                tuple(n for _, n in found),
             )
             continue
         steps = raw.get("steps") or []
@@ -329,14 +358,40 @@ def _lab_of(raw: object, profile: str) -> str | None:
     return raw.get("lab") if raw.get("lab") in LABS else None
 
 
-def _attribute(where: list[str | int], message: str, file_problems: list[str], case_problems: dict[int, list[str]]) -> None:
-    """File a problem under the case it belongs to, with its path inside that case."""
+def _attribute(
+    where: Sequence[str | int],
+    message: str,
+    lines: _Lines,
+    file_problems: list[tuple[str, int]],
+    case_problems: dict[int, list[tuple[str, int]]],
+) -> None:
+    """File a problem under the case it belongs to, with its path inside that case and its own line."""
+    line = lines.line(where)
     if len(where) >= 2 and where[0] == "cases" and isinstance(where[1], int):
-        inner = _format_path(where[2:])
-        case_problems.setdefault(where[1], []).append(f"{inner}: {message}" if inner else message)
+        case_problems.setdefault(where[1], []).append((_with_path(where[2:], message), line))
     else:
-        inner = _format_path(where)
-        file_problems.append(f"{inner}: {message}" if inner else message)
+        file_problems.append((_with_path(where, message), line))
+
+
+def _with_path(where: Iterable[str | int], message: str) -> str:
+    inner = _format_path(where)
+    return f"{inner}: {message}" if inner else message
+
+
+def _yaml_problem(error: yaml.YAMLError, text: str) -> str:
+    """A YAML error in one line; a duplicate anchor (a copied case) says how to fix it."""
+    problem = f"not valid YAML: {_one_line(str(error))}"
+    mark = getattr(error, "problem_mark", None)
+    first = getattr(error, "context_mark", None)
+    if "found duplicate anchor" in str(error) and mark is not None and first is not None:
+        line_text = text.split("\n")[mark.line] if mark.line < len(text.split("\n")) else ""
+        found = re.match(r"&([^\s,\[\]{}]+)", line_text[mark.column :])
+        name = found[1] if found else "…"
+        problem = (
+            f"not valid YAML: duplicate anchor &{name} (first defined at line {first.line + 1}); anchors are per file, "
+            f"so a copied case needs its own: rename &{name} and its *{name} aliases in the copy"
+        )
+    return problem
 
 
 def _same_branch(first: tuple[str | int, ...], second: tuple[str | int, ...]) -> bool:
@@ -373,7 +428,10 @@ def _non_json_values(value: object, where: list[str | int]) -> Iterator[tuple[li
         yield where, f"{value!r} is a YAML {type(value).__name__}, not a JSON value (quote it)"
 
 
-def _semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_shapes: bool, profile: str = DEFAULT_PROFILE) -> list[str]:
+_Found = list[tuple[list[str | int], str]]
+
+
+def _semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_shapes: bool, profile: str = DEFAULT_PROFILE) -> _Found:
     """Checks a schema cannot express: clause registry, event shapes, scenario consistency.
 
     ``check_shapes`` is False for a file that passed these same schemas before (the shape
@@ -382,33 +440,33 @@ def _semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_sha
     from conformance import schema_errors
 
     spec = get_profile(profile).spec
-    problems = [
-        f"clauses: unknown clause id {clause!r} (not in {spec})"
-        for clause in raw.get("clauses", [])  # type: ignore[union-attr]
+    problems: _Found = [
+        (["clauses", index], f"unknown clause id {clause!r} (not in {spec})")
+        for index, clause in enumerate(raw.get("clauses", []))  # type: ignore[arg-type]
         if isinstance(clause, str) and clause not in clauses
     ]
     operation = raw.get("operation")
     if operation not in get_profile(profile).operations:
         return problems
     if check_shapes and profile == DEFAULT_PROFILE:  # the course IR's shapes; another profile has its own
-        problems.extend(schema_errors.expectation_problems(raw))
+        problems.extend((list(where), message) for where, message in schema_errors.expectation_problems(raw))
     if check_shapes and profile == PI_AI_1.name:  # upstream's types: a strict port can take every input
-        problems.extend(f"{_format_path(where)}: {message}" for where, message in pi_ai_shapes.input_problems(raw))
-        problems.extend(f"{_format_path(where)}: {message}" for where, message in pi_ai_shapes.expectation_problems(raw))
+        problems.extend((list(where), message) for where, message in pi_ai_shapes.input_problems(raw))
+        problems.extend((list(where), message) for where, message in pi_ai_shapes.expectation_problems(raw))
     if operation in get_profile(profile).scenario_operations:
         # The course's event shapes (ir.schema.json) do not apply to another profile's events.
         problems.extend(_scenario_problems(raw, check_shapes and profile == DEFAULT_PROFILE))
     return problems
 
 
-def _scenario_problems(raw: JsonObject, check_shapes: bool) -> list[str]:
+def _scenario_problems(raw: JsonObject, check_shapes: bool) -> _Found:
     from conformance import schema_errors
     from conformance.schemas import validator
 
-    problems: list[str] = []
+    problems: _Found = []
     steps = raw.get("steps")
     if not isinstance(steps, list) or not steps:
-        return ["steps: a scenario needs at least one step"]
+        return [(["steps"], "a scenario needs at least one step")]
     input_value = raw.get("input")
     assistant_kind = check_shapes and isinstance(input_value, dict) and input_value.get("kind") == "assistant"
     event_validator = validator("ir.schema.json", "/$defs/ModelEvent")
@@ -416,18 +474,17 @@ def _scenario_problems(raw: JsonObject, check_shapes: bool) -> list[str]:
     for index, step in enumerate(steps):
         if not isinstance(step, dict):
             continue
-        where = f"steps[{index}]"
         action = step.get("action")
         if raw.get("operation") == "event_stream" and action == "push" and assistant_kind:
             errors = list(event_validator.iter_errors(step.get("event")))
             if errors:
                 inner, reason = schema_errors.describe_best(errors)
-                problems.append(f"{_format_path(['steps', index, 'event', *inner])}: not a model event: {reason}")
+                problems.append((["steps", index, "event", *inner], f"not a model event: {reason}"))
         call = step.get("call")
         if action == "stream" and isinstance(call, str):
             if call in streamed:
-                problems.append(f"{where}.call: call {call!r} is already streamed; use a new name")
+                problems.append((["steps", index, "call"], f"call {call!r} is already streamed; use a new name"))
             streamed.add(call)
         elif isinstance(call, str) and call not in streamed:
-            problems.append(f"{where}.call: call {call!r} is used before a stream step creates it")
+            problems.append((["steps", index, "call"], f"call {call!r} is used before a stream step creates it"))
     return problems

@@ -19,6 +19,7 @@ from conformance.adapter import Adapter
 from conformance.adapters.resolve import ImplSpecError, resolve_adapter
 from conformance.adapters.sandbox import SANDBOX_MODES
 from conformance.adapters.settings import ImplSettings
+from conformance.authoring.suspect import expectation_note, is_reference
 from conformance.cases import LABS, BrokenCase, Case
 from conformance.clauses import Clause, load_profile_clauses
 from conformance.execution import Outcome, all_divergences, run_case
@@ -298,6 +299,9 @@ def _example(entry: Case | BrokenCase, outcome: Outcome) -> str:
     if not isinstance(entry, Case):
         return outcome.message
     message = failure_report(entry, outcome, STATE.clauses, course_hints=STATE.course_hints)
+    if is_reference(STATE.impl, STATE.profile):
+        # The reference passes every bundled case: the case is the first suspect, not the reference.
+        message = f"[check the case] {expectation_note(entry, outcome, STATE.clauses, f'the reference ({STATE.impl})')}\n{message}"
     if STATE.all_divergences and outcome.observation is not None and outcome.divergence is not None:
         every = all_divergences(entry, outcome.observation)
         message += f"\n  all {len(every)} divergences:" + "".join(f"\n    {divergence}" for divergence in every)

@@ -24,7 +24,6 @@ from typing import Any
 from jsonschema.exceptions import ValidationError, best_match
 
 from conformance.jsontypes import JsonObject
-from conformance.matcher import join_index, join_key
 from conformance.schemas import load_schema
 
 Path = tuple[str | int, ...]
@@ -40,36 +39,44 @@ def describe_best(errors: list[ValidationError]) -> tuple[Path, str]:
     """:func:`describe` of the most specific among several errors reported at one path."""
     specific = [_most_specific(error) for error in errors]
     named = [error for original, error in zip(errors, specific, strict=True) if error is not original]
+    if not named:
+        # A value whose `role` / `type` names no branch: that is the mistake, not whatever
+        # jsonschema's best_match finds deepest in some branch (`content is not a string`).
+        for error in errors:
+            found = _discriminator_problem(error)
+            if found is not None:
+                return found
     chosen = _deepest(named) if named else best_match(errors)
     return describe(chosen if chosen is not None else errors[0])
 
 
 def describe(error: ValidationError) -> tuple[Path, str]:
     """The deepest, most specific reason for ``error``: its path inside the instance and a one-line message."""
+    outer = error
     error = _most_specific(error)
     path: Path = tuple(error.absolute_path)
     validator = error.validator
+    # A key like `$typ` is a misspelt matcher wherever it is: say so before any schema detail.
+    for candidate in (error, outer):
+        if isinstance(candidate.instance, dict):
+            found = matcher_key_problem(candidate.instance)
+            if found is not None:
+                return (*tuple(candidate.absolute_path), found[0]), found[1]
+    if validator == "not" and isinstance(error.instance, str) and error.instance.startswith("$"):  # propertyNames
+        return (*path, error.instance), unknown_matcher_message(error.instance)
     if validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = _allowed_keys(error.schema)
         unknown = [key for key in error.instance if isinstance(key, str) and key not in allowed]
         if unknown:
-            return path, "; ".join(unknown_key_message(key, allowed) for key in unknown)
+            return _at_key(path, unknown), "; ".join(unknown_key_message(key, allowed) for key in unknown)
     if validator == "required" and isinstance(error.instance, dict):
         missing = [key for key in error.validator_value if key not in error.instance]  # type: ignore[union-attr]
-        allowed = _allowed_keys(error.schema)
-        extra = [key for key in error.instance if isinstance(key, str) and key not in allowed] if allowed else []
-        message = "missing required key " + ", ".join(repr(key) for key in missing)
-        if extra:
-            message += "; " + "; ".join(unknown_key_message(key, allowed) for key in extra)
-        return path, message
-    if validator in ("oneOf", "anyOf") and isinstance(error.instance, dict):
-        alternatives = [_resolved(item, error) for item in error.validator_value] if isinstance(error.validator_value, list) else []
-        for key in _DISCRIMINATORS:
-            known = [const for const in (_const_of(alternative, key) for alternative in alternatives) if const is not None]
-            if known and key in error.instance and error.instance[key] not in known:
-                choices = ", ".join(_short(const) for const in known)
-                value = error.instance[key]
-                return (*path, key), f"{_short(value)} is not a {key} this IR knows here (one of {choices}){_no_such_block(value)}"
+        # A shape discriminated by `action` (a step) allows the keys of every branch.
+        allowed = _all_keys(error.schema)
+        return _missing_and_unknown(path, error.instance, missing, allowed)
+    discriminated = _discriminator_problem(error)
+    if discriminated is not None:
+        return discriminated
     if validator == "const":
         return path, f"expected {_short(error.validator_value)}, got {_short(error.instance)}{_no_such_block(error.instance)}"
     if validator == "enum":
@@ -78,6 +85,87 @@ def describe(error: ValidationError) -> tuple[Path, str]:
     if validator == "type":
         return path, f"{_short(error.instance)} is not of type {error.validator_value!r}"
     return path, _one_line(_shorten_message(error))
+
+
+def _discriminator_problem(error: ValidationError) -> tuple[Path, str] | None:
+    """For a oneOf/anyOf over shapes told apart by ``role`` / ``type``: an unknown or misspelt discriminator."""
+    if error.validator not in ("oneOf", "anyOf") or not isinstance(error.instance, dict):
+        return None
+    path: Path = tuple(error.absolute_path)
+    alternatives = [_resolved(item, error) for item in error.validator_value] if isinstance(error.validator_value, list) else []
+    for key in _DISCRIMINATORS:
+        known = [const for const in (_const_of(alternative, key) for alternative in alternatives) if const is not None]
+        if known and key in error.instance and error.instance[key] not in known:
+            choices = ", ".join(_short(const) for const in known)
+            value = error.instance[key]
+            return (*path, key), f"{_short(value)} is not a {key} this IR knows here (one of {choices}){_no_such_block(value)}"
+    unnamed = _without_discriminator(error.instance, alternatives)
+    return None if unnamed is None else ((*path, *unnamed[0]), unnamed[1])
+
+
+def unknown_matcher_message(key: str) -> str:
+    """The message for a ``$`` key that is no matcher (``$typ``, ``$oneof``)."""
+    suggestion = suggest(key, sorted(_MATCHER_KEYS))
+    hint = f" (did you mean {suggestion!r}?)" if suggestion else ""
+    return f"unknown matcher {key!r}{hint}; a matcher is {{$type: ...}}, {{$oneOf: [...]}} or {{$any: true}}"
+
+
+def matcher_key_problem(value: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The first key of ``value`` that starts with ``$`` and is no matcher, with its message."""
+    for key in value:
+        if isinstance(key, str) and key.startswith("$") and key not in _MATCHER_KEYS:
+            return key, unknown_matcher_message(key)
+    return None
+
+
+def _at_key(path: Path, keys: list[str]) -> Path:
+    """The path of the one key a problem is about (its own line), else of the object."""
+    return (*path, keys[0]) if len(keys) == 1 else path
+
+
+def _missing_and_unknown(path: Path, instance: Mapping[str, Any], missing: list[str], allowed: list[str]) -> tuple[Path, str]:
+    """Missing and unknown keys of one object; a missing key explained by a misspelt one is said once."""
+    extra = [key for key in instance if isinstance(key, str) and key not in allowed] if allowed else []
+    explained = {key for key in extra if suggest(key, missing) is not None}
+    still_missing = [key for key in missing if not any(suggest(typo, [key]) == key for typo in explained)]
+    parts = [unknown_key_message(key, allowed) for key in extra]
+    if still_missing:
+        parts.insert(0, "missing required key " + ", ".join(repr(key) for key in still_missing))
+    return (_at_key(path, extra) if not still_missing else path), "; ".join(parts)
+
+
+def _all_keys(schema: Any) -> list[str]:
+    """The keys a shape allows, counting every branch of a shape discriminated by ``if``/``then``."""
+    keys = _allowed_keys(schema)
+    if isinstance(schema, dict):
+        for item in schema.get("allOf") or ():
+            then = item.get("then") if isinstance(item, dict) else None
+            if isinstance(then, dict):
+                branch = _resolve_ref(then["$ref"]) if isinstance(then.get("$ref"), str) else then
+                keys.extend(key for key in _allowed_keys(branch) if key not in keys)
+    return keys
+
+
+def _without_discriminator(instance: Mapping[str, Any], alternatives: list[Mapping[str, Any]]) -> tuple[Path, str] | None:
+    """A value of a discriminated shape (a message, a block, an event) that names no branch: its misspelt keys."""
+    for key in _DISCRIMINATORS:
+        known = [const for const in (_const_of(alternative, key) for alternative in alternatives) if const is not None]
+        if not known or key in instance:
+            continue
+        allowed: list[str] = []
+        for alternative in alternatives:
+            allowed.extend(name for name in _allowed_keys(alternative) if name not in allowed)
+        if any(key not in _allowed_keys(alternative) for alternative in alternatives):
+            # A branch without the key (an error turn has no role): only misspelt keys are sure mistakes.
+            extra = [name for name in instance if isinstance(name, str) and name not in allowed]
+            if not extra:
+                return None
+            return _at_key((), extra), "; ".join(unknown_key_message(name, allowed) for name in extra)
+        where, message = _missing_and_unknown((), instance, [key], allowed)
+        if "missing required key" in message:
+            message += f" (one of {', '.join(_short(const) for const in known)})"
+        return where, message
+    return None
 
 
 def _most_specific(error: ValidationError) -> ValidationError:
@@ -230,10 +318,10 @@ def _def(name: str) -> Mapping[str, Any]:
     return _resolve_ref(name)
 
 
-def expectation_problems(raw: JsonObject) -> list[str]:
-    """Unknown keys in the expected IR values of a case, each as ``path: message``."""
+def expectation_problems(raw: JsonObject) -> list[tuple[Path, str]]:
+    """Unknown keys in the expected IR values of a case, each as ``(path in the case, message)``."""
     operation = raw.get("operation")
-    found: list[str] = []
+    found: list[tuple[Path, str]] = []
     expect = raw.get("expect")
     if isinstance(expect, dict):
         shape = {
@@ -255,7 +343,7 @@ def expectation_problems(raw: JsonObject) -> list[str]:
     return found
 
 
-def _step_problems(expect: JsonObject, where: Path, assistant: bool) -> Iterator[str]:
+def _step_problems(expect: JsonObject, where: Path, assistant: bool) -> Iterator[tuple[Path, str]]:
     if assistant:
         events = expect.get("events")
         if isinstance(events, list):
@@ -276,8 +364,13 @@ def _is_matcher(value: object) -> bool:
     return isinstance(value, dict) and any(key in value for key in _MATCHER_KEYS)
 
 
-def _check(value: Any, schema: Mapping[str, Any], where: Path) -> Iterator[str]:
+def _check(value: Any, schema: Mapping[str, Any], where: Path) -> Iterator[tuple[Path, str]]:
     """Unknown keys of ``value`` against the IR ``schema`` (matchers stand for anything)."""
+    if isinstance(value, dict):
+        misspelt = matcher_key_problem(value)
+        if misspelt is not None:
+            yield (*where, misspelt[0]), misspelt[1]
+            return
     if _is_matcher(value):
         return
     if isinstance(schema.get("$ref"), str):
@@ -285,8 +378,12 @@ def _check(value: Any, schema: Mapping[str, Any], where: Path) -> Iterator[str]:
     alternatives = schema.get("oneOf") or schema.get("anyOf")
     if isinstance(alternatives, list):
         branch = _pick(value, [_resolve_ref(item["$ref"]) if "$ref" in item else item for item in alternatives if isinstance(item, dict)])
+        resolved = [_resolve_ref(item["$ref"]) if "$ref" in item else item for item in alternatives if isinstance(item, dict)]
         if branch is not None:
             yield from _check(value, branch, where)
+        elif isinstance(value, dict) and (found := _without_discriminator(value, resolved)) is not None:
+            inner, message = found
+            yield (*where, *inner), message
         elif isinstance(value, dict):
             for key in _DISCRIMINATORS:
                 names = [_const_of(alternative, key) for alternative in alternatives if isinstance(alternative, dict)]
@@ -297,7 +394,7 @@ def _check(value: Any, schema: Mapping[str, Any], where: Path) -> Iterator[str]:
                 if known and key in value and not _is_matcher(value[key]):
                     choices = ", ".join(map(repr, known))
                     why = f"{_short(value[key])} is not a known {key} here (one of {choices}){_no_such_block(value[key])}"
-                    yield f"{_format((*where, key))}: {why}"
+                    yield (*where, key), why
         return
     if isinstance(value, dict):
         properties = schema.get("properties")
@@ -305,7 +402,7 @@ def _check(value: Any, schema: Mapping[str, Any], where: Path) -> Iterator[str]:
             if schema.get("additionalProperties") is False:
                 for key in value:
                     if isinstance(key, str) and key not in properties:
-                        yield f"{_format((*where, key))}: {unknown_key_message(key, properties)}"
+                        yield (*where, key), unknown_key_message(key, properties)
             for key, item in value.items():
                 sub = properties.get(key)
                 if isinstance(sub, dict):
@@ -329,10 +426,3 @@ def _pick(value: Any, alternatives: list[Mapping[str, Any]]) -> Mapping[str, Any
         if len(without) == 1:
             return without[0]
     return None
-
-
-def _format(parts: Iterable[str | int]) -> str:
-    path = ""
-    for part in parts:
-        path = join_index(path, part) if isinstance(part, int) else join_key(path, part)
-    return path

@@ -1,9 +1,14 @@
 """Remember fixture files that already passed schema validation, keyed by content.
 
 Schema validation is most of the cost of loading the fixtures, and staff run the same
-fixtures once per submission. The key is a hash of the file's bytes and of every schema's
-bytes, so any edit to either makes the entry miss; only successes are stored. Set
+fixtures once per submission. The key is a hash of the file's bytes, of every schema's
+bytes and of the checking code itself, so any edit to any of them makes the entry miss.
+Only a file that passed every check is stored: a mark written after the schema alone
+passed would let a later run skip the checks after it and give a different answer. Set
 ``PI_CONFORMANCE_CACHE=off`` to disable it, or to a folder to move it.
+
+``fixtures lint`` reads nothing from it (:func:`bypassed`): the cache is per user, so an
+entry may come from another checkout's code, and lint is the check CI relies on.
 
 Besides the "validated" marks, a file whose every case loaded is kept parsed (its cases as
 JSON), keyed also by its name, the profile and the clause registry: a hit skips YAML, the
@@ -16,18 +21,58 @@ import dataclasses
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
 from conformance.cases import Case
 from conformance.paths import schemas_dir
 
-# Bumped when the loader's own shape checks (beyond the schemas) change: old entries then miss.
-_CHECKS = b"expectation-keys-1\0pi-ai-1-inputs-2\0function-features-1\0pi-ai-1-expectations-1\0"
+#: The modules whose code decides whether a file is valid and what its cases hold: their bytes
+#: are part of every key, so a checkout whose checks differ never reads this one's entries.
+_CHECKING_MODULES = (
+    "validation_cache.py",
+    "loader.py",
+    "schema_errors.py",
+    "shared_files.py",
+    "broken_yaml.py",
+    "yamlsafe.py",
+    "cases.py",
+    "matcher.py",
+    "features.py",
+    "function_features.py",
+    "pi_ai_shapes.py",
+)
+_bypass_depth = 0
+
+
+@cache
+def _checks_digest() -> bytes:
+    digest = hashlib.sha256(b"checks-2\0")
+    package = Path(__file__).resolve().parent
+    for name in _CHECKING_MODULES:
+        try:
+            digest.update(name.encode() + b"\0" + (package / name).read_bytes() + b"\0")
+        except OSError:  # a module missing from an odd install: never match an entry
+            digest.update(os.urandom(16))
+    return digest.digest()
+
+
+@contextmanager
+def bypassed() -> Iterator[None]:
+    """Inside this block nothing is read from or written to the cache (``fixtures lint``)."""
+    global _bypass_depth
+    _bypass_depth += 1
+    try:
+        yield
+    finally:
+        _bypass_depth -= 1
 
 
 def _cache_dir() -> Path | None:
+    if _bypass_depth:
+        return None
     setting = os.environ.get("PI_CONFORMANCE_CACHE", "")
     if setting.lower() in {"off", "0", "no"}:
         return None
@@ -47,7 +92,7 @@ def _schemas_digest(folder: Path) -> bytes:
 
 def key(text: str) -> str:
     """The cache key of a fixture file's text under the current schemas."""
-    return hashlib.sha256(_CHECKS + _schemas_digest(schemas_dir()) + text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_checks_digest() + _schemas_digest(schemas_dir()) + text.encode("utf-8")).hexdigest()
 
 
 def known_valid(text: str) -> bool:
@@ -57,7 +102,7 @@ def known_valid(text: str) -> bool:
 
 
 def remember_valid(text: str) -> None:
-    """Record a successful validation; a cache that cannot be written is simply skipped."""
+    """Record that ``text`` passed every check; a cache that cannot be written is simply skipped."""
     folder = _cache_dir()
     if folder is None:
         return
@@ -75,7 +120,7 @@ _TUPLE_FIELDS = ("clauses", "steps", "hint", "features", "step_lines")
 
 def parsed_key(data: bytes, relative: str, profile: str, clauses: Iterable[str]) -> str:
     """The parsed-cache key of a fixture file's bytes, as loaded under this name, profile and clause registry."""
-    digest = hashlib.sha256(_PARSED + _CHECKS + _schemas_digest(schemas_dir()))
+    digest = hashlib.sha256(_PARSED + _checks_digest() + _schemas_digest(schemas_dir()))
     digest.update(f"{relative}\0{profile}\0{chr(31).join(sorted(clauses))}\0".encode())
     digest.update(data)
     return "parsed-" + digest.hexdigest()

@@ -23,7 +23,33 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     process of a plain run, or by pytest-xdist's controller before its workers start (never by
     two workers at once, which would write the same files)."""
     if not hasattr(session.config, "workerinput"):
+        stop_if_the_reference_fails_a_case()
         ensure_generated()
+
+
+def stop_if_the_reference_fails_a_case(root: Path | None = None) -> None:
+    """Stop the run at once, with one message, when a reference fails a bundled case.
+
+    The reference (and examples/pi_ai_port for pi-ai-1) passes every bundled case, and many
+    tests rely on it (grading totals, reports, batches). A wrong expectation would otherwise
+    fail dozens of them, with the cause buried among them; here it is named, with the clause
+    to check it against. About a second, once per run (by xdist's controller).
+    """
+    from conformance.adapters.resolve import resolve_adapter
+    from conformance.authoring.suspect import reference_failures
+    from conformance.clauses import load_profile_clauses
+    from examples.pi_ai_port.conformance import ADAPTER
+
+    found = reference_failures(load_suite(root), resolve_adapter("reference"), load_profile_clauses("course"), "the reference")
+    pi_ai = load_suite(root, profile="pi-ai-1")
+    found += reference_failures(pi_ai, ADAPTER, load_profile_clauses("pi-ai-1"), "examples/pi_ai_port (which passes every pi-ai-1 case)")
+    if found:
+        listed = "\n\n".join(found)
+        pytest.exit(
+            f"a reference fails {len(found)} bundled case(s); every test that uses the suite would fail after it, "
+            f"so the run stops here. Check the case(s) first:\n\n{listed}\n",
+            returncode=1,
+        )
 
 
 @pytest.hookimpl(optionalhook=True)

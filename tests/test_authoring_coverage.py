@@ -55,3 +55,15 @@ def test_a_withdrawn_clause_needs_no_case() -> None:
     assert [(row.id, row.status) for row in table.rows] == [("A-3", "unchecked"), ("A-1", "checked"), ("A-2", "withdrawn")]
     assert table.unchecked == ["A-3"]
     assert table.summary() == "coverage: 1/2 clauses checked by at least one case; unchecked: A-3"
+
+
+def test_sort_by_cases_puts_the_thinnest_clauses_first(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_fixtures(capsys, "coverage", "--sort", "cases", "--format", "json")
+    assert code == 0
+    counts = [len(row["cases"]) for row in json.loads(out)["clauses"] if row["status"] != "withdrawn"]
+    assert counts == sorted(counts) and counts[0] < counts[-1]
+    # Among clauses with as many cases, spec order stays.
+    code, default_out, _ = run_fixtures(capsys, "coverage", "--format", "json")
+    spec_order = [row["id"] for row in json.loads(default_out)["clauses"]]
+    ones = [row["id"] for row in json.loads(out)["clauses"] if len(row["cases"]) == counts[0]]
+    assert ones == [clause for clause in spec_order if clause in ones]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conformance.authoring.lint import SCHEMA_FILE, lint
-from conformance.loader import fixture_files
+from conformance.loader import fixture_files, load_suite
 from conformance.paths import fixtures_dir
 from tests.conftest import REPO
 from tests.test_authoring_support import run_fixtures, scratch
@@ -80,11 +80,13 @@ def test_seeded_mistakes_are_each_reported_at_their_file_and_line(tmp_path: Path
 
     starts = [number for number, text in enumerate(seeded_file.read_text().splitlines(), start=1) if text.startswith("  - id:")]
     reported(starts[1], "Seed_Bad_Id", "id:", "does not match")
-    reported(starts[2], "seed-unknown-clause", "unknown clause id 'IR-TEXT-99'")
+    # Each problem is at its own line: the clause list's, the misspelt role's.
+    reported(starts[2] + 2, "seed-unknown-clause", "unknown clause id 'IR-TEXT-99'")
     reported(starts[3], "seed-same-inputs", "same operation, input and steps", f"seed-good at {seeded_name}:{starts[0]}")
-    reported(starts[4], "seed-schema", "input.message")
+    reported(starts[4] + 6, "seed-schema", "input.message.role", '"robot" is not a role')
     reported(starts[5] + 3, "seed-two-lines", "description: must be one line")
-    assert "fixtures/ch03/dated.yaml:5: seed-date: input.message.timestamp: datetime.date(2024, 1, 1) is a YAML date" in out
+    dated_line = next(n for n, text in enumerate((root / "ch03" / "dated.yaml").read_text().splitlines(), 1) if "2024-01-01" in text)
+    assert f"fixtures/ch03/dated.yaml:{dated_line}: seed-date: input.message.timestamp: datetime.date(2024, 1, 1) is a YAML date" in out
     assert "fixtures/ch03/headerless.yaml:1: -: first line must be the schema header for editors: # yaml-language-server:" in out
     # The good case and the untouched scratch files have nothing to report.
     assert "seed-good:" not in out and "constructors.yaml" not in out
@@ -128,8 +130,10 @@ def test_unparsable_yaml_is_reported_with_its_line(tmp_path: Path) -> None:
     path = root / "ch03" / "constructors.yaml"
     ids = re.findall(r"^  - id: (\S+)$", path.read_text(encoding="utf-8"), flags=re.MULTILINE)
     path.write_text(path.read_text() + "  - id: [unclosed\n", encoding="utf-8")
-    problems = lint(root)
-    # Every case of the file is reported (read from the text), so totals keep counting them.
-    assert [problem.case_id for problem in problems] == ids
-    for problem in problems:
-        assert problem.file == "fixtures/ch03/constructors.yaml" and problem.line > 1 and "not valid YAML" in problem.message
+    # Every case of the file is still loaded as broken (read from the text), so totals keep counting them...
+    assert [broken.id for broken in load_suite(root).broken] == ids
+    # ...and lint says the file's one problem once, at the line of the mistake.
+    [problem] = lint(root)
+    last = len(path.read_text(encoding="utf-8").splitlines())
+    assert (problem.file, problem.case_id) == ("fixtures/ch03/constructors.yaml", "-") and "not valid YAML" in problem.message
+    assert problem.line in (last, last + 1)  # where the parser gave up: the open list runs to the end

@@ -86,7 +86,7 @@ def test_a_schema_error_in_a_turn_says_what_is_wrong_without_dumping_it(tmp_path
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("name: read, arguments: {path: README.md}}", "name: read, args: {path: README.md}}", 1), encoding="utf-8")
     [problem] = [problem for problem in lint(root, only=[path]) if problem.case_id == "sm-tool-text-then-read-readme"]
-    assert "input.turns[0].content[1]: unknown key 'args' (did you mean 'arguments'?)" in problem.message
+    assert "input.turns[0].content[1].args: unknown key 'args' (did you mean 'arguments'?)" in problem.message
     assert "'text' was expected" not in problem.message and "…" not in problem.message
 
 

@@ -180,3 +180,28 @@ def test_an_anchor_still_used_elsewhere_is_not_edited_behind_its_aliases_back() 
         rewrite(text, ["expect"], {"first": {"a": 2}, "second": {"a": 2}})
         == "input: {turn: x}\nexpect:\n  first: &e {a: 2}\n  second: *e\n"
     )
+
+
+# -- review aids: the clause next to each change; a value the spec quotes is not regen's to change --
+
+
+def test_each_changed_value_is_shown_with_the_clause_that_decides_it(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seed(root / "ch03" / "text-of.yaml", 'value: "先读取\\n再回答"', 'value: "stale"')
+    code, _, err = regen(capsys, root, TEXT_OF)
+    assert code == 0, err
+    assert f'{TEXT_OF}: expect.value: "stale" -> "先读取\\n再回答"\n    IR-TEXT-1: ' in err, err
+
+
+def test_a_new_value_contradicting_a_string_the_spec_quotes_is_refused_even_when_named(
+    root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A reference with upstream's English exhaustion text: SM-EXHAUST-1 quotes the Chinese one exactly.
+    import reference_impl.scripted_model as scripted_model
+
+    monkeypatch.setattr(scripted_model, "EXHAUSTED_MESSAGE", "ScriptedModel has no more responses")
+    path = root / "ch04" / "exhaustion.yaml"
+    before = path.read_text(encoding="utf-8")
+    code, diff, err = regen(capsys, root, EXHAUST, "--write")
+    assert code == 1 and diff == "", err
+    assert 'contradicts SM-EXHAUST-1, which quotes "ScriptedModel 没有更多响应" exactly' in err, err
+    assert path.read_text(encoding="utf-8") == before

@@ -73,7 +73,7 @@ def test_broken_fixture_is_reported_and_the_rest_still_runs(tmp_path: Path) -> N
     assert result.returncode == 1
     statuses = {case["id"]: case["status"] for case in json.loads(report.read_text(encoding="utf-8"))["cases"]}
     assert statuses == {"scratch-good": "passed", "scratch-broken": "errored"}
-    assert "bad.yaml:4: lab:" in result.stdout
+    assert "bad.yaml:5: lab:" in result.stdout  # the line of the `lab:` key itself
 
 
 def test_a_hopeless_program_reports_every_case_and_exits_1(tmp_path: Path) -> None:

@@ -152,7 +152,8 @@ def test_a_python_bug_becomes_a_ready_case(tmp_path: Path, reference: BindingAda
     finding = fuzz(Differ(reference, buggy), seconds=30, seed=0, shrink_seconds=5)
     assert finding is not None
     case = finding.case
-    assert re.fullmatch(r"fuzz-text-of-[0-9a-f]{8}", case.id)
+    # The prefix of the bundled text_of ids: the case can move into ch03/text-of.yaml as it is.
+    assert re.fullmatch(r"text-of-fuzz-[0-9a-f]{8}", case.id)
     assert case.lab == "3.1" and "IR-TEXT-1" in case.clauses
     path = write_case(case, tmp_path)
     assert path == tmp_path / "ch03" / f"{case.id}.yaml"
@@ -252,3 +253,38 @@ def test_fuzz_has_an_extra_of_its_own_and_says_so_when_hypothesis_is_missing(tmp
     assert result.returncode == 2, result.stderr
     [line] = result.stderr.strip().splitlines()
     assert "pip install 'pi-conformance[fuzz]'" in line and "[dev]" not in line, line
+
+
+def test_fuzz_can_say_the_suite_already_fails_the_implementation(reference: BindingAdapter) -> None:
+    from conformance.commands.fuzz import suite_failures
+
+    def text_of_trimmed(message: Any) -> str:
+        return str(reference_impl.text_of(message)).strip()
+
+    assert suite_failures(reference) == []
+    known = suite_failures(_binding(text_of=text_of_trimmed))
+    assert known and all(case_id.startswith("text-of-") for case_id in known), known
+
+
+def test_a_message_the_divergence_does_not_need_is_dropped(reference: BindingAdapter) -> None:
+    # A current_system_prompt that takes the first system message, not the last: the user
+    # message between the two system messages plays no part in the divergence.
+    from conformance.fuzz.engine import without_unneeded_messages
+
+    def first_system_prompt(messages: Any) -> Any:
+        systems = [message for message in messages if message.get("role") == "system"]
+        return reference_impl.system_message_text(systems[0]) if systems else None
+
+    differ = Differ(reference, _binding(current_system_prompt=first_system_prompt))
+    system = {"role": "system", "content": "", "timestamp": 0}
+    messages = [
+        {**system, "content": "旧"},
+        {"role": "user", "content": [{"type": "text", "text": "问"}], "timestamp": 1},
+        {**system, "content": "新"},
+    ]
+    program = Program("current_system_prompt", {"messages": messages})
+    found = differ.diverges(program)
+    assert found is not None
+    shrunk, (case, _) = without_unneeded_messages(differ, program, found)
+    assert [message["role"] for message in shrunk.input["messages"]] == ["system", "system"]
+    assert case.input == shrunk.input

@@ -83,7 +83,7 @@ def test_duplicate_id_points_at_the_first_definition(tmp_path: Path) -> None:
 def test_unknown_clause_is_reported(tmp_path: Path) -> None:
     write(tmp_path, "a.yaml", HEADER + GOOD_CASE.replace("IR-TEXT-1", "IR-TEXT-99"))
     [problem] = load_suite(tmp_path).problems
-    assert "scratch-good: clauses: unknown clause id 'IR-TEXT-99'" in problem
+    assert "scratch-good: clauses[0]: unknown clause id 'IR-TEXT-99'" in problem
 
 
 def test_yaml_values_that_are_not_json_are_reported(tmp_path: Path) -> None:

@@ -73,7 +73,8 @@ def test_a_pushed_event_with_a_course_only_key_is_refused_with_a_suggestion(tmp_
     event = f"{{type: toolcall_end, contentIndex: 0, toolCall: {call}, partial: {ASSISTANT}}}"
     body = f"  operation: event_stream\n  input: {{kind: assistant}}\n  steps:\n  - {{action: push, event: {event}}}\n"
     [problem] = pi_ai_problems(tmp_path, body)
-    assert problem.startswith("steps[0].event.toolCall: not an upstream AssistantMessageEvent"), problem
+    # At the misspelt key itself (its own line).
+    assert problem.startswith("steps[0].event.toolCall.rawArguments: not an upstream AssistantMessageEvent"), problem
     assert problem.endswith("unknown key 'rawArguments' (did you mean 'arguments'?)"), problem
 
 

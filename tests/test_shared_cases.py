@@ -99,7 +99,11 @@ def test_a_shared_case_that_breaks_one_profiles_schema_is_reported_there_with_fi
     [problem] = broken.problems
     assert problem.startswith('["pi-ai-1"].features[0]: ') and problem.endswith("(profile pi-ai-1)"), problem
     reported = [str(found) for found in lint(root)]
-    assert any(line.startswith('fixtures/shared/one.yaml:6: scratch-shared-text: ["pi-ai-1"].features[0]: ') for line in reported), reported
+    # At the line of the misspelt feature, inside the shared case.
+    line = next(number for number, text in enumerate((root / "shared" / "one.yaml").read_text().splitlines(), 1) if "messagez" in text)
+    assert line > 6
+    expected = f'fixtures/shared/one.yaml:{line}: scratch-shared-text: ["pi-ai-1"].features[0]: '
+    assert any(found.startswith(expected) for found in reported), reported
 
 
 def test_a_view_problem_in_the_clauses_points_at_the_shared_index(tmp_path: Path) -> None:
@@ -175,7 +179,8 @@ def test_fixtures_new_scaffolds_a_pi_ai_1_case(tmp_path: Path) -> None:
     assert "profile: pi-ai-1\n" in text and "features: [system-replay]" in text and "lab:" not in text
     [broken] = load_suite(root, profile="pi-ai-1").broken  # placeholders: not a runnable case yet
     assert broken.id == "pa-current-tools-1"
-    assert "run --profile pi-ai-1 -k pa-current-tools-1" in result.stderr
+    # The next command names an implementation of pi-ai-1 (the default, the course's reference, is not one).
+    assert "run --profile pi-ai-1 --impl " in result.stderr and "-k pa-current-tools-1" in result.stderr
     wrong = new(root, "--profile", "pi-ai-1", "--operation", "scripted_model")
     assert wrong.returncode == 2 and "profile pi-ai-1 has no operation 'scripted_model'" in wrong.stderr
     with_lab = new(root, "--profile", "pi-ai-1", "--operation", "current_tools", "--lab", "3.1")
@@ -186,7 +191,9 @@ def test_fixtures_new_scaffolds_a_shared_case_that_only_its_placeholders_break(t
     root = scratch(tmp_path)
     result = new(root, "--profile", "course,pi-ai-1", "--operation", "system_message_text", "--lab", "3.1", "--slug", "two")
     assert result.returncode == 0, result.stderr
-    assert "run -k scratch-shared-two" in result.stderr and "run --profile pi-ai-1 -k scratch-shared-two" in result.stderr
+    runs = [line for line in result.stderr.splitlines() if "pi-conformance run" in line]
+    assert len(runs) == 2 and all(line.endswith("-k scratch-shared-two") for line in runs), runs
+    assert "--profile" not in runs[0] and "--profile pi-ai-1 --impl " in runs[1], runs
     problems = [problem for problem in lint(root) if problem.case_id == "scratch-shared-two"]
     assert problems and all("placeholder left by `fixtures new`" in problem.message for problem in problems), problems
     assert {problem.message.split(":")[0] for problem in problems} >= {"clauses[0]", "clauses[1]", "description"}

@@ -15,17 +15,19 @@ import re
 from collections.abc import Collection
 from pathlib import Path
 
+from conformance import validation_cache
 from conformance.authoring import placeholders, yamltext
 from conformance.authoring.canonical import inputs_key
 from conformance.authoring.files import FixtureText, read
 from conformance.authoring.problems import Problem
 from conformance.cases import LABS, Case
 from conformance.clauses import load_clauses
-from conformance.features import BEYOND_CHAPTER, SOURCES, Feature, load_features
+from conformance.features import BEYOND_CHAPTER, SOURCES, Feature, load_features, load_profile_features
+from conformance.function_features import PI_AI_1_FUNCTIONS
 from conformance.jsontypes import JsonObject
 from conformance.loader import Suite, display_path, fixture_files, load_suite
 from conformance.paths import fixtures_dir
-from conformance.profiles import DEFAULT_PROFILE, PROFILES
+from conformance.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES
 
 SCHEMA_FILE = "fixture-file.schema.json"
 HEADER_PREFIX = "# yaml-language-server: $schema="
@@ -44,9 +46,12 @@ def lint(root: Path | None = None, only: Collection[Path] | None = None, extra: 
     file. The fuzzer lints the one case it wrote this way, among fixtures known to be clean.
     """
     root = root or fixtures_dir()
-    suite = load_suite(root)
-    # Every other profile's files are loaded (and checked) against that profile's schema and clauses.
-    others = [load_suite(root, profile=name) for name in PROFILES if name != DEFAULT_PROFILE]
+    # Every check runs every time: a cache entry (per user, perhaps another checkout's) never
+    # stands in for one, so the same bytes always give the same answer.
+    with validation_cache.bypassed():
+        suite = load_suite(root)
+        # Every other profile's files are loaded (and checked) against that profile's schema and clauses.
+        others = [load_suite(root, profile=name) for name in PROFILES if name != DEFAULT_PROFILE]
     chosen = None if only is None else {path.resolve() for path in only}
     texts = [read(path, root) for path in fixture_files(root) if chosen is None or path.resolve() in chosen]
     problems: list[Problem] = []
@@ -62,11 +67,14 @@ def lint(root: Path | None = None, only: Collection[Path] | None = None, extra: 
         problems.extend(_file_placeholder_problems(fixture))
     for broken in [entry for loaded in (suite, *others) for entry in loaded.broken]:
         covered = placeholder_paths.get((broken.file, broken.line), [])
-        for message in broken.problems:
+        for line, message in broken.located_problems():
             if not any(_caused_by(path, message) for path in covered):
-                problems.append(Problem(broken.file, broken.line, broken.id, message))
+                problems.append(Problem(broken.file, line, broken.id, message))
+    problems = _once_per_file(problems)
     problems.extend(_duplicate_inputs(suite.cases))
     problems.extend(_feature_problems(suite.cases))
+    problems.extend(_profile_feature_problems(others))
+    problems.extend(_prefix_problems([*suite.cases, *(case for other in others for case in other.cases)]))
     for other in others:
         problems.extend(_duplicate_inputs(other.cases))
         problems.extend(_ids_of_another_profile(other, suite))
@@ -76,6 +84,26 @@ def lint(root: Path | None = None, only: Collection[Path] | None = None, extra: 
     unique = list(dict.fromkeys(problems))
     # Stable sort: problems of one line keep the order they were found in.
     return sorted(unique, key=lambda problem: (problem.file, problem.line))
+
+
+def _once_per_file(problems: list[Problem]) -> list[Problem]:
+    """A problem every case of a file shares (a YAML error, a misspelt file-level key) is said once, as the file's."""
+    cases: dict[tuple[str, int, str], set[str]] = {}
+    for problem in problems:
+        cases.setdefault((problem.file, problem.line, problem.message), set()).add(problem.case_id)
+    merged: list[Problem] = []
+    said: set[tuple[str, int, str, str]] = set()
+    for problem in problems:
+        key = (problem.file, problem.line, problem.message)
+        if len(cases[key]) > 1:
+            problem = Problem(problem.file, problem.line, "-", problem.message)
+        # An anchored value used twice (`*ab1e`) repeats its mistake under a second path, at the same line.
+        _, _, reason = problem.message.partition(": ")
+        if (problem.file, problem.line, problem.case_id, reason or problem.message) in said:
+            continue
+        said.add((problem.file, problem.line, problem.case_id, reason or problem.message))
+        merged.append(problem)
+    return merged
 
 
 def _caused_by(placeholder_path: str, message: str) -> bool:
@@ -176,6 +204,54 @@ def _feature_problems(cases: list[Case]) -> list[Problem]:
                 found.append(
                     Problem(case.file, case.line, case.id, f"features: unknown feature {name!r} (not in spec/features.yaml){suggestion}")
                 )
+    return found
+
+
+def _profile_feature_problems(others: list[Suite]) -> list[Problem]:
+    """Every feature another profile's case names is one of that profile's in spec/features.yaml, which lists them all."""
+    try:
+        listed = load_profile_features()
+    except ValueError as error:
+        return [Problem("spec/features.yaml", 0, "-", str(error))]
+    found: list[Problem] = []
+    for name, profile in PROFILES.items():
+        expected = [*profile.features, *(PI_AI_1_FUNCTIONS if name == PI_AI_1.name else ())]
+        if name != DEFAULT_PROFILE and set(expected) != set(listed.get(name, {})):
+            message = f"profile_features.{name}: must list exactly the profile's areas and functions: {', '.join(dict.fromkeys(expected))}"
+            found.append(Problem("spec/features.yaml", 0, "-", message))
+    for other in others:
+        for case in other.cases:
+            known = listed.get(case.profile, {})
+            for feature in case.features:
+                if feature not in known:
+                    hint = difflib.get_close_matches(feature, list(known), n=1)
+                    suggestion = f"; did you mean {hint[0]!r}?" if hint else f"; known: {', '.join(known)}"
+                    message = f"features: unknown feature {feature!r} of profile {case.profile} (not in spec/features.yaml){suggestion}"
+                    found.append(Problem(case.file, case.line, case.id, message))
+    return found
+
+
+def _prefix_problems(cases: list[Case]) -> list[Problem]:
+    """An id names its file: it starts with the words (two at most) every other id of the file starts with (`sm-abort-`).
+
+    Only a file with at least two other cases has a convention to read; a shared file's cases
+    come from each of its profiles' loads and are counted once.
+    """
+    from conformance.authoring.scaffold import shared_words  # scaffold imports this module
+
+    by_file: dict[str, dict[str, Case]] = {}
+    for case in cases:
+        by_file.setdefault(case.file, {}).setdefault(case.id, case)
+    found: list[Problem] = []
+    for in_file in by_file.values():
+        for case in in_file.values():
+            others = [identifier for identifier in in_file if identifier != case.id]
+            # At most two words (`sm-abort`, `text-of`, `pa-faux`): a few cases may share more by chance.
+            prefix = "-".join(shared_words(others)[:2])
+            if len(others) >= 2 and prefix and not case.id.startswith(prefix + "-"):
+                expected = prefix + "-"
+                message = f"id: {case.id!r} does not start with {expected!r}, as every other id of this file does; name it after its file"
+                found.append(Problem(case.file, case.line, case.id, message))
     return found
 
 

@@ -22,10 +22,11 @@ import yaml
 
 from conformance import shared_files
 from conformance.adapter import Adapter
-from conformance.authoring import canonical, placeholders, textedit, yamltext
+from conformance.authoring import canonical, placeholders, regen_review, textedit, yamltext
 from conformance.authoring.expectations import merge_expect
 from conformance.authoring.files import FixtureText, read, real_path
 from conformance.cases import Case
+from conformance.clauses import load_profile_clauses
 from conformance.execution import compare, run_case
 from conformance.jsontypes import JsonObject, JsonValue
 from conformance.loader import load_suite
@@ -72,6 +73,7 @@ def regenerate(
     unknown = [case_id for case_id in case_ids if case_id not in by_id]
     if unknown:
         raise RegenRefused(f"no case with id {', '.join(unknown)}")
+    clauses = load_profile_clauses(profile)
     adapter = adapter_factory() if adapter_factory else _reference()
     named = list(dict.fromkeys(case_ids))
     _require_reference_passes_others(adapter, [case for case in suite.cases if case.id not in named])
@@ -93,6 +95,11 @@ def regenerate(
             if new_raw is None:
                 result.notes.append(f"{case.location}: {case.id}: already matches the reference; nothing to change")
                 continue
+            # Each changed value with the clause that decides it; one the spec quotes exactly is not regen's to change.
+            notes, contradictions = regen_review.review(case.id, case.location, raw, new_raw, list(case.clauses), clauses)
+            if contradictions:
+                raise _Refusal("; ".join(contradictions))
+            result.notes.extend(notes)
             edits.setdefault(case.file, []).extend(_case_edits(rewriter, node, raw, new_raw))
             _replace_case(data, case.id, new_raw)
         except (_Refusal, textedit.EditError) as refusal:

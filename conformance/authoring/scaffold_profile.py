@@ -51,6 +51,32 @@ input: "TODO: the operation's input (spec/{spec}, section 5)"
 expect:
   value: "TODO: what the clauses prescribe"
 """
+# The faux provider's skeleton, as the course's scripted_model one: one call streamed, then consumed.
+_PROFILE_BODIES = {
+    "faux_provider": """\
+input:
+  options:
+    api: faux-test
+    # min equal to max (spec/pi-ai-1/spec.md section 4): every chunk has the same size, so the deltas are deterministic.
+    tokenSize: {min: 4, max: 4}
+  responses:
+    - message: "TODO: the assistant message to play, e.g. {role: assistant, content: [{type: text, text: hi}], api: faux-test, \\
+        provider: faux, model: faux-1, usage: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, \\
+        cost: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0}}, stopReason: stop, timestamp: 10}"
+steps:
+  - action: stream
+    call: c1
+    context: {messages: [{role: user, content: "TODO: the request", timestamp: 1}]}
+    expect: {threw: null}
+  # Expected values come from the clauses above and upstream's source, never from what an implementation prints.
+  - action: consume
+    call: c1
+    expect:
+      finished: true
+      events:
+        - "TODO: every event of the call, in order"
+""",
+}
 _GENERIC_SCENARIO = """\
 input: "TODO: the operation's input (spec/{spec}, section 5)"
 steps:
@@ -120,8 +146,14 @@ def _target(root: Path, own: list[FixtureText], operation: str, file: str | None
     folder = "shared" if len(names) > 1 else names[0]
     if not holding:
         raise ScaffoldError(f"no file of profile {listed} has {operation} cases; name one with --file (e.g. {folder}/topic.yaml)")
-    listing = "\n  ".join(fixture.display for fixture in holding)
+    listing = "\n  ".join(f"{fixture.display}  ({_topic(fixture)})" for fixture in holding)
     raise ScaffoldError(f"several files of profile {listed} hold {operation} cases; choose one with --file:\n  {listing}")
+
+
+def _topic(fixture: FixtureText) -> str:
+    """The file's ``topic:``, to choose a file by what it is about."""
+    topic = fixture.data.get("topic") if isinstance(fixture.data, dict) else None
+    return str(topic) if topic else "no topic"
 
 
 def _prefix(fixture: FixtureText | None, own: list[FixtureText], operation: str, profiles: list[Profile]) -> str:
@@ -170,7 +202,7 @@ def _lines(case_id: str, operation: str, lab: str | None, profiles: list[Profile
         lines += [f"{profile.name}:", *("  " + key for key in keys)] if shared else keys
     generic = _GENERIC_SCENARIO if operation in profiles[0].scenario_operations else _GENERIC_PURE
     # An operation the course has too (same input and observation) gets the course's placeholders.
-    body = BODIES.get(operation) or generic.format(spec=profiles[0].spec.removeprefix("spec/"))
+    body = _PROFILE_BODIES.get(operation) or BODIES.get(operation) or generic.format(spec=profiles[0].spec.removeprefix("spec/"))
     return [
         *lines,
         'description: "TODO: one line, why this case exists (the bug or trap it catches)"',

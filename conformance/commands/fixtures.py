@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from conformance.adapter import Adapter
-from conformance.authoring import coverage
+from conformance.authoring import coverage, next_steps
 from conformance.authoring.export import ExportRefused, export_bundle
 from conformance.authoring.lint import lint
 from conformance.authoring.regen import RegenRefused, regenerate, write
@@ -50,6 +51,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     coverage_parser.add_argument("--output", help="write the report to this file instead of standard output")
     coverage_parser.add_argument("--check", action="store_true", help="exit 1 when a clause of any profile has no case")
     coverage_parser.add_argument("--profile", default=DEFAULT_PROFILE, help="the profile whose clauses to report (default: course)")
+    coverage_parser.add_argument(
+        "--sort",
+        choices=("status", "cases"),
+        default="status",
+        help="row order: status (unchecked first, then spec order; the default) or cases (fewest cases first, to find thin spots)",
+    )
     coverage_parser.set_defaults(handler=coverage_command)
 
     new_parser = subcommands.add_parser("new", help="append a scaffold case (fresh id, TODO placeholders) to the right file")
@@ -119,6 +126,8 @@ def coverage_command(args: argparse.Namespace) -> int:
     if args.profile != DEFAULT_PROFILE:
         profile_suite = load_suite(_root(args), profile=args.profile)
         table = coverage.compute(load_profile_clauses(args.profile), profile_suite.cases, version, broken=len(profile_suite.broken))
+    if args.sort == "cases":
+        table = coverage.by_case_count(table)
     report = coverage.to_json(table) if args.format == "json" else coverage.to_markdown(table)
     if args.output:
         Path(args.output).write_text(report, encoding="utf-8")
@@ -156,10 +165,12 @@ def new_command(args: argparse.Namespace) -> int:
         print(f"fixtures new: {error}", file=sys.stderr)
         return EXIT_USAGE
     print(f"{_relative(written.path)}:{written.line}: {written.case_id}: scaffold added")
-    runs = [f"  pi-conformance run{'' if name == DEFAULT_PROFILE else ' --profile ' + name} -k {written.case_id}" for name in names]
+    # Each names an implementation of its profile that works here (pi-ai-1: not the default reference).
+    runs = [f"  {command}" for name in names for command in next_steps.run_commands(name, written.case_id, args.fixtures)]
+    where = f" --fixtures {shlex.quote(args.fixtures)}" if args.fixtures else ""
     print(
         "next: replace every TODO with what the spec prescribes, then run",
-        "  pi-conformance fixtures lint",
+        f"  pi-conformance fixtures lint{where}",
         *runs,
         sep="\n",
         file=sys.stderr,

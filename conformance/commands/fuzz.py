@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+from conformance.adapter import Adapter
 from conformance.adapters.resolve import IMPL_FORMS, ImplSpecError, resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import EXIT_USAGE
@@ -39,6 +40,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     fuzz.add_argument("--timeout", type=float, default=1.0, help="per-operation timeout in seconds (default 1)")
     fuzz.add_argument("--build", action="store_true", help="pi-course: run the project's build first")
     fuzz.set_defaults(handler=fuzz_command)
+
+
+def suite_failures(implementation: Adapter) -> list[str]:
+    """Ids of the bundled course cases ``implementation`` fails or errors (skipped ones aside)."""
+    from conformance.execution import run_case
+    from conformance.loader import load_suite
+
+    return [case.id for case in load_suite().cases if run_case(implementation, case).status in ("failed", "errored")]
 
 
 def fuzz_command(args: argparse.Namespace) -> int:
@@ -78,6 +87,14 @@ def fuzz_command(args: argparse.Namespace) -> int:
             f"({stats.examples} programs, shrunk in {finding.shrink_s:.1f} s)\n"
             f"  {case.id} (lab {case.lab}, {', '.join(case.clauses)}): {divergence}"
         )
+        known = suite_failures(implementation)
+        if known:
+            # The finding may be one the suite already reports: say so, so nobody files it as new.
+            print(
+                f"  note: the bundled suite already fails {len(known)} case(s) of {name} "
+                f"(e.g. {', '.join(known[:3])}); this divergence may be one of those: "
+                f"pi-conformance run --impl {args.impl} first"
+            )
         if args.emit:
             path = write_case(case, Path(args.emit))
             check = check_emitted(path, case.id, reference, implementation)

@@ -172,10 +172,33 @@ def fuzz(
     result = differ.diverges(program)
     if result is None:  # flaky: the shrunk program no longer diverges on a last run
         return None
+    program, result = without_unneeded_messages(differ, program, result)
     case, outcome = result
     path = outcome.divergence.path if outcome.divergence is not None else ""
     case = replace(case, clauses=tuple(clauses_for(program, path)))
     return Finding(case, program, outcome, found_at[0], time.perf_counter() - started - found_at[0])
+
+
+def without_unneeded_messages(differ: Differ, program: Program, result: tuple[Case, Outcome]) -> tuple[Program, tuple[Case, Outcome]]:
+    """The program without each input message the divergence does not need (one at a time, first to last).
+
+    Hypothesis shrinks a list by its tail and its values; a message in the middle that the
+    bug does not need can survive it. A removal is kept when the same divergence remains.
+    """
+    messages = program.input.get("messages")
+    if not isinstance(messages, list):
+        return program, result
+    signature = _signature(program, result[1])
+    index = 0
+    while index < len(messages) and len(messages) > 1:
+        fewer = [*messages[:index], *messages[index + 1 :]]
+        candidate = replace(program, input={**program.input, "messages": fewer})
+        found = differ.diverges(candidate)
+        if found is not None and _signature(candidate, found[1]) == signature:
+            program, result, messages = candidate, found, fewer
+        else:
+            index += 1
+    return program, result
 
 
 def _has_stop(error: BaseException) -> bool:

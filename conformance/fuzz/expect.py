@@ -8,6 +8,7 @@ case must never demand what the spec leaves open. The clauses come from the dive
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
 import re
@@ -140,11 +141,25 @@ def lab_for(program: Program) -> str:
 
 
 def case_id(program: Program) -> str:
-    """``fuzz-<operation>-<hash of the input and steps>``: stable for the same program."""
+    """``<prefix>-fuzz-<hash of the input and steps>``: stable for the same program.
+
+    The prefix is the one the bundled ids of the operation share (``sm``, ``text-of``), so
+    the case can move into their file as it is (lint checks ids against their file's prefix).
+    """
     digest = hashlib.sha256(
         json.dumps([program.operation, program.input, program.steps], sort_keys=True, ensure_ascii=False).encode()
     ).hexdigest()
-    return f"fuzz-{program.operation.replace('_', '-')}-{digest[:8]}"
+    return f"{operation_prefix(program.operation)}-fuzz-{digest[:8]}"
+
+
+@functools.cache
+def operation_prefix(operation: str) -> str:
+    """The words (two at most) every bundled course id of ``operation`` starts with; the operation's name otherwise."""
+    from conformance.authoring.scaffold import shared_words
+    from conformance.loader import load_suite
+
+    ids = [case.id for case in load_suite().cases if case.operation == operation]
+    return "-".join(shared_words(ids)[:2]) or operation.replace("_", "-")
 
 
 def build_case(program: Program, observation: JsonObject, path: str = "", description: str = "") -> Case:
