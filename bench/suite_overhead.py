@@ -51,8 +51,8 @@ from conformance.pytest_plugin import case_parameters, check_case
 
 
 @pytest.mark.parametrize("entry", case_parameters())
-def test_case(entry, conformance_adapter):
-    check_case(entry, conformance_adapter)
+def test_case(entry, conformance_adapter, conformance_state):
+    check_case(entry, conformance_adapter, conformance_state)
 """
 
 

@@ -1,6 +1,8 @@
 """pytest integration: fixtures become pytest-cases cases, selectable by id, lab, chapter and clause.
 
 Loaded by ``conformance/suite/conftest.py``; the ``pi-conformance`` CLI runs the same suite.
+A session's state (:class:`RunState`) lives on its config's stash (:func:`state_of`); cases
+run through the engine's policy (:func:`conformance.engine.run_one`), as ``grade`` runs them.
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ import pytest
 from pytest_cases import case as case_decorator
 
 from conformance.adapter import Adapter
-from conformance.adapters.resolve import ImplSpecError, resolve_adapter
+from conformance.adapters.kinds import Impl, ImplSpecError, parse_impl
 from conformance.adapters.sandbox import SANDBOX_MODES
 from conformance.adapters.settings import ImplSettings
 from conformance.authoring.suspect import expectation_note, is_reference
 from conformance.cases import LABS, BrokenCase, Case
 from conformance.clauses import Clause, load_profile_clauses
-from conformance.execution import Outcome, all_divergences, run_case
+from conformance.engine import Policy, run_one
+from conformance.execution import Outcome, all_divergences
 from conformance.features import not_claimed_reason, unknown_feature_problem
 from conformance.feedback import failure_report
 from conformance.grading.baseline import Baseline, BaselineError, Verdict, baseline_document, compare, load_baseline, write_baseline
@@ -42,7 +45,7 @@ def marker_name(kind: str, value: str) -> str:
 class RunState:
     """Everything one pytest session of the suite shares."""
 
-    impl: str = "reference"
+    impl: Impl = field(default_factory=lambda: parse_impl("reference"))
     profile: str = DEFAULT_PROFILE
     fixtures: Path | None = None
     timeout_s: float | None = None
@@ -67,10 +70,12 @@ class RunState:
 
     def get_adapter(self) -> Adapter:
         if self.adapter is None:
-            self.adapter = resolve_adapter(self.impl, self.impl_settings)
-            if hasattr(self.adapter, "requested_profile") and self.profile != DEFAULT_PROFILE:
-                self.adapter.requested_profile = self.profile  # stated in the JSON-lines handshake; absent means course
+            self.adapter = self.fresh_adapter()
         return self.adapter
+
+    def fresh_adapter(self) -> Adapter:
+        """A new adapter of ``--impl`` (the session's, or one a given-up case is retried in)."""
+        return self.impl.adapter(self.impl_settings, self.profile)
 
     def get_suite(self) -> Suite:
         if self.suite is None:
@@ -79,7 +84,15 @@ class RunState:
         return self.suite
 
 
-STATE = RunState()
+STATE_KEY = pytest.StashKey[RunState]()
+#: The configs of the sessions being collected: pytest-cases lists the cases when the suite's
+#: test module is imported, and an import has no handle on its session (see :func:`case_functions`).
+_collecting: list[pytest.Config] = []
+
+
+def state_of(config: pytest.Config) -> RunState:
+    """The suite's state of the pytest session ``config`` belongs to."""
+    return config.stash[STATE_KEY]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -127,21 +140,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    STATE.impl = config.getoption("--impl")
-    STATE.profile = config.getoption("--profile")
+    state = RunState()
+    config.stash[STATE_KEY] = state
+    _collecting.append(config)
+    state.impl = parse_impl(config.getoption("--impl"))
+    state.profile = config.getoption("--profile")
     try:
-        profile = get_profile(STATE.profile)
+        profile = get_profile(state.profile)
     except UnknownProfile as error:
         raise pytest.UsageError(str(error)) from error
     fixtures = config.getoption("--fixtures-dir")
-    STATE.fixtures = Path(fixtures) if fixtures else None
-    STATE.timeout_s = config.getoption("--case-timeout")
+    state.fixtures = Path(fixtures) if fixtures else None
+    state.timeout_s = config.getoption("--case-timeout")
     report = config.getoption("--report-json")
-    STATE.report_json = Path(report) if report else None
-    STATE.labs = config.getoption("--lab")
-    STATE.chapters = [c.zfill(2) for c in config.getoption("--chapter")]
-    STATE.clause_filter = config.getoption("--clause")
-    STATE.impl_settings = ImplSettings(
+    state.report_json = Path(report) if report else None
+    state.labs = config.getoption("--lab")
+    state.chapters = [c.zfill(2) for c in config.getoption("--chapter")]
+    state.clause_filter = config.getoption("--clause")
+    state.impl_settings = ImplSettings(
         env=dict(item.partition("=")[::2] for item in config.getoption("--impl-env")),
         cpu_limit_s=config.getoption("--cpu-limit"),
         memory_limit_mb=config.getoption("--memory-limit"),
@@ -151,41 +167,45 @@ def pytest_configure(config: pytest.Config) -> None:
         build=config.getoption("--build"),
         sandbox=config.getoption("--sandbox"),
     )
-    STATE.clauses = load_profile_clauses(STATE.profile)
-    unknown = selection_problems(STATE.labs, STATE.chapters, STATE.clause_filter, STATE.clauses, STATE.profile)
+    state.clauses = load_profile_clauses(state.profile)
+    unknown = selection_problems(state.labs, state.chapters, state.clause_filter, state.clauses, state.profile)
     if unknown:
         raise pytest.UsageError("\n".join(unknown))
     baseline = config.getoption("--baseline")
     try:
-        STATE.baseline = load_baseline(Path(baseline)) if baseline else None
+        state.baseline = load_baseline(Path(baseline)) if baseline else None
     except BaselineError as error:
         raise pytest.UsageError(str(error)) from error
     written = config.getoption("--write-baseline")
-    STATE.write_baseline = Path(written) if written else None
-    STATE.all_divergences = config.getoption("--all-divergences")
+    state.write_baseline = Path(written) if written else None
+    state.all_divergences = config.getoption("--all-divergences")
     without = config.getoption("--without-feature")
     unknown_features = unknown_feature_problem(without, (*profile.features, *profile.functions))
     if unknown_features:
         raise pytest.UsageError(unknown_features)
-    STATE.without_features = frozenset(without)
-    STATE.course_hints = config.getoption("--course-hints") or STATE.impl.startswith("pi-course:")
-    STATE.results = []
-    STATE.suite = None
-    STATE.adapter = None
-    STATE.impl_error = None
+    state.without_features = frozenset(without)
+    state.course_hints = config.getoption("--course-hints") or state.impl.kind.course_code
     for lab in LABS:
         config.addinivalue_line("markers", f"{marker_name('lab', lab)}: cases of lab {lab}")
     for feature in profile.features:
         config.addinivalue_line("markers", f"{marker_name('lab', feature)}: cases of the {profile.name} area {feature}")
     for chapter in ("03", "04"):
         config.addinivalue_line("markers", f"{marker_name('chapter', chapter)}: cases of chapter {chapter}")
-    for clause_id in STATE.clauses:
+    for clause_id in state.clauses:
         config.addinivalue_line("markers", f"{marker_name('clause', clause_id)}: cases that check {clause_id}")
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config in _collecting:
+        _collecting.remove(config)
+
+
 def case_functions() -> list[Callable[[], Case | BrokenCase]]:
-    """One pytest-cases case function per fixture case (broken ones included, to be reported)."""
-    suite = STATE.get_suite()
+    """One pytest-cases case function per fixture case (broken ones included, to be reported).
+
+    Called while the suite's test module is imported, for the session being configured.
+    """
+    suite = state_of(_collecting[-1]).get_suite()
     return [_case_function(entry) for entry in _entries(suite)]
 
 
@@ -199,7 +219,7 @@ def case_parameters() -> list[Any]:
     Not used by the suite; ``bench/suite_overhead.py`` times it next to :func:`case_functions`,
     which is how pytest-cases' own cost is measured.
     """
-    return [pytest.param(entry, id=entry.id, marks=_marks(entry)) for entry in _entries(STATE.get_suite())]
+    return [pytest.param(entry, id=entry.id, marks=_marks(entry)) for entry in _entries(state_of(_collecting[-1]).get_suite())]
 
 
 def _marks(entry: Case | BrokenCase) -> list[Any]:
@@ -221,27 +241,28 @@ def _case_function(entry: Case | BrokenCase) -> Callable[[], Case | BrokenCase]:
     return fixture_case
 
 
-def _selected(entry: Case | BrokenCase) -> bool:
-    if entry.profile != STATE.profile:
+def _selected(state: RunState, entry: Case | BrokenCase) -> bool:
+    if entry.profile != state.profile:
         return False
-    if STATE.labs and entry.lab not in STATE.labs:
+    if state.labs and entry.lab not in state.labs:
         return False
-    if STATE.chapters and entry.chapter not in STATE.chapters:
+    if state.chapters and entry.chapter not in state.chapters:
         return False
     clause_ids = entry.clauses if isinstance(entry, Case) else ()
-    return not STATE.clause_filter or any(clause in clause_ids for clause in STATE.clause_filter)
+    return not state.clause_filter or any(clause in clause_ids for clause in state.clause_filter)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not (STATE.labs or STATE.chapters or STATE.clause_filter or STATE.profile != DEFAULT_PROFILE):
+    state = state_of(config)
+    if not (state.labs or state.chapters or state.clause_filter or state.profile != DEFAULT_PROFILE):
         return
-    by_id = {entry.id: entry for entry in _entries(STATE.get_suite())}
+    by_id = {entry.id: entry for entry in _entries(state.get_suite())}
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
     for item in items:
         callspec = getattr(item, "callspec", None)
         entry = by_id.get(callspec.id) if callspec is not None else None
-        (drop if entry is not None and not _selected(entry) else keep).append(item)
+        (drop if entry is not None and not _selected(state, entry) else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
@@ -257,30 +278,38 @@ def pytest_runtestloop(session: pytest.Session) -> None:
     """
     if session.config.option.collectonly or not any("conformance_adapter" in getattr(item, "fixturenames", ()) for item in session.items):
         return
+    state = state_of(session.config)
     try:
-        STATE.get_adapter()
+        state.get_adapter()
     except ImplSpecError as error:
-        STATE.impl_error = str(error)
+        state.impl_error = str(error)
         raise pytest.UsageError(f"pi-conformance: {error}") from None
 
 
 @pytest.fixture(scope="session")
-def conformance_adapter() -> Iterator[Adapter]:
+def conformance_state(request: pytest.FixtureRequest) -> RunState:
+    """The session's state (:class:`RunState`)."""
+    return state_of(request.config)
+
+
+@pytest.fixture(scope="session")
+def conformance_adapter(conformance_state: RunState) -> Iterator[Adapter]:
     """The adapter for ``--impl``, shared by every case of the session (started by :func:`pytest_runtestloop`)."""
-    adapter = STATE.get_adapter()
+    adapter = conformance_state.get_adapter()
     yield adapter
     adapter.close()
 
 
-def check_case(entry: Case | BrokenCase, adapter: Adapter) -> None:
+def check_case(entry: Case | BrokenCase, adapter: Adapter, state: RunState) -> None:
     """Run one case and turn its outcome into a pytest result."""
-    unclaimed = not_claimed_reason(entry.features, STATE.without_features) if isinstance(entry, Case) else None
-    outcome = Outcome(entry.id, "skipped", unclaimed, 0.0) if unclaimed else run_case(adapter, entry, STATE.timeout_s)
+    unclaimed = not_claimed_reason(entry.features, state.without_features) if isinstance(entry, Case) else None
+    policy = Policy(timeout_s=state.timeout_s)
+    outcome = Outcome(entry.id, "skipped", unclaimed, 0.0) if unclaimed else run_one(adapter, entry, state.fresh_adapter, policy)
     # Only failures are reported; their observations are kept pruned (a megabyte answer per case adds up).
     observation = prune_json(outcome.observation)[0] if outcome.observation is not None and outcome.status != "passed" else None
     kept = dataclasses.replace(outcome, observation=observation)
-    STATE.results.append(CaseResult(kept, entry.lab or "?", entry.chapter or "?", entry))
-    baseline = STATE.baseline
+    state.results.append(CaseResult(kept, entry.lab or "?", entry.chapter or "?", entry))
+    baseline = state.baseline
     known = baseline.cases.get(entry.id) if baseline is not None else None
     if outcome.status == "passed":
         if baseline is not None and known is not None:
@@ -291,47 +320,48 @@ def check_case(entry: Case | BrokenCase, adapter: Adapter) -> None:
     # pytest prints these: no escape sequence of the implementation's reaches the terminal.
     if outcome.status == "skipped":
         pytest.skip(for_terminal(outcome.message))
-    pytest.fail(for_terminal(f"[{outcome.status}] {_example(entry, kept)}"), pytrace=False)
+    pytest.fail(for_terminal(f"[{outcome.status}] {_example(state, entry, kept)}"), pytrace=False)
 
 
-def _example(entry: Case | BrokenCase, outcome: Outcome) -> str:
+def _example(state: RunState, entry: Case | BrokenCase, outcome: Outcome) -> str:
     """The full feedback for a failing case (with every divergence under ``--all-divergences``)."""
     if not isinstance(entry, Case):
         return outcome.message
-    message = failure_report(entry, outcome, STATE.clauses, course_hints=STATE.course_hints)
-    if is_reference(STATE.impl, STATE.profile):
+    message = failure_report(entry, outcome, state.clauses, course_hints=state.course_hints)
+    if is_reference(state.impl.spec, state.profile):
         # The reference passes every bundled case: the case is the first suspect, not the reference.
-        message = f"[check the case] {expectation_note(entry, outcome, STATE.clauses, f'the reference ({STATE.impl})')}\n{message}"
-    if STATE.all_divergences and outcome.observation is not None and outcome.divergence is not None:
+        message = f"[check the case] {expectation_note(entry, outcome, state.clauses, f'the reference ({state.impl.spec})')}\n{message}"
+    if state.all_divergences and outcome.observation is not None and outcome.divergence is not None:
         every = all_divergences(entry, outcome.observation)
         message += f"\n  all {len(every)} divergences:" + "".join(f"\n    {divergence}" for divergence in every)
     return message
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if not STATE.results:
+    state = state_of(terminalreporter.config)
+    if not state.results:
         return
     terminalreporter.write_line("")
-    name = STATE.adapter.name if STATE.adapter else STATE.impl
-    lines = summary_lines(STATE.results, name, STATE.profile)
-    lines += group_lines(groups_of(STATE.results, STATE.clauses), _example)
-    lines += skip_lines(STATE.results)
+    name = state.adapter.name if state.adapter else state.impl.spec
+    lines = summary_lines(state.results, name, state.profile)
+    lines += group_lines(groups_of(state.results, state.clauses), lambda entry, outcome: _example(state, entry, outcome))
+    lines += skip_lines(state.results)
     for line in lines:
         terminalreporter.write_line(for_terminal(line))
-    if STATE.report_json is not None:
-        write_json_report(STATE.report_json, STATE.results, STATE.clauses, STATE.all_divergences, STATE.profile)
-        terminalreporter.write_line(f"  report written to {STATE.report_json}")
-    if STATE.baseline is not None:
-        for line in baseline_verdict().lines(STATE.baseline.source):
+    if state.report_json is not None:
+        write_json_report(state.report_json, state.results, state.clauses, state.all_divergences, state.profile)
+        terminalreporter.write_line(f"  report written to {state.report_json}")
+    if state.baseline is not None:
+        for line in baseline_verdict(state).lines(state.baseline.source):
             terminalreporter.write_line(line)
-    if STATE.write_baseline is not None:
-        outcomes = [(result.outcome.case_id, result.outcome.status, result.outcome.message) for result in STATE.results]
-        write_baseline(STATE.write_baseline, baseline_document(outcomes, STATE.baseline, name))
-        terminalreporter.write_line(f"  baseline written to {STATE.write_baseline}")
+    if state.write_baseline is not None:
+        outcomes = [(result.outcome.case_id, result.outcome.status, result.outcome.message) for result in state.results]
+        write_baseline(state.write_baseline, baseline_document(outcomes, state.baseline, name))
+        terminalreporter.write_line(f"  baseline written to {state.write_baseline}")
 
 
-def baseline_verdict() -> Verdict:
-    """How this session's results compare with ``--baseline``."""
-    assert STATE.baseline is not None
-    known_ids = [entry.id for entry in _entries(STATE.get_suite())]
-    return compare(STATE.baseline, [(result.outcome.case_id, result.outcome.status) for result in STATE.results], known_ids)
+def baseline_verdict(state: RunState) -> Verdict:
+    """How a session's results compare with ``--baseline``."""
+    assert state.baseline is not None
+    known_ids = [entry.id for entry in _entries(state.get_suite())]
+    return compare(state.baseline, [(result.outcome.case_id, result.outcome.status) for result in state.results], known_ids)

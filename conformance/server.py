@@ -16,7 +16,7 @@ from typing import TextIO
 from conformance import __version__
 from conformance.adapter import Adapter, HarnessError, ImplementationThrew, OperationNotSupported, run_operation
 from conformance.adapters.binding import BindingAdapter
-from conformance.adapters.resolve import resolve_adapter
+from conformance.adapters.kinds import resolve_adapter
 from conformance.cases import OPERATIONS
 from conformance.jsontypes import JsonObject, JsonValue
 from conformance.profiles import DEFAULT_PROFILE, PROFILES

@@ -93,9 +93,9 @@ def find_runtime(runtime: str) -> str:
     """The executable for ``runtime``: Node.js (checked recent enough) or bun, from PATH."""
     if runtime == "node":
         try:
-            return find_node()
+            return find_node("pi-ai")
         except CourseLayoutError as error:
-            raise PiAiLayoutError(str(error).replace("pi-course:", "pi-ai:")) from error
+            raise PiAiLayoutError(str(error)) from error
     found = shutil.which(runtime)
     if found is None:
         raise PiAiLayoutError(f"pi-ai: runtime={runtime} needs {runtime!r} on PATH, and none was found")

@@ -50,19 +50,19 @@ def modules_dir(path: Path) -> Path:
     return package_dir(path) / "dist" / "src"
 
 
-def find_node() -> str:
-    """The ``node`` executable, checked to be recent enough."""
+def find_node(who: str = "pi-course") -> str:
+    """The ``node`` executable, checked to be recent enough; the error names ``who`` needs it."""
     node = shutil.which("node")
     if node is None:
-        raise CourseLayoutError(f"pi-course: needs Node.js {MINIMUM_NODE}+ on PATH, and no 'node' was found")
+        raise CourseLayoutError(f"{who}: needs Node.js {MINIMUM_NODE}+ on PATH, and no 'node' was found")
     try:
         found = os.stat(node)
     except OSError as error:
-        raise CourseLayoutError(f"pi-course: cannot run {node}: {error.strerror}") from error
+        raise CourseLayoutError(f"{who}: cannot run {node}: {error.strerror}") from error
     version = _node_version(node, found.st_ino, found.st_mtime_ns)
     match = re.match(r"v(\d+)", version)
     if match is None or int(match[1]) < MINIMUM_NODE:
-        raise CourseLayoutError(f"pi-course: needs Node.js {MINIMUM_NODE}+, found {version or 'an unknown version'}")
+        raise CourseLayoutError(f"{who}: needs Node.js {MINIMUM_NODE}+, found {version or 'an unknown version'}")
     return node
 
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance import __version__
+from conformance.adapters.kinds import submission_kind
 from conformance.autograder.wheel import obtain_wheel
-from conformance.grading.impl_profile import DEFAULT_TEMPLATE
 from conformance.loader import FIXTURE_SUFFIXES, fixture_files
 
 HERE = Path(__file__).resolve().parent
@@ -57,7 +57,7 @@ def script(template: Path, profile: str, wheel: str) -> str:
         "@NODE_MAJOR@": str(node_major()),
         "@NODE_INSTALL_MAJOR@": str(max(NODE_INSTALL_MAJOR, node_major())),
         "@PROFILE@": profile,
-        "@IMPL_KIND@": DEFAULT_TEMPLATE[profile].partition(":")[0],
+        "@IMPL_KIND@": submission_kind(profile).name,
         "@WHEEL@": wheel,
     }
     text = template.read_text(encoding="utf-8")

@@ -206,7 +206,7 @@ def _reference_factory(spec: str) -> Callable[[], Adapter]:
     """Builds the adapter ``--reference`` names, when regen needs it."""
 
     def create() -> Adapter:
-        from conformance.adapters.resolve import ImplSpecError, resolve_adapter
+        from conformance.adapters.kinds import ImplSpecError, resolve_adapter
 
         try:
             return resolve_adapter(spec)

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from conformance.adapter import Adapter
-from conformance.adapters.resolve import IMPL_FORMS, ImplSpecError, resolve_adapter
+from conformance.adapters.kinds import IMPL_FORMS, ImplSpecError, parse_impl
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import EXIT_USAGE
 
@@ -60,8 +60,9 @@ def fuzz_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     from conformance.adapters.reference import create
 
+    impl, settings = parse_impl(args.impl), ImplSettings(build=args.build)
     try:
-        implementation = resolve_adapter(args.impl, ImplSettings(build=args.build))
+        implementation = impl.adapter(settings)
     except ImplSpecError as error:
         print(f"pi-conformance fuzz: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -71,7 +72,7 @@ def fuzz_command(args: argparse.Namespace) -> int:
     # closes; asyncio logs that at garbage collection. It is the program's design, not an error.
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     try:
-        differ = Differ(reference, implementation, args.timeout)
+        differ = Differ(reference, implementation, args.timeout, fresh=lambda: impl.adapter(settings))
         finding = fuzz(differ, args.seconds, args.seed, shrink_seconds=args.shrink_seconds, max_examples=args.examples)
         stats = differ.stats
         if finding is None:

@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
+from conformance.adapters.kinds import IMPL_FORMS, default_impl, default_template, parse_impl, profile_problem
 from conformance.adapters.pi_course import student_process_needs
-from conformance.adapters.resolve import IMPL_FORMS, untrusted_in_process
 from conformance.adapters.run_as import RunAsError, parse_run_as, run_as_problem
 from conformance.adapters.sandbox import add_sandbox_option
 from conformance.adapters.settings import ImplSettings
@@ -33,7 +33,6 @@ from conformance.grading.batch import BatchOptions, discover_submissions, grade_
 from conformance.grading.formats import terminal
 from conformance.grading.gradebook import GradebookError, columns, merge_gradebooks, meta_path
 from conformance.grading.grader import GradeOptions, GradingContext, grade_submission, prepare
-from conformance.grading.impl_profile import DEFAULT_IMPL, DEFAULT_TEMPLATE, profile_problem
 from conformance.grading.journal import GRADEBOOK, Journal, JournalError
 from conformance.grading.reports import WRITERS
 from conformance.grading.rubric import RubricError, load_rubric
@@ -159,7 +158,7 @@ def _context(args: argparse.Namespace) -> GradingContext:
 
 def _impl_problem(impl: str, args: argparse.Namespace, option: str = "--impl") -> str | None:
     """Why ``impl`` cannot be graded as asked (profile, trust), before anything runs."""
-    return profile_problem(impl, args.profile, option) or untrusted_in_process(impl, args.trust_python)
+    return profile_problem(impl, args.profile, option) or parse_impl(impl).trust_problem(args.trust_python)
 
 
 def _options(args: argparse.Namespace) -> GradeOptions:
@@ -181,11 +180,12 @@ def _options(args: argparse.Namespace) -> GradeOptions:
 
 def grade_command(args: argparse.Namespace) -> int:
     """Grade one submission and write the reports asked for."""
-    if args.impl is None and args.profile not in DEFAULT_IMPL:
-        message = f"--profile {args.profile} has no bundled implementation: give --impl (e.g. pi-ai:PATH)"
+    args.impl = args.impl or default_impl(args.profile)
+    if args.impl is None:
+        example = default_template(args.profile).format(path="PATH")
+        message = f"--profile {args.profile} has no bundled implementation: give --impl (e.g. {example})"
         print(f"pi-conformance grade: {message}", file=sys.stderr)
         return EXIT_USAGE
-    args.impl = args.impl or DEFAULT_IMPL[args.profile]
     refused = _impl_problem(args.impl, args)
     if refused:
         print(f"pi-conformance grade: {refused}", file=sys.stderr)
@@ -241,7 +241,7 @@ def grade_batch_command(args: argparse.Namespace) -> int:
 
     if not directory.is_dir():
         return usage(f"{directory} is not a folder")
-    args.impl_template = args.impl_template or DEFAULT_TEMPLATE[args.profile]
+    args.impl_template = args.impl_template or default_template(args.profile)
     if "{path}" not in args.impl_template and "{name}" not in args.impl_template:
         return usage("--impl-template needs {path} or {name}")
     refused = _impl_problem(args.impl_template, args, "--impl-template")

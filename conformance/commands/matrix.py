@@ -6,14 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from conformance.adapters.resolve import IMPL_FORMS, ImplSpecError, resolve_adapter
+from conformance.adapters.kinds import IMPL_FORMS, Impl, ImplSpecError, parse_impl
 from conformance.adapters.sandbox import add_sandbox_option
 from conformance.adapters.settings import ImplSettings
 from conformance.cases import Case
 from conformance.clauses import load_profile_clauses
 from conformance.commands.checks import EXIT_USAGE, output_folder_problem, positive_number
-from conformance.execution import Outcome, run_case
-from conformance.grading.grader import default_name
+from conformance.engine import Loop, Policy
+from conformance.execution import Outcome
 from conformance.html.matrix_site import ImplRun, write_matrix_site
 from conformance.loader import load_suite
 from conformance.profiles import DEFAULT_PROFILE
@@ -52,20 +52,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     compat.set_defaults(handler=compat_command)
 
 
-def _run(impl: str, cases: list[Case], settings: ImplSettings, timeout: float | None, profile: str) -> tuple[str, list[Outcome]]:
-    adapter = resolve_adapter(impl, settings)
-    if hasattr(adapter, "requested_profile") and profile != DEFAULT_PROFILE:
-        adapter.requested_profile = profile
-    try:
-        outcomes = [run_case(adapter, case, timeout) for case in cases]
-    finally:
-        try:
-            adapter.close()
-        except Exception:  # a failing close must not lose the run
-            pass
-    # Every student's pi-course package has the same name: its folder tells them apart.
-    name = default_name(impl) if impl.startswith("pi-course:") else adapter.name or impl
-    return name, outcomes
+def run_implementation(
+    impl: Impl, cases: list[Case], settings: ImplSettings, timeout: float | None, profile: str
+) -> tuple[str, list[Outcome]]:
+    """Every case on ``impl``, by the engine's one policy (as ``run`` and ``grade`` run them)."""
+    adapter = impl.adapter(settings, profile)
+    outcomes = Loop(Policy(timeout_s=timeout), lambda: impl.adapter(settings, profile)).run(adapter, cases)
+    return impl.column_name(adapter), outcomes
 
 
 def matrix_command(args: argparse.Namespace) -> int:
@@ -85,7 +78,7 @@ def matrix_command(args: argparse.Namespace) -> int:
     names: set[str] = set()
     for impl in args.impl:
         try:
-            name, outcomes = _run(impl, cases, settings, args.timeout, args.profile)
+            name, outcomes = run_implementation(parse_impl(impl), cases, settings, args.timeout, args.profile)
         except ImplSpecError as error:
             print(f"pi-conformance matrix: {impl}: {error}", file=sys.stderr)
             return EXIT_USAGE
@@ -126,7 +119,7 @@ def compat_command(args: argparse.Namespace) -> int:
     for version in versions:
         impl = f"pi-ai:{prefixes[version]}?package={args.package}"
         try:
-            _, outcomes = _run(impl, cases, settings, args.timeout, PI_AI_1.name)
+            _, outcomes = run_implementation(parse_impl(impl), cases, settings, args.timeout, PI_AI_1.name)
         except ImplSpecError as error:
             print(f"pi-conformance compat: {version}: {error}", file=sys.stderr)
             return EXIT_USAGE

@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from conformance.adapters.resolve import IMPL_FORMS
+from conformance.adapters.kinds import IMPL_FORMS, ImplSpecError, parse_impl
 from conformance.adapters.sandbox import add_sandbox_option
 from conformance.commands.checks import EXIT_USAGE, output_file_problem, positive_number, same_file_problem
 from conformance.commands.limit_options import add_limit_options, limit_arguments
+
+if TYPE_CHECKING:
+    from conformance.pytest_plugin import RunState
 
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suite"
 EXIT_NO_CASES = 5
@@ -105,37 +109,52 @@ def run_command(args: argparse.Namespace) -> int:
     if problem:
         print(f"pi-conformance run: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    if args.impl.startswith("python:"):
+    impl = parse_impl(args.impl)
+    if impl.kind.imports_code:
         # Checked before pytest starts, so a broken port reads as this command's own line.
-        from conformance.adapters.resolve import ImplSpecError, resolve_adapter
-
         try:
-            resolve_adapter(args.impl).close()
+            impl.adapter().close()
         except ImplSpecError as error:
             print(f"pi-conformance run: {error}", file=sys.stderr)
             return EXIT_USAGE
-    code = pytest.main(pytest_arguments(args))
+    session = _Session()
+    code = pytest.main(pytest_arguments(args), plugins=[session])
     # Imported after pytest has started, so that pytest-cases is loaded (and rewritten) by pytest.
     from conformance.features import is_not_claimed
-    from conformance.pytest_plugin import STATE, baseline_verdict
+    from conformance.pytest_plugin import baseline_verdict
 
-    if STATE.impl_error is not None:
+    state = session.state
+    if state is None:  # pytest stopped before configuring the suite (a bad option): it said why
+        return int(code)
+    if state.impl_error is not None:
         # pytest has printed it as one line (the plugin's usage error); an unusable --impl is this command's usage error.
         return EXIT_USAGE
     if code in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.INTERRUPTED):
         return int(code)
-    if not STATE.results:
+    if not state.results:
         print("pi-conformance: no case matches the selection", file=sys.stderr)
         return EXIT_NO_CASES
     if args.html:
         from conformance.html.run_site import write_from_run
 
-        print(f"pi-conformance: html report: {write_from_run(Path(args.html), STATE, args.impl).line()}")
-    if STATE.baseline is not None:
+        print(f"pi-conformance: html report: {write_from_run(Path(args.html), state, args.impl).line()}")
+    if state.baseline is not None:
         # Known failures are fine; a regression or a case that now passes (stale) is not.
-        return 0 if baseline_verdict().holds else 1
+        return 0 if baseline_verdict(state).holds else 1
     # A case whose feature is not claimed is neither a pass nor a failure: it does not fail the run.
-    return 0 if all(result.outcome.status == "passed" or is_not_claimed(result.outcome.message) for result in STATE.results) else 1
+    return 0 if all(result.outcome.status == "passed" or is_not_claimed(result.outcome.message) for result in state.results) else 1
+
+
+class _Session:
+    """A pytest plugin that keeps the suite's state of the session it joins, for after ``pytest.main``."""
+
+    def __init__(self) -> None:
+        self.state: RunState | None = None
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        from conformance.pytest_plugin import STATE_KEY
+
+        self.state = config.stash.get(STATE_KEY, None)
 
 
 def _usage_problem(args: argparse.Namespace) -> str | None:

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, Phase, find, settings
 
 from conformance.adapter import Adapter, AdapterFailure, run_operation
 from conformance.cases import Case
+from conformance.engine import AdapterFactory, Policy, run_one
 from conformance.execution import Outcome, run_case
 from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.expect import build_case, clauses_for
@@ -87,10 +88,12 @@ def reference_case(reference: Adapter, program: Program) -> Case | None:
 class Differ:
     """Runs programs on both adapters and says whether X diverges from the reference."""
 
-    def __init__(self, reference: Adapter, implementation: Adapter, timeout_s: float = 1.0) -> None:
+    def __init__(self, reference: Adapter, implementation: Adapter, timeout_s: float = 1.0, fresh: AdapterFactory | None = None) -> None:
         self.reference = reference
         self.implementation = implementation
         self.timeout_s = timeout_s
+        #: A new adapter of X: a program X's adapter gave up on is run again in one (the engine's policy), when given.
+        self.fresh = fresh
         self.stats = FuzzStats()
 
     def case_for(self, program: Program) -> Case | None:
@@ -106,7 +109,8 @@ class Differ:
         case = self.case_for(program)
         if case is None:
             return None
-        outcome = run_case(self.implementation, case, self.timeout_s)
+        policy = Policy(timeout_s=self.timeout_s, retry=self.fresh is not None)
+        outcome = run_one(self.implementation, case, self.fresh or (lambda: self.implementation), policy)
         # failed only: a skipped operation is not implemented yet, an errored one is the harness's problem.
         if outcome.status != "failed":
             return None

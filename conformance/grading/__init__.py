@@ -6,7 +6,6 @@ One job per module:
   ``default_rubric_pi-ai-1.yaml`` for pi-ai-1, grouped by area, ship with the package).
 - ``scoring``: turn case outcomes into per-case, per-lab (per-area) and total points.
 - ``grader``: grade one submission without pytest (load, resolve, run, always close).
-- ``impl_profile``: which implementations each profile grades, and its defaults.
 - ``status``: say what happened to a submission (ok, build-failed, crashed, timed-out, ...).
 - ``feedback``: the per-case text a student reads.
 - ``formats``: terminal, Markdown, JUnit XML, Gradescope ``results.json`` and JSON writers.

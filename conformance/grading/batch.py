@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from conformance.adapters.kinds import default_template, parse_impl
 from conformance.atomicfile import write_text_atomic
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult
 from conformance.grading.progress import Progress
@@ -29,6 +30,7 @@ from conformance.grading.reports import write_all
 from conformance.grading.shard import sort_key
 from conformance.grading.spawner import WorkerSpawner
 from conformance.grading.supervisor import Supervised, grade_supervised, worker_env
+from conformance.profiles import DEFAULT_PROFILE
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,7 @@ class BatchOptions:
     grade: GradeOptions = field(default_factory=GradeOptions)
     jobs: int = 1
     #: The ``--impl`` of a submission: ``{path}`` is its folder, ``{name}`` its name.
-    impl_template: str = "pi-course:{path}"
+    impl_template: str = field(default_factory=lambda: default_template(DEFAULT_PROFILE))
     #: Where each submission's report folder goes (none when None).
     reports_dir: Path | None = None
     #: The workers' scratch folder (result files, logs); a temporary one when None.
@@ -56,11 +58,11 @@ def discover_submissions(directory: Path) -> list[Path]:
 def impl_for(template: str, submission: Path) -> str:
     """The ``--impl`` value for one submission.
 
-    For ``cmd:`` templates, which are split like a shell command line, ``{path}`` and
+    For templates of a kind whose target is split like a shell command line (``cmd:``), ``{path}`` and
     ``{name}`` are shell-quoted, so ``o'brien`` or ``a b`` stay one argument.
     """
     path, name = str(submission.resolve()), submission.name
-    if template.startswith("cmd:"):
+    if parse_impl(template).kind.shell_target:
         path, name = shlex.quote(path), shlex.quote(name)
     values = {"path": path, "name": name}
     # One pass, so a name that itself contains "{path}" is not substituted again.

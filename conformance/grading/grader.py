@@ -8,7 +8,6 @@ is its :class:`SubmissionResult`'s ``status``.
 
 from __future__ import annotations
 
-import queue
 import re
 import threading
 import time
@@ -17,10 +16,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from conformance.adapter import Adapter
-from conformance.adapters.resolve import ImplSpecError, resolve_adapter
+from conformance.adapters.kinds import Impl, ImplSpecError, parse_impl
 from conformance.adapters.settings import ImplSettings
 from conformance.cases import Case
 from conformance.clauses import Clause, load_profile_clauses
+from conformance.engine import Loop, Policy
 from conformance.execution import GRADER_ERROR, Outcome, run_case
 from conformance.feedback import is_silent_stream
 from conformance.grading.rubric import Rubric, RubricError
@@ -28,7 +28,6 @@ from conformance.grading.scoring import Score, score
 from conformance.grading.status import NOT_RUN, SubmissionStatus, classify
 from conformance.loader import load_suite
 from conformance.matcher import Divergence
-from conformance.profiles import DEFAULT_PROFILE
 from conformance.studenttext import BUILD_LOG_LIMIT, QUOTE_LIMIT, Budget, cap, prune_json, scrub
 
 
@@ -96,111 +95,9 @@ def build_summary(report: str) -> str:
     return f"{head}: {error}" if error else head
 
 
-def default_name(impl: str) -> str:
-    """A submission's name when none is given: a ``pi-course:`` or ``pi-ai:`` folder's name, else ``impl``."""
-    kind, _, target = impl.partition(":")
-    if kind in ("pi-course", "pi-ai") and target:
-        return Path(target).expanduser().resolve().name or impl
-    return impl
-
-
-#: Timeout of a case retried on its own after its operation was given up: hung cases cost
-#: this much each, the others (which answer in milliseconds) nothing noticeable.
-RETRY_TIMEOUT_S = 0.3
-#: Given-up cases are retried this many at a time, each worker with its own fresh process:
-#: a hang that burns no CPU (a promise that never resolves) then costs a fraction of the time.
-RETRY_WORKERS = 4
-
-
-def _retry_given_up(
-    impl: str,
-    settings: ImplSettings,
-    cases: tuple[Case, ...],
-    outcomes: list[Outcome],
-    deadline: float | None,
-    stop: threading.Event | None,
-    profile: str = DEFAULT_PROFILE,
-    budget: Budget | None = None,
-) -> bool:
-    """Run each case the adapter gave up on again, in a fresh process with a short timeout.
-
-    An adapter stops trying an operation after a few timeouts (or exits) in a row, so that a
-    hopeless implementation ends in bounded time; but cases it then did not try may well pass
-    on their own (a ``textOf`` that loops only on some messages). No case is scored failed
-    unless it failed when it was tried. Returns True when the budget ran out meanwhile.
-    """
-    pending: queue.SimpleQueue[int] = queue.SimpleQueue()
-    for index, outcome in enumerate(outcomes):
-        if outcome.given_up:
-            pending.put(index)
-    out_of_time = threading.Event()
-
-    def work() -> None:
-        adapter: Adapter | None = None
-        try:
-            while not (stop is not None and stop.is_set()):
-                try:
-                    index = pending.get_nowait()
-                except queue.Empty:
-                    return
-                if deadline is not None and time.monotonic() > deadline:
-                    out_of_time.set()
-                    return
-                for _ in range(2):  # a fresh adapter never gives up on its first case
-                    if adapter is None:
-                        adapter = make_adapter(impl, settings, profile)
-                    retried = run_case(adapter, cases[index], RETRY_TIMEOUT_S)
-                    if not retried.given_up:
-                        break
-                    _close(adapter)
-                    adapter = None
-                outcomes[index] = bounded(retried, budget) if budget is not None else retried
-        except Exception:  # the adapter could not be made again: the first run's outcomes stand
-            pass
-        finally:
-            if adapter is not None:
-                _close(adapter)
-
-    workers = [threading.Thread(target=work, name=f"retry {n}", daemon=True) for n in range(min(RETRY_WORKERS, pending.qsize()))]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    return out_of_time.is_set()
-
-
-def make_adapter(impl: str, settings: ImplSettings, profile: str = DEFAULT_PROFILE) -> Adapter:
-    """The adapter ``impl`` names, told which profile it is graded against (as ``run`` tells it)."""
-    adapter = resolve_adapter(impl, settings)
-    if profile != DEFAULT_PROFILE and hasattr(adapter, "requested_profile"):
-        adapter.requested_profile = profile  # stated in the JSON-lines handshake; absent means course
-    return adapter
-
-
 def planned_isolation(impl: str, settings: ImplSettings) -> str:
     """The isolation a submission gets (or would have got) with ``settings``, for reports."""
-    if not impl.startswith(("cmd:", "pi-course:", "pi-ai:")):
-        return "in-process"
-    from conformance.adapters.sandbox import SandboxUnavailable, choose_isolation
-
-    try:
-        return choose_isolation(settings.sandbox)
-    except SandboxUnavailable:
-        return "none"
-
-
-def planned_limits(impl: str, settings: ImplSettings) -> str:
-    """Which resource limits hold for the submission's programs with ``settings``, for reports."""
-    if not impl.startswith(("cmd:", "pi-course:", "pi-ai:")):
-        return "none (in process)"
-    from conformance.adapters.limits import describe
-    from conformance.adapters.sandbox import tmpfs_size_supported
-
-    return describe(settings.resource_limits(), planned_isolation(impl, settings) == "bwrap" and tmpfs_size_supported())
-
-
-def _isolation_of(adapter: Adapter, impl: str) -> str:
-    return adapter.isolation if impl.startswith(("cmd:", "pi-course:", "pi-ai:")) else "in-process"
+    return parse_impl(impl).planned_isolation(settings)
 
 
 def bounded(outcome: Outcome, budget: Budget) -> Outcome:
@@ -237,13 +134,6 @@ def _recorded(on_outcome: Callable[[Outcome], None], outcome: Outcome) -> Outcom
         except Exception:  # the result still carries it
             pass
         return replacement
-
-
-def _close(adapter: Adapter) -> None:
-    try:
-        adapter.close()
-    except Exception:  # a failing close must not lose the grade
-        pass
 
 
 @dataclass(frozen=True)
@@ -295,10 +185,10 @@ def grade_submission(
     learns each case's outcome as soon as it is known: the visible cases in case order, then
     the held-out ones (run last, by a fresh adapter).
     """
-    given = given or {}
     options = options or GradeOptions()
     started = time.perf_counter()
-    name = name or default_name(impl)
+    parsed = parse_impl(impl)
+    name = name or parsed.name
 
     def finish(
         status: SubmissionStatus,
@@ -310,11 +200,11 @@ def grade_submission(
     ) -> SubmissionResult:
         graded = score(context.rubric, zip(context.cases, outcomes, strict=True))
         duration = time.perf_counter() - started
-        isolation = isolation or planned_isolation(impl, options.settings)
+        isolation = isolation or parsed.planned_isolation(options.settings)
         # The implementation's name, the detail and the build log quote the submission: bounded, valid Unicode.
         implementation, detail = cap(scrub(implementation), QUOTE_LIMIT), cap(scrub(detail))
         build_report = cap(scrub(build_report), BUILD_LOG_LIMIT) if build_report is not None else None
-        limits = planned_limits(impl, options.settings)
+        limits = parsed.planned_limits(options.settings)
         return SubmissionResult(
             name, impl, implementation, status, detail, graded, context.rubric, duration, build_report, isolation, limits
         )
@@ -322,44 +212,25 @@ def grade_submission(
     def not_run(reason: str) -> list[Outcome]:
         return [Outcome(case.id, "errored", NOT_RUN + reason, 0.0) for case in context.cases]
 
-    settings = options.settings
-    kind, _, target = impl.partition(":")
-    if kind == "pi-course" and target:
-        from conformance.adapters.pi_course import is_course_project
-
-        project = Path(target).expanduser()
-        if project.is_dir() and not is_course_project(project):
-            message = "not a course project: no package.json (in it or in packages/pi-course) and no compiled modules"
-            return finish("not-a-project", message, not_run(message), name)
-    if kind == "pi-ai" and target and Path(target).expanduser().is_dir():
-        from conformance.adapters.pi_ai import PiAiLayoutError, package_folder
-
+    problem = parsed.layout_problem()
+    if problem is not None:
+        return finish("not-a-project", problem, not_run(problem), name)
+    # Built here rather than when the adapter starts, which prints the build log on stderr:
+    # in a batch that log belongs in the submission's row and report, not the terminal.
+    built = parsed.build(options.settings) if options.build else None
+    if built is not None:
+        if built.report is not None:
+            summary = build_summary(built.report)
+            return finish("build-failed", summary, not_run(f"the build failed ({summary})"), name, built.report)
+        # The built copy is graded (same folder name, so the same name in reports), then removed.
         try:
-            package_folder(Path(target).expanduser())
-        except PiAiLayoutError as error:
-            return finish("not-a-project", str(error), not_run(str(error)), name)
-    if options.build and kind == "pi-course":
-        # Built here rather than by resolve_adapter, which prints the build log on stderr:
-        # in a batch that log belongs in the submission's row and report, not the terminal.
-        from conformance.adapters.pi_course import build
+            copy = parsed.at(built.target).spec
+            graded = grade_submission(copy, context, replace(options, build=False), name, stop, given, on_outcome)
+        finally:
+            built.remove()
+        return replace(graded, impl=impl, duration_s=time.perf_counter() - started)
 
-        project = Path(target).expanduser()
-        if project.is_dir():
-            built = build(project.resolve(), settings)
-            if built.report is not None:
-                summary = build_summary(built.report)
-                return finish("build-failed", summary, not_run(f"the build failed ({summary})"), name, built.report)
-            # The built copy is graded (same folder name, so the same name in reports), then removed.
-            try:
-                copy = f"pi-course:{built.project(project.resolve())}"
-                graded = grade_submission(copy, context, replace(options, build=False), name, stop, given, on_outcome)
-            finally:
-                built.remove()
-            return replace(graded, impl=impl, duration_s=time.perf_counter() - started)
-    settings = replace(settings, build=options.build)
-
-    deadline = time.monotonic() + options.budget_s if options.budget_s else None
-    run = _Run(impl, settings, context, options, deadline, stop, given, on_outcome)
+    run = _Run(parsed, replace(options.settings, build=options.build), context, options, stop, given or {}, on_outcome)
     # Visible cases first, each phase in a process of its own: every visible result is fixed
     # (retries included) before any held-out input reaches the submission, so nothing that
     # saw a held-out input can leak it into visible feedback.
@@ -370,40 +241,50 @@ def grade_submission(
             return finish("invalid", failure, not_run(failure), name)
     outcomes = [outcome for outcome in run.outcomes if outcome is not None]
     silent = [outcome for case, outcome in zip(context.cases, outcomes, strict=True) if outcome.hung or is_silent_stream(case, outcome)]
-    status, detail = classify(outcomes, budget_exhausted=run.budget_exhausted, silent=silent)
+    status, detail = classify(outcomes, budget_exhausted=run.loop.budget_exhausted, silent=silent)
     return finish(status, detail, outcomes, run.adapter_name or name, isolation=run.isolation)
 
 
 class _Run:
-    """The cases of one submission, run phase by phase, each phase with a fresh adapter."""
+    """The cases of one submission, run phase by phase through one :class:`~conformance.engine.Loop`, each phase with a fresh adapter."""
 
     def __init__(
         self,
-        impl: str,
+        impl: Impl,
         settings: ImplSettings,
         context: GradingContext,
         options: GradeOptions,
-        deadline: float | None,
         stop: threading.Event | None,
         given: Mapping[str, Outcome],
         on_outcome: Callable[[Outcome], None] | None,
     ) -> None:
-        self.impl, self.settings, self.context, self.options = impl, settings, context, options
-        self.deadline, self.stop, self.given, self.on_outcome = deadline, stop, given, on_outcome
+        self.impl, self.settings, self.context = impl, settings, context
         self.outcomes: list[Outcome | None] = [None] * len(context.cases)
         #: Student text kept across the whole submission is bounded (studenttext.Budget).
-        self.text_budget = Budget()
-        self.budget_exhausted = False
+        text_budget = Budget()
+
+        def run(adapter: Adapter, case: Case, timeout_s: float | None) -> Outcome:
+            try:
+                return bounded(run_case(adapter, case, timeout_s), text_budget)
+            except Exception as error:  # a grader bug on this case's outcome costs this case, not the submission
+                return grader_error(case.id, "handling the outcome", error)
+
+        deadline = time.monotonic() + options.budget_s if options.budget_s else None
+        policy = Policy(options.case_timeout_s, deadline, options.budget_s, stop, run, given)
+        recorded = (lambda outcome: _recorded(on_outcome, outcome)) if on_outcome is not None else None
+        self.loop = Loop(policy, self._adapter, recorded)
         self.adapter_name: str | None = None
         self.isolation: str | None = None
+
+    def _adapter(self) -> Adapter:
+        return self.impl.adapter(self.settings, self.context.rubric.profile)
 
     def phase(self, indexes: list[int]) -> str | None:
         """Run the cases at ``indexes`` with one adapter, then retry those it gave up on; why it could not start, or None."""
         if not indexes:
             return None
-        cases = [self.context.cases[index] for index in indexes]
         try:
-            adapter: Adapter = make_adapter(self.impl, self.settings, self.context.rubric.profile)
+            adapter = self._adapter()
         except ImplSpecError as error:
             message = " ".join(str(error).split())
         except Exception as error:  # an in-process implementation may fail anyhow while importing
@@ -414,33 +295,9 @@ class _Run:
             for index in indexes:
                 self.outcomes[index] = Outcome(self.context.cases[index].id, "errored", NOT_RUN + message, 0.0)
             return message
-        self.isolation = _isolation_of(adapter, self.impl)
-        outcomes: list[Outcome] = []
-        try:
-            for case in cases:
-                outcomes.append(self._one(adapter, case))
-        finally:
-            _close(adapter)
+        self.isolation = self.impl.isolation_of(adapter)
+        outcomes = self.loop.run(adapter, [self.context.cases[index] for index in indexes])
         self.adapter_name = self.adapter_name or adapter.name  # as its handshake named it
-        if any(outcome.given_up for outcome in outcomes) and not self.budget_exhausted:
-            self.budget_exhausted = _retry_given_up(
-                self.impl, self.settings, tuple(cases), outcomes, self.deadline, self.stop, self.context.rubric.profile, self.text_budget
-            )
         for index, outcome in zip(indexes, outcomes, strict=True):
             self.outcomes[index] = outcome
         return None
-
-    def _one(self, adapter: Adapter, case: Case) -> Outcome:
-        # Checked between cases: one case is already bounded by its own timeout.
-        if self.stop is not None and self.stop.is_set():
-            return Outcome(case.id, "errored", f"{NOT_RUN}grading was interrupted", 0.0)
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            self.budget_exhausted = True
-            return Outcome(case.id, "errored", f"{NOT_RUN}the submission used up its {self.options.budget_s:g} s budget", 0.0)
-        if case.id in self.given:
-            return self.given[case.id]
-        try:
-            outcome = bounded(run_case(adapter, case, self.options.case_timeout_s), self.text_budget)
-        except Exception as error:  # a grader bug on this case's outcome costs this case, not the submission
-            outcome = grader_error(case.id, "handling the outcome", error)
-        return _recorded(self.on_outcome, outcome) if self.on_outcome is not None else outcome

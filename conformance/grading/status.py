@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, Literal
 
+from conformance import engine
 from conformance.execution import Outcome
 
 SubmissionStatus = Literal["ok", "build-failed", "not-a-project", "invalid", "timed-out", "hung", "crashed", "no-cases"]
@@ -18,8 +19,8 @@ SubmissionStatus = Literal["ok", "build-failed", "not-a-project", "invalid", "ti
 #: Statuses of a submission whose cases never ran: reports list no case feedback for them.
 NOT_STARTED: Final = frozenset({"build-failed", "not-a-project", "invalid"})
 
-#: Prefix of the message of a case the grader did not run (budget used up, build failed).
-NOT_RUN: Final = "not run: "
+#: Prefix of the message of a case the grader did not run (budget used up, build failed): the engine's.
+NOT_RUN: Final = engine.NOT_RUN
 _DETAIL_LIMIT = 200
 
 

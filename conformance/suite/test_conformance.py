@@ -4,9 +4,9 @@ from pytest_cases import parametrize_with_cases
 
 from conformance.adapter import Adapter
 from conformance.cases import BrokenCase, Case
-from conformance.pytest_plugin import case_functions, check_case
+from conformance.pytest_plugin import RunState, case_functions, check_case
 
 
 @parametrize_with_cases("entry", cases=case_functions())
-def test_case(entry: Case | BrokenCase, conformance_adapter: Adapter) -> None:
-    check_case(entry, conformance_adapter)
+def test_case(entry: Case | BrokenCase, conformance_adapter: Adapter, conformance_state: RunState) -> None:
+    check_case(entry, conformance_adapter, conformance_state)

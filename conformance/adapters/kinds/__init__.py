@@ -1,0 +1,109 @@
+"""The registry of implementation kinds: ``--impl`` is parsed here, once, into an :class:`Impl`.
+
+Each kind is one module holding one :class:`ImplKind`; :data:`KINDS` lists them, in the
+order the CLI's help shows them. Adding a kind is a module and an entry here. Every
+question that depends on the kind (profiles, layout, build, isolation, names, trust,
+adapter) is asked of the parsed value, so no other module reads the prefix of ``--impl``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+from conformance.adapter import Adapter
+from conformance.adapters.kinds.base import Built, Impl, ImplKind, ImplSpecError
+from conformance.adapters.kinds.command import Command
+from conformance.adapters.kinds.course import Course
+from conformance.adapters.kinds.pi_ai import PiAi
+from conformance.adapters.kinds.python import Python
+from conformance.adapters.kinds.reference import Reference
+from conformance.adapters.settings import ImplSettings
+
+__all__ = [
+    "IMPL_FORMS",
+    "KINDS",
+    "Built",
+    "Impl",
+    "ImplKind",
+    "ImplSpecError",
+    "default_impl",
+    "default_template",
+    "parse_impl",
+    "profile_problem",
+    "resolve_adapter",
+    "submission_kind",
+    "submission_spec",
+]
+
+KINDS: Final[tuple[ImplKind, ...]] = (Reference(), Python(), Command(), Course(), PiAi())
+_BY_NAME: Final = {kind.name: kind for kind in KINDS}
+#: One help line per kind, for the epilog of every command that takes ``--impl``.
+IMPL_FORMS: Final = tuple(kind.form() for kind in KINDS)
+
+
+class _Unknown(ImplKind):
+    """What an ``--impl`` of no known kind parses to: starting it says which forms there are."""
+
+    name = "?"
+    usage = "?"
+    meaning = "no known kind"
+    separate_process = False
+
+    def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
+        raise ImplSpecError(f"unknown implementation {target!r}; use one of:\n  " + "\n  ".join(IMPL_FORMS))
+
+
+def parse_impl(spec: str) -> Impl:
+    """``spec`` parsed; a value of no known kind parses too, and fails (:class:`ImplSpecError`) when started.
+
+    Lenient on purpose: grading reports an unknown kind as the submission's ``invalid``
+    status, where every other failure to start is reported.
+    """
+    name, _, target = spec.partition(":")
+    kind = _BY_NAME.get(name)
+    if kind is None:
+        return Impl(spec, _Unknown(), spec)
+    return Impl(spec, kind, target)
+
+
+def resolve_adapter(spec: str, settings: ImplSettings | None = None) -> Adapter:
+    """Start the implementation an ``--impl`` value names."""
+    return parse_impl(spec).adapter(settings)
+
+
+def profile_problem(spec: str, profile: str, option: str = "--impl") -> str | None:
+    """Why ``spec`` cannot be checked against ``profile`` (its kind implements another one only), or None."""
+    owner = parse_impl(spec).kind.profile
+    if owner is None or owner == profile:
+        return None
+    fits = [kind.name + (":" if kind.takes_target else "") for kind in KINDS if kind.profile == profile]
+    either = " or ".join(sorted(kind.usage for kind in KINDS if kind.profile is None))
+    instead = f"{' or '.join(fits)}, {either}" if fits else either
+    return (
+        f"{option} {spec}: a {parse_impl(spec).kind.name} implementation is profile {owner}, but grading is for --profile {profile}; "
+        f"grade it with --profile {owner}, or give {option} as {instead}"
+    )
+
+
+def default_impl(profile: str) -> str | None:
+    """``--impl`` when none is given: the bundled implementation of ``profile``, if it has one."""
+    return next((kind.name for kind in KINDS if kind.profile == profile and not kind.takes_target), None)
+
+
+def submission_kind(profile: str) -> ImplKind:
+    """The kind a submission folder of ``profile`` is (what ``grade-batch`` grades by default); KeyError if none."""
+    kind = next((kind for kind in KINDS if kind.profile == profile and kind.folder_target), None)
+    if kind is None:
+        raise KeyError(profile)
+    return kind
+
+
+def submission_spec(profile: str, folder: Path) -> str:
+    """The ``--impl`` of the submission folder ``folder`` of ``profile``."""
+    return f"{submission_kind(profile).name}:{folder}"
+
+
+def default_template(profile: str) -> str:
+    """``grade-batch --impl-template`` when none is given: a submission folder of ``profile``'s kind; KeyError if none."""
+    return f"{submission_kind(profile).name}:{{path}}"

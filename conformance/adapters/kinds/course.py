@@ -1,0 +1,48 @@
+"""``pi-course:PATH``: a student's TypeScript project in the course layout (Node.js 18+)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conformance.adapter import Adapter
+from conformance.adapters.kinds.base import Built, ImplKind, ImplSpecError
+from conformance.adapters.kinds.command import request_profile
+from conformance.adapters.settings import ImplSettings
+from conformance.profiles import DEFAULT_PROFILE
+
+
+class Course(ImplKind):
+    """A course repository, its ``packages/pi-course``, or a folder of compiled modules; built with its own ``npm run build``."""
+
+    name = "pi-course"
+    usage = "pi-course:PATH"
+    meaning = "a course repository, its packages/pi-course, or a folder of compiled modules (Node.js 18+)"
+    profile = DEFAULT_PROFILE
+    folder_target = True
+    course_code = True
+    same_adapter_name = True  # every student's package is "pi-course": the folder tells them apart
+
+    def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
+        from conformance.adapters.pi_course import CourseLayoutError, pi_course_adapter
+
+        try:
+            return request_profile(pi_course_adapter(target, settings), profile)
+        except CourseLayoutError as error:
+            raise ImplSpecError(str(error)) from error
+
+    def layout_problem(self, target: str) -> str | None:
+        from conformance.adapters.pi_course import is_course_project
+
+        project = Path(target).expanduser()
+        if target and project.is_dir() and not is_course_project(project):
+            return "not a course project: no package.json (in it or in packages/pi-course) and no compiled modules"
+        return None
+
+    def build(self, target: str, settings: ImplSettings) -> Built | None:
+        from conformance.adapters.pi_course import build
+
+        project = Path(target).expanduser()
+        if not project.is_dir():
+            return None  # starting it says why
+        built = build(project.resolve(), settings)
+        return Built(built.report, str(built.project(project.resolve())), built.remove)

@@ -1,0 +1,44 @@
+"""``pi-ai:PATH``: an installed ``@earendil-works/pi-ai``, the upstream library (profile ``pi-ai-1``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conformance.adapter import Adapter
+from conformance.adapters.kinds.base import ImplKind, ImplSpecError
+from conformance.adapters.kinds.command import request_profile
+from conformance.adapters.settings import ImplSettings
+from conformance.profiles import PI_AI_1
+
+
+class PiAi(ImplKind):
+    """A folder holding ``node_modules/@earendil-works/pi-ai``, or the package itself."""
+
+    name = "pi-ai"
+    usage = "pi-ai:PATH"
+    meaning = (
+        "an installed @earendil-works/pi-ai (a folder holding node_modules/, or the package), profile pi-ai-1;"
+        " options ?package=NAME (another package under PATH) and &runtime=bun"
+    )
+    profile = PI_AI_1.name
+    folder_target = True
+
+    def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
+        from conformance.adapters.pi_ai import PiAiLayoutError, pi_ai_adapter
+
+        try:
+            return request_profile(pi_ai_adapter(target, settings), profile)
+        except PiAiLayoutError as error:
+            raise ImplSpecError(str(error)) from error
+
+    def layout_problem(self, target: str) -> str | None:
+        from conformance.adapters.pi_ai import PiAiLayoutError, package_folder
+
+        folder = Path(target).expanduser()
+        if not (target and folder.is_dir()):
+            return None  # starting it says why
+        try:
+            package_folder(folder)
+        except PiAiLayoutError as error:
+            return str(error)
+        return None

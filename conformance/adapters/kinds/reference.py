@@ -1,0 +1,24 @@
+"""``reference``: the bundled Python reference, in process."""
+
+from __future__ import annotations
+
+from conformance.adapter import Adapter
+from conformance.adapters.kinds.base import ImplKind
+from conformance.adapters.settings import ImplSettings
+from conformance.profiles import DEFAULT_PROFILE
+
+
+class Reference(ImplKind):
+    """The course's reference implementation (``reference_impl``); ``--impl``'s default."""
+
+    name = "reference"
+    usage = "reference"
+    meaning = "the bundled Python reference, in process"
+    takes_target = False
+    profile = DEFAULT_PROFILE
+    separate_process = False
+
+    def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
+        from conformance.adapters.reference import create
+
+        return create()
