@@ -19,11 +19,12 @@ from pytest_cases import case as case_decorator
 
 from conformance.adapter import Adapter
 from conformance.adapters.kinds import Impl, ImplSpecError, parse_impl
-from conformance.adapters.sandbox import SANDBOX_MODES
 from conformance.adapters.settings import ImplSettings
 from conformance.authoring.suspect import expectation_note, is_reference
 from conformance.cases import LABS, BrokenCase, Case
 from conformance.clauses import Clause, load_profile_clauses
+from conformance.commands.limit_options import add_limit_options_to_pytest
+from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, parse_env
 from conformance.engine import Policy, run_one
 from conformance.execution import Outcome, all_divergences
 from conformance.features import not_claimed_reason, unknown_feature_problem
@@ -99,27 +100,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("pi-conformance")
     group.addoption("--impl", default="reference", help="implementation under test (reference, python:MODULE[:ATTR], ...)")
     group.addoption("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default) or pi-ai-1")
-    group.addoption("--fixtures-dir", default=None, help="fixtures folder (default: the bundled fixtures)")
+    FIXTURES.add_to_pytest(group)
     group.addoption(
         "--lab", action="append", default=[], help="run only this lab (3.1, 3.2, 4.1, 4.2), or with --profile pi-ai-1 this area; repeatable"
     )
     group.addoption("--chapter", action="append", default=[], help="run only this chapter (03, 04); repeatable")
     group.addoption("--clause", action="append", default=[], help="run only cases that check this clause id; repeatable")
-    group.addoption("--case-timeout", type=float, default=None, help="per-operation timeout in seconds (default 1)")
+    TIMEOUT.add_to_pytest(group)
     group.addoption("--report-json", default=None, help="write the JSON report to this file")
-    group.addoption("--impl-env", action="append", default=[], help="KEY=VALUE added to a process implementation's environment")
-    group.addoption("--cpu-limit", type=int, default=None, help="CPU seconds of each process of a process implementation")
-    group.addoption("--memory-limit", type=int, default=None, help="memory in MiB of a process implementation (total with a cgroup)")
-    group.addoption("--pids-limit", type=int, default=None, help="processes and threads of a process implementation at once")
-    group.addoption("--tmp-size", type=int, default=None, help="size in MiB of the sandbox's private /tmp")
-    group.addoption("--no-limits", action="store_false", dest="limits", default=True, help="no default resource limit")
+    ENV.add_to_pytest(group)
+    add_limit_options_to_pytest(group)
     group.addoption("--build", action="store_true", default=False, help="build a pi-course project before checking it")
-    group.addoption(
-        "--sandbox",
-        choices=SANDBOX_MODES,
-        default="auto",
-        help="run cmd:/pi-course: programs under bubblewrap: auto (when it works here), bwrap, none",
-    )
+    SANDBOX.add_to_pytest(group)
     group.addoption(
         "--baseline", default=None, help="known failures (YAML/JSON); a listed case that fails is xfail, one that passes fails (stale)"
     )
@@ -158,7 +150,7 @@ def pytest_configure(config: pytest.Config) -> None:
     state.chapters = [c.zfill(2) for c in config.getoption("--chapter")]
     state.clause_filter = config.getoption("--clause")
     state.impl_settings = ImplSettings(
-        env=dict(item.partition("=")[::2] for item in config.getoption("--impl-env")),
+        env=parse_env(config.getoption("--impl-env")),
         cpu_limit_s=config.getoption("--cpu-limit"),
         memory_limit_mb=config.getoption("--memory-limit"),
         pids_limit=config.getoption("--pids-limit"),

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from conformance.adapter import Adapter
 from conformance.adapters.kinds import IMPL_FORMS, ImplSpecError, parse_impl
-from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import EXIT_USAGE
+from conformance.commands.options import TIMEOUT, add_process_options, process_settings
 
 EXIT_FOUND = 1
 
@@ -37,8 +37,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     fuzz.add_argument("--shrink-seconds", type=float, default=30.0, help="time budget for shrinking it (default 30)")
     fuzz.add_argument("--seed", type=int, default=0, help="random seed (default 0): the same seed draws the same programs")
     fuzz.add_argument("--emit", metavar="DIR", help="write the shrunk case as DIR/chNN/<id>.yaml, then lint it and run it from disk")
-    fuzz.add_argument("--timeout", type=float, default=1.0, help="per-operation timeout in seconds (default 1)")
-    fuzz.add_argument("--build", action="store_true", help="pi-course: run the project's build first")
+    TIMEOUT.add(fuzz, default=1.0)
+    process = fuzz.add_argument_group("process implementations (cmd:, pi-course:, pi-ai:)")
+    add_process_options(process)
+    process.add_argument("--build", action="store_true", help="pi-course: run the project's build first")
     fuzz.set_defaults(handler=fuzz_command)
 
 
@@ -60,7 +62,7 @@ def fuzz_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     from conformance.adapters.reference import create
 
-    impl, settings = parse_impl(args.impl), ImplSettings(build=args.build)
+    impl, settings = parse_impl(args.impl), process_settings(args, build=args.build)
     try:
         implementation = impl.adapter(settings)
     except ImplSpecError as error:

@@ -15,8 +15,6 @@ from types import FrameType
 from conformance.adapters.kinds import IMPL_FORMS, default_impl, default_template, parse_impl, profile_problem
 from conformance.adapters.pi_course import student_process_needs
 from conformance.adapters.run_as import RunAsError, parse_run_as, run_as_problem
-from conformance.adapters.sandbox import add_sandbox_option
-from conformance.adapters.settings import ImplSettings
 from conformance.atomicfile import write_text_atomic
 from conformance.commands.checks import (
     EXIT_USAGE,
@@ -27,7 +25,7 @@ from conformance.commands.checks import (
     positive_number,
     same_file_problem,
 )
-from conformance.commands.limit_options import add_limit_options, with_limit_options
+from conformance.commands.options import FIXTURES, TIMEOUT, add_process_options, process_settings
 from conformance.grading import baseline as baselines
 from conformance.grading.batch import BatchOptions, discover_submissions, grade_batch
 from conformance.grading.formats import terminal
@@ -125,13 +123,13 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
         default=True,
         help="pi-course: run the project's own npm run build first, which type-checks it (offline; never npx; default: on)",
     )
-    parser.add_argument("--fixtures", metavar="DIR", help="fixtures folder (default: the bundled fixtures)")
+    FIXTURES.add(parser)
     parser.add_argument(
         "--held-out",
         metavar="DIR",
         help="a folder of extra fixture files of the --profile (a private set): graded in their labs, every case held out",
     )
-    parser.add_argument("--timeout", type=positive_number, metavar="SECONDS", help="per-operation timeout (default 1)")
+    TIMEOUT.add(parser)
     parser.add_argument(
         "--budget",
         type=positive_number,
@@ -140,9 +138,7 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
         help="wall-clock budget for one submission's cases; the rest are not run (default 600)",
     )
     process = parser.add_argument_group("process implementations (cmd:, pi-course:)")
-    process.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="add to the program's minimal environment")
-    add_limit_options(process)
-    add_sandbox_option(process)
+    add_process_options(process)
     process.add_argument(
         "--run-as",
         metavar="USER",
@@ -169,12 +165,7 @@ def _options(args: argparse.Namespace) -> GradeOptions:
         problem = run_as_problem(run_as, student_process_needs(build=args.build))
         if problem:
             raise RunAsError(problem)
-    settings = ImplSettings(
-        env=dict(item.partition("=")[::2] for item in args.env),
-        sandbox=args.sandbox,
-        run_as=run_as,
-    )
-    settings = with_limit_options(settings, args)
+    settings = process_settings(args, run_as=run_as)
     return GradeOptions(settings=settings, build=args.build, case_timeout_s=args.timeout, budget_s=args.budget)
 
 

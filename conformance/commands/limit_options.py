@@ -8,43 +8,65 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from conformance.adapters import limits
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import positive_integer
 
+if TYPE_CHECKING:
+    import pytest
+
+
+#: Each limit option's flag and argparse keywords: one declaration for the CLI and the pytest plugin.
+LIMIT_OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
+    (
+        "--cpu-limit",
+        {
+            "type": positive_integer,
+            "metavar": "SECONDS",
+            "help": f"CPU seconds of each process of the program and of its build (default {limits.DEFAULT_CPU_S}; "
+            f"build {limits.DEFAULT_BUILD_CPU_S})",
+        },
+    ),
+    (
+        "--memory-limit",
+        {
+            "type": positive_integer,
+            "metavar": "MIB",
+            "help": f"memory of the program in total, its /tmp included, where a cgroup can be made; else the address space "
+            f"of each process (default {limits.DEFAULT_MEMORY_MB})",
+        },
+    ),
+    (
+        "--pids-limit",
+        {"type": positive_integer, "metavar": "N", "help": f"processes and threads of the program at once (default {limits.DEFAULT_PIDS})"},
+    ),
+    (
+        "--tmp-size",
+        {"type": positive_integer, "metavar": "MIB", "help": f"size of the sandbox's private /tmp (default {limits.DEFAULT_TMP_MB})"},
+    ),
+    (
+        "--no-limits",
+        {
+            "dest": "limits",
+            "action": "store_false",
+            "help": "no default resource limit (memory, processes, CPU, /tmp, file size); the ones given above still hold",
+        },
+    ),
+)
+
 
 def add_limit_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """Add ``--cpu-limit``, ``--memory-limit``, ``--pids-limit``, ``--tmp-size`` and ``--no-limits``."""
-    parser.add_argument(
-        "--cpu-limit",
-        type=positive_integer,
-        metavar="SECONDS",
-        help=f"CPU seconds of each process of the program and of its build (default {limits.DEFAULT_CPU_S}; "
-        f"build {limits.DEFAULT_BUILD_CPU_S})",
-    )
-    parser.add_argument(
-        "--memory-limit",
-        type=positive_integer,
-        metavar="MIB",
-        help=f"memory of the program in total, its /tmp included, where a cgroup can be made; else the address space "
-        f"of each process (default {limits.DEFAULT_MEMORY_MB})",
-    )
-    parser.add_argument(
-        "--pids-limit",
-        type=positive_integer,
-        metavar="N",
-        help=f"processes and threads of the program at once (default {limits.DEFAULT_PIDS})",
-    )
-    parser.add_argument(
-        "--tmp-size", type=positive_integer, metavar="MIB", help=f"size of the sandbox's private /tmp (default {limits.DEFAULT_TMP_MB})"
-    )
-    parser.add_argument(
-        "--no-limits",
-        dest="limits",
-        action="store_false",
-        help="no default resource limit (memory, processes, CPU, /tmp, file size); the ones given above still hold",
-    )
+    for flag, keywords in LIMIT_OPTIONS:
+        parser.add_argument(flag, **keywords)
+
+
+def add_limit_options_to_pytest(group: pytest.OptionGroup) -> None:
+    """The same options, for the pytest plugin (which ``run`` passes them on to)."""
+    for flag, keywords in LIMIT_OPTIONS:
+        group.addoption(flag, **{key: value for key, value in keywords.items() if key != "metavar"})
 
 
 def with_limit_options(settings: ImplSettings, args: argparse.Namespace) -> ImplSettings:

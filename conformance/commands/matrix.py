@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 
 from conformance.adapters.kinds import IMPL_FORMS, Impl, ImplSpecError, parse_impl
-from conformance.adapters.sandbox import add_sandbox_option
 from conformance.adapters.settings import ImplSettings
 from conformance.cases import Case
 from conformance.clauses import load_profile_clauses
-from conformance.commands.checks import EXIT_USAGE, output_folder_problem, positive_number
+from conformance.commands.checks import EXIT_USAGE, output_folder_problem
+from conformance.commands.options import FIXTURES, TIMEOUT, add_process_options, process_settings
 from conformance.engine import Loop, Policy
 from conformance.execution import Outcome
 from conformance.html.matrix_site import ImplRun, write_matrix_site
@@ -31,9 +31,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     matrix.add_argument("--html", required=True, metavar="DIR", help="where to write the site")
     matrix.add_argument("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default) or pi-ai-1")
     matrix.add_argument("--lab", action="append", default=[], help="only this lab (or area); repeatable")
-    matrix.add_argument("--fixtures", help="fixtures folder (default: the bundled fixtures)")
-    matrix.add_argument("--timeout", type=positive_number, help="per-operation timeout in seconds (default 1)")
-    add_sandbox_option(matrix)
+    FIXTURES.add(matrix)
+    TIMEOUT.add(matrix)
+    add_process_options(matrix.add_argument_group("process implementations (cmd:, pi-course:, pi-ai:)"))
     matrix.set_defaults(handler=matrix_command)
 
     compat = commands.add_parser(
@@ -47,8 +47,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     compat.add_argument("--cache", default=".cache", metavar="DIR", help="where versions are installed, once each (default: .cache)")
     compat.add_argument("--out", default="docs/pi-ai-compatibility.md", metavar="FILE", help="the page to write (default: %(default)s)")
     compat.add_argument("--html", metavar="DIR", help="also write the compliance matrix (versions x clauses) as HTML here")
-    compat.add_argument("--timeout", type=positive_number, help="per-operation timeout in seconds (default 1)")
-    add_sandbox_option(compat)
+    TIMEOUT.add(compat)
+    add_process_options(compat.add_argument_group("process implementations"))
     compat.set_defaults(handler=compat_command)
 
 
@@ -73,7 +73,7 @@ def matrix_command(args: argparse.Namespace) -> int:
     if not cases:
         print("pi-conformance matrix: no case matches the selection", file=sys.stderr)
         return 5
-    settings = ImplSettings(sandbox=args.sandbox)
+    settings = process_settings(args)
     runs: list[ImplRun] = []
     names: set[str] = set()
     for impl in args.impl:
@@ -114,7 +114,7 @@ def compat_command(args: argparse.Namespace) -> int:
         return 3
     clauses = load_profile_clauses(PI_AI_1.name)
     cases = load_suite(None, clauses, PI_AI_1.name).cases
-    settings = ImplSettings(sandbox=args.sandbox)
+    settings = process_settings(args)
     runs: list[VersionRun] = []
     for version in versions:
         impl = f"pi-ai:{prefixes[version]}?package={args.package}"

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from conformance.adapters.kinds import IMPL_FORMS, ImplSpecError, parse_impl
-from conformance.adapters.sandbox import add_sandbox_option
-from conformance.commands.checks import EXIT_USAGE, output_file_problem, positive_number, same_file_problem
-from conformance.commands.limit_options import add_limit_options, limit_arguments
+from conformance.commands.checks import EXIT_USAGE, output_file_problem, same_file_problem
+from conformance.commands.limit_options import limit_arguments
+from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, add_process_options
 
 if TYPE_CHECKING:
     from conformance.pytest_plugin import RunState
@@ -35,8 +35,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     run.add_argument("--lab", action="append", default=[], help="run only this lab (with --profile pi-ai-1: this area); repeatable")
     run.add_argument("--chapter", action="append", default=[], help="run only this chapter (03, 04); repeatable")
     run.add_argument("--clause", action="append", default=[], help="run only cases checking this clause; repeatable")
-    run.add_argument("--fixtures", help="fixtures folder (default: the bundled fixtures)")
-    run.add_argument("--timeout", type=positive_number, help="per-operation timeout in seconds (default 1)")
+    FIXTURES.add(run)
+    TIMEOUT.add(run)
     run.add_argument("--report-json", help="write a JSON report to this file")
     run.add_argument("--html", metavar="DIR", help="write a static HTML report: failures by cause, each with its trace diff")
     run.add_argument("-v", "--verbose", action="store_true", help="list every case, with the full feedback of every failing one")
@@ -56,10 +56,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--write-baseline", metavar="FILE", help="write the cases that did not pass as a baseline (reasons kept from --baseline)"
     )
     process = run.add_argument_group("process implementations (cmd:, pi-course:)")
-    process.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="add to the program's minimal environment")
-    add_limit_options(process)
+    add_process_options(process)
     process.add_argument("--build", action="store_true", help="pi-course: run the project's npm run build first (offline; never npx)")
-    add_sandbox_option(process)
     run.set_defaults(handler=run_command)
 
 
@@ -84,18 +82,13 @@ def pytest_arguments(args: argparse.Namespace) -> list[str]:
     for option, values in (("--lab", args.lab), ("--chapter", args.chapter), ("--clause", args.clause)):
         for value in values:
             argv += [option, value]
-    if args.fixtures:
-        argv += ["--fixtures-dir", args.fixtures]
-    if args.timeout is not None:
-        argv += ["--case-timeout", str(args.timeout)]
+    argv += FIXTURES.forward(args) + TIMEOUT.forward(args)
     if args.report_json:
         argv += ["--report-json", args.report_json]
-    for item in args.env:
-        argv += ["--impl-env", item]
-    argv += limit_arguments(args)
+    argv += ENV.forward(args) + limit_arguments(args)
     if args.build:
         argv.append("--build")
-    argv += ["--sandbox", args.sandbox]
+    argv += SANDBOX.forward(args)
     if args.baseline:
         argv += ["--baseline", args.baseline]
     if args.write_baseline:
