@@ -158,19 +158,19 @@ def test_the_program_never_sees_expected_values(suite: Suite) -> None:
     from conformance.adapters import process
 
     sent: list[dict[str, object]] = []
-    original = process._Session.send
+    original = process.Session.send
 
-    def spy(self: process._Session, message: dict[str, object]) -> None:
+    def spy(self: process.Session, message: dict[str, object]) -> None:
         sent.append(message)
         original(self, message)
 
-    process._Session.send = spy  # type: ignore[method-assign]
+    process.Session.send = spy  # type: ignore[method-assign]
     try:
         adapter = served("reference")
         run_all(adapter, suite, pick(suite, "scripted_model", 3))
         adapter.close()
     finally:
-        process._Session.send = original  # type: ignore[method-assign]
+        process.Session.send = original  # type: ignore[method-assign]
     steps = [step for message in sent for step in message.get("steps", [])]  # type: ignore[attr-defined]
     assert steps and all("expect" not in step for step in steps)
 

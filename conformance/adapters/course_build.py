@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance import toolchain
-from conformance.adapters.process import SESSION_MARKER, minimal_environment, stop_tree, supervisor_argv
 from conformance.adapters.sandbox import (
     SANDBOX_HOME,
     Sandbox,
@@ -38,6 +37,7 @@ from conformance.adapters.sandbox import (
     runtime_path,
     runtime_roots,
 )
+from conformance.adapters.session import SESSION_MARKER, minimal_environment, stop_tree, supervisor_argv
 from conformance.adapters.settings import ImplSettings
 
 #: A registry address nothing listens on (the discard port of the loopback).
