@@ -69,10 +69,26 @@ class RunState:
     #: Why ``--impl`` names no usable implementation (set when starting it failed; the run is a usage error).
     impl_error: str | None = None
 
+    #: What to do when the session ends (remove the copy ``--build`` built).
+    cleanups: list[Callable[[], None]] = field(default_factory=list)
+
     def get_adapter(self) -> Adapter:
         if self.adapter is None:
+            self._build_once()
             self.adapter = self.fresh_adapter()
         return self.adapter
+
+    def _build_once(self) -> None:
+        """``--build``: build before the first case, once, so that every adapter (retries too) runs the built copy, as grading does."""
+        built = self.impl.build(self.impl_settings) if self.impl_settings.build else None
+        if built is None:
+            return
+        if built.report is not None:
+            built.remove()
+            return  # starting the adapter builds again and reports the failure as it always has
+        self.cleanups.append(built.remove)
+        self.impl = self.impl.at(built.target)
+        self.impl_settings = dataclasses.replace(self.impl_settings, build=False)
 
     def fresh_adapter(self) -> Adapter:
         """A new adapter of ``--impl`` (the session's, or one a given-up case is retried in)."""
@@ -190,6 +206,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     if config in _collecting:
         _collecting.remove(config)
+    state = config.stash.get(STATE_KEY, None)
+    while state is not None and state.cleanups:
+        state.cleanups.pop()()
 
 
 def case_functions() -> list[Callable[[], Case | BrokenCase]]:
@@ -290,6 +309,8 @@ def conformance_adapter(conformance_state: RunState) -> Iterator[Adapter]:
     adapter = conformance_state.get_adapter()
     yield adapter
     adapter.close()
+    while conformance_state.cleanups:
+        conformance_state.cleanups.pop()()
 
 
 def check_case(entry: Case | BrokenCase, adapter: Adapter, state: RunState) -> None:

@@ -75,3 +75,20 @@ def test_run_grade_and_matrix_give_every_case_the_same_status(tmp_path: Path, va
         case: (by_run[case], by_grade[case], by_matrix[case]) for case in by_grade if not by_run[case] == by_grade[case] == by_matrix[case]
     }
     assert differ == {}
+
+
+def test_run_builds_once_and_retries_in_the_built_copy(tmp_path: Path) -> None:
+    """``run --build``: the retries of given-up cases run the copy built before the first case, not a new build each."""
+    project = tmp_path / "hangs-in-textof"
+    patched_copy(project, *VARIANTS["hangs-in-textof"])
+    builds = tmp_path / "builds.log"
+    manifest_path = project / "packages" / "pi-course" / "package.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest["scripts"]["build"] = f"node -e \"require('fs').appendFileSync('{builds}', 'B')\""
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+    report = tmp_path / "run.json"
+    result = cli("run", "--impl", f"pi-course:{project}", *OPTIONS, "--build", "--lab", "3.1", "--report-json", str(report))
+    assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-2000:]
+    cases = json.loads(report.read_text(encoding="utf-8"))["cases"]
+    assert any(case["status"] == "failed" for case in cases) and any(case["status"] == "passed" for case in cases)
+    assert builds.read_text(encoding="utf-8") == "B"  # one build
