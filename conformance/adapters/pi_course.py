@@ -156,15 +156,46 @@ def summary_line(report: str) -> str:
     return f"{lines[0]} {errors[-1]}" if errors else lines[0]
 
 
+#: The JavaScript runtimes the course adapter runs under (``pi-course:PATH?runtime=bun``).
+RUNTIMES = ("node", "bun")
+
+
+def split_runtime(text: str) -> tuple[str, str]:
+    """``PATH[?runtime=node|bun]`` as (PATH, runtime); a ``?`` not followed by that option is part of the path."""
+    path, mark, query = text.rpartition("?")
+    key, equals, runtime = query.partition("=")
+    if not mark or key != "runtime" or not equals:
+        return text, "node"
+    if runtime not in RUNTIMES:
+        raise CourseLayoutError(f"pi-course: runtime={runtime!r}: use one of {', '.join(RUNTIMES)}")
+    return path, runtime
+
+
+def with_runtime(path: str, runtime: str) -> str:
+    """The ``pi-course:`` target for ``path`` under ``runtime`` (the inverse of :func:`split_runtime`)."""
+    return path if runtime == "node" else f"{path}?runtime={runtime}"
+
+
+def find_runtime(runtime: str) -> str:
+    """The executable the adapter runs under: Node.js (checked recent enough) or bun, from PATH."""
+    if runtime == "node":
+        return find_node()
+    found = shutil.which(runtime)
+    if found is None:
+        raise CourseLayoutError(f"pi-course: runtime={runtime} needs {runtime!r} on PATH, and none was found")
+    return found
+
+
 def pi_course_adapter(path_text: str, settings: ImplSettings) -> Adapter:
-    """An adapter for the course project at ``path_text``."""
+    """An adapter for the course project at ``path_text`` (``PATH[?runtime=bun]``; builds always use Node.js's npm)."""
+    path_text, runtime = split_runtime(path_text)
     if not path_text:
         raise CourseLayoutError("pi-course: needs a path, as in pi-course:./my-course-repo")
     path = Path(path_text).expanduser().resolve()
     if not path.is_dir():
         raise CourseLayoutError(f"pi-course: {path_text!r} is not a folder")
     check_course_project(path)
-    node = find_node()
+    executable = find_runtime(runtime)
     try:
         isolation = choose_isolation(settings.sandbox)
     except SandboxUnavailable as error:
@@ -175,13 +206,13 @@ def pi_course_adapter(path_text: str, settings: ImplSettings) -> Adapter:
         if built.report is not None:
             print(f"pi-course: the build of {path} failed:\n{built.report}", file=sys.stderr)
             return FailedBuildAdapter(path.name, built.report, isolation)
-    adapter = course_process_adapter(built.project(path), node, isolation, settings)
+    adapter = course_process_adapter(built.project(path), executable, isolation, settings)
     adapter.on_close.append(built.remove)  # the built copy lives as long as the adapter
     return adapter
 
 
 def course_process_adapter(path: Path, node: str, isolation: Isolation, settings: ImplSettings) -> ProcessAdapter:
-    """The Node.js adapter over the compiled modules of the (built) project at ``path``."""
+    """The adapter over the compiled modules of the (built) project at ``path``, run by ``node`` (Node.js or bun)."""
     modules = modules_dir(path)
     sandbox = None
     if isolation == "bwrap":

@@ -66,6 +66,10 @@ class ImplKind:
         """Start the implementation, told it is checked against ``profile``; :class:`ImplSpecError` if it cannot be."""
         raise NotImplementedError
 
+    def folder_of(self, target: str) -> str:
+        """The submission folder a folder target names, without its options (``?runtime=bun``)."""
+        return target
+
     def layout_problem(self, target: str) -> str | None:
         """Why the target is not a submission of this kind (status ``not-a-project``), or None."""
         return None
@@ -87,7 +91,7 @@ class Impl:
     def name(self) -> str:
         """Its name in reports when none is given: a submission folder's name, else the ``--impl`` value."""
         if self.kind.folder_target and self.target:
-            return Path(self.target).expanduser().resolve().name or self.spec
+            return Path(self.kind.folder_of(self.target)).expanduser().resolve().name or self.spec
         return self.spec
 
     def adapter(self, settings: ImplSettings | None = None, profile: str = DEFAULT_PROFILE) -> Adapter:

@@ -16,7 +16,7 @@ class Course(ImplKind):
 
     name = "pi-course"
     usage = "pi-course:PATH"
-    meaning = "a course repository, its packages/pi-course, or a folder of compiled modules (Node.js 18+)"
+    meaning = "a course repository, its packages/pi-course, or a folder of compiled modules (Node.js 18+); option ?runtime=bun"
     profile = DEFAULT_PROFILE
     folder_target = True
     course_code = True
@@ -30,19 +30,32 @@ class Course(ImplKind):
         except CourseLayoutError as error:
             raise ImplSpecError(str(error)) from error
 
+    def folder_of(self, target: str) -> str:
+        from conformance.adapters.pi_course import CourseLayoutError, split_runtime
+
+        try:
+            return split_runtime(target)[0]
+        except CourseLayoutError:
+            return target
+
     def layout_problem(self, target: str) -> str | None:
         from conformance.adapters.pi_course import is_course_project
 
+        target = self.folder_of(target)
         project = Path(target).expanduser()
         if target and project.is_dir() and not is_course_project(project):
             return "not a course project: no package.json (in it or in packages/pi-course) and no compiled modules"
         return None
 
     def build(self, target: str, settings: ImplSettings) -> Built | None:
-        from conformance.adapters.pi_course import build
+        from conformance.adapters.pi_course import CourseLayoutError, build, split_runtime, with_runtime
 
-        project = Path(target).expanduser()
+        try:
+            folder, runtime = split_runtime(target)
+        except CourseLayoutError:
+            return None  # starting it says why
+        project = Path(folder).expanduser()
         if not project.is_dir():
             return None  # starting it says why
         built = build(project.resolve(), settings)
-        return Built(built.report, str(built.project(project.resolve())), built.remove)
+        return Built(built.report, with_runtime(str(built.project(project.resolve())), runtime), built.remove)

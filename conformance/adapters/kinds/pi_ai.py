@@ -31,6 +31,14 @@ class PiAi(ImplKind):
         except PiAiLayoutError as error:
             raise ImplSpecError(str(error)) from error
 
+    def folder_of(self, target: str) -> str:
+        from conformance.adapters.pi_ai import PiAiLayoutError, parse_target
+
+        try:
+            return parse_target(target).path
+        except PiAiLayoutError:
+            return target
+
     def layout_problem(self, target: str) -> str | None:
         from conformance.adapters.pi_ai import PiAiLayoutError, package_folder
 
