@@ -69,6 +69,11 @@ class Workspace:
     #: The copy of the submission (same folder name as the original).
     project: Path
 
+    @property
+    def home(self) -> Path:
+        """The build's fresh home and temporary folder, outside the copy."""
+        return self.root / ".home"
+
     def remove(self) -> None:
         """Delete the workspace and everything the build wrote (idempotent)."""
         shutil.rmtree(self.root, ignore_errors=True)
@@ -186,14 +191,13 @@ def build_in_copy(project: Path, where: Path, node: str, settings: ImplSettings)
         try:
             copy_submission(project, workspace.project)
         except SubmissionTooLarge as error:
-            workspace.remove()
-            return BuildResult(f"the submission is too large to build: {error} (node_modules and .git are not copied)")
-        (root / "node_modules").symlink_to(tools.node_modules, target_is_directory=True)
-        home = root / ".home"
-        home.mkdir()
-        if settings.run_as is not None:
-            chown_tree(root, *settings.run_as)
-        report = _run_build(workspace, workspace.project / where.relative_to(project), node, tools, settings, isolation)
+            report: str | None = f"the submission is too large to build: {error} (node_modules and .git are not copied)"
+        else:
+            (root / "node_modules").symlink_to(tools.node_modules, target_is_directory=True)
+            workspace.home.mkdir()
+            if settings.run_as is not None:
+                chown_tree(root, *settings.run_as)
+            report = _run_build(workspace, workspace.project / where.relative_to(project), node, tools, settings, isolation)
     except BaseException:
         workspace.remove()
         raise
@@ -208,8 +212,7 @@ def _run_build(
 ) -> str | None:
     npm = shutil.which("npm") or "npm"
     command = [npm, "run", "build"]
-    home = str(workspace.root / ".home")
-    env = build_environment(SANDBOX_HOME if isolation == "bwrap" else home, node, tools)
+    env = build_environment(SANDBOX_HOME if isolation == "bwrap" else str(workspace.home), node, tools)
     limits = settings.resource_limits().for_build()
     if isolation == "bwrap":
         sandbox = Sandbox(read_only=(tools.folder, *runtime_roots([node, npm])), writable=(workspace.root,), chdir=where)
