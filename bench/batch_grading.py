@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: make `conformance` and `tests` importable
 
-from conformance.grading.batch import BatchOptions, discover_submissions, grade_batch  # noqa: E402
+from conformance.farm.batch import BatchOptions, discover_submissions, grade_batch  # noqa: E402
 from conformance.grading.grader import GradeOptions, prepare  # noqa: E402
 from conformance.grading.rubric import load_rubric  # noqa: E402
 from tests.grading_batch import make_batch  # noqa: E402

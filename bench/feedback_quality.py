@@ -23,11 +23,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: make `conformance` and `tests` importable
 
-from conformance.feedback import fitting_hint  # noqa: E402
 from conformance.grading.featured import featured_by_lab  # noqa: E402
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare  # noqa: E402
 from conformance.grading.rubric import load_rubric  # noqa: E402
-from conformance.html.class_site import class_groups  # noqa: E402
+from conformance.judging.feedback import fitting_hint  # noqa: E402
+from conformance.reports.html.class_site import class_groups  # noqa: E402
 from tests.grading_batch import BROKEN, make_batch  # noqa: E402
 
 #: Projects of the class that are not one-bug variants but whose feedback matters as much.

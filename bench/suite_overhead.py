@@ -47,7 +47,7 @@ SUITE = REPO / "conformance" / "suite"
 PLAIN_SUITE = """
 import pytest
 
-from conformance.pytest_plugin import case_parameters, check_case
+from conformance.running.pytest_plugin import case_parameters, check_case
 
 
 @pytest.mark.parametrize("entry", case_parameters())
@@ -90,7 +90,7 @@ class Row:
 def count_cases(root: Path) -> int:
     """Cases of the course profile under ``root`` (what ``run`` collects by default)."""
     sys.path.insert(0, str(REPO))
-    from conformance.loader import load_suite
+    from conformance.loading.loader import load_suite
 
     suite = load_suite(root)
     return len(suite.cases) + len(suite.broken)

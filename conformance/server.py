@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from conformance import __version__
-from conformance.adapter import Adapter, HarnessError, ImplementationThrew, OperationNotSupported, run_operation
 from conformance.adapters.binding import BindingAdapter
+from conformance.adapters.interface import Adapter, HarnessError, ImplementationThrew, OperationNotSupported, run_operation
 from conformance.adapters.kinds import resolve_adapter
-from conformance.cases import OPERATIONS
-from conformance.jsontypes import JsonObject, JsonValue
-from conformance.profiles import DEFAULT_PROFILE, PROFILES
+from conformance.common.jsontypes import JsonObject, JsonValue
+from conformance.loading.cases import OPERATIONS
+from conformance.spec.profiles import DEFAULT_PROFILE, PROFILES
 
 PROTOCOL_VERSION = 1
 # Every profile's operations: a pi-ai-1 binding is served too.

@@ -28,9 +28,9 @@ PRELOAD = (
     # fuzz: Hypothesis takes 0.3 s to import, and the tests fuzz ten JS variants.
     "conformance.commands.fuzz",
     "conformance.fuzz.engine",
-    "conformance.pytest_plugin",
-    "conformance.schemas",
-    "conformance.loader",
+    "conformance.running.pytest_plugin",
+    "conformance.spec.schemas",
+    "conformance.loading.loader",
     "jsonschema",
     "yaml",
     "pytest",

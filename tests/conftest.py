@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cases import Case
-from conformance.loader import Suite, load_suite
-from conformance.profiles import PROFILES
+from conformance.loading.cases import Case
+from conformance.loading.loader import Suite, load_suite
+from conformance.spec.profiles import PROFILES
 from tests.graded_class import GradedClass, grade_class
 from tests.js_variants import ensure_generated
 
@@ -37,7 +37,7 @@ def stop_if_the_reference_fails_a_case(root: Path | None = None) -> None:
     """
     from conformance.adapters.resolve import resolve_adapter
     from conformance.authoring.suspect import reference_failures
-    from conformance.clauses import load_profile_clauses
+    from conformance.spec.clauses import load_profile_clauses
     from examples.pi_ai_port.conformance import ADAPTER
 
     found = reference_failures(load_suite(root), resolve_adapter("reference"), load_profile_clauses("course"), "the reference")

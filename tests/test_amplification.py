@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters.settings import ImplSettings
-from conformance.execution import Outcome
+from conformance.farm.job import grade_supervised
 from conformance.grading import grader
 from conformance.grading.grader import GradeOptions, GradingContext, grade_submission, planned_isolation, prepare
 from conformance.grading.rubric import parse_rubric
-from conformance.grading.supervisor import grade_supervised
+from conformance.running.execution import Outcome
 from tests.batch_helpers import RUBRIC, rows
 from tests.cli_runner import cli_env
 from tests.conftest import REPO

@@ -6,15 +6,15 @@ import shutil
 
 import pytest
 
-from conformance.cases import Case
-from conformance.clauses import load_clauses
-from conformance.execution import Outcome
-from conformance.feedback import failure_report, fitting_hint, symptom_keys
 from conformance.grading.attribution import attribute, symptoms
 from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
-from conformance.matcher import Divergence
+from conformance.judging.feedback import failure_report, fitting_hint, symptom_keys
+from conformance.judging.matcher import Divergence
+from conformance.loading.cases import Case
+from conformance.running.execution import Outcome
+from conformance.spec.clauses import load_clauses
 from tests.laundering_projects import CHEATS, HONEST, make_laundering_project
 from tests.variants import VARIANTS
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conformance.authoring import coverage
-from conformance.cases import Case
-from conformance.clauses import Clause, load_clauses
+from conformance.loading.cases import Case
+from conformance.spec.clauses import Clause, load_clauses
 from tests.test_authoring_support import run_fixtures, scratch
 
 

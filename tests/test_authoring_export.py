@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from conformance.authoring.export import LOAD_BUNDLE, ExportRefused, export_bundle
-from conformance.authoring.version import spec_version
+from conformance.spec.version import spec_version
 from tests.conftest import REPO
 from tests.test_authoring_support import run_fixtures, scratch
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conformance.authoring.lint import SCHEMA_FILE, lint
-from conformance.loader import fixture_files, load_suite
-from conformance.paths import fixtures_dir
+from conformance.loading.loader import fixture_files, load_suite
+from conformance.spec.paths import fixtures_dir
 from tests.conftest import REPO
 from tests.test_authoring_support import run_fixtures, scratch
 

@@ -12,9 +12,9 @@ import pytest
 from conformance.adapters.reference import create as reference_adapter
 from conformance.authoring import coverage
 from conformance.authoring.lint import lint
-from conformance.clauses import load_clauses
-from conformance.execution import run_case
-from conformance.loader import load_suite
+from conformance.loading.loader import load_suite
+from conformance.running.execution import run_case
+from conformance.spec.clauses import load_clauses
 from tests.cli_runner import cli
 from tests.conftest import REPO
 from tests.test_authoring_support import run_fixtures

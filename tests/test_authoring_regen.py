@@ -8,10 +8,11 @@ import pytest
 import yaml
 
 from conformance.adapters.reference import create
-from conformance.authoring import textedit, yamltext
 from conformance.authoring.lint import lint
-from conformance.execution import run_case
-from conformance.loader import load_suite
+from conformance.loading.loader import load_suite
+from conformance.running.execution import run_case
+from conformance.yamlio import edit as textedit
+from conformance.yamlio import positions as yamltext
 from tests.test_authoring_support import DEFAULT_PICKS, run_fixtures, scratch
 
 TEXT_OF = "text-of-fault-experiment-tool-name-excluded"

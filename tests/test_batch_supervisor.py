@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conformance.farm.job import grade_supervised
 from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.result_json import ResultFormatError, result_from_json, result_to_json
 from conformance.grading.rubric import parse_rubric
-from conformance.grading.supervisor import grade_supervised
 from tests.batch_helpers import RUBRIC, cli, cli_env, make_class, rows
 from tests.conftest import REPO
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 import reference_impl
-from conformance.adapter import Adapter
 from conformance.adapters.binding import BindingAdapter
-from conformance.execution import run_case
-from conformance.loader import load_suite
+from conformance.adapters.interface import Adapter
+from conformance.loading.loader import load_suite
+from conformance.running.execution import run_case
 from reference_impl import event_stream
 
 

@@ -6,9 +6,9 @@ import pytest
 
 from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.reference import create as reference_adapter
-from conformance.cases import Case
-from conformance.execution import run_case
-from conformance.loader import Suite
+from conformance.loading.cases import Case
+from conformance.loading.loader import Suite
+from conformance.running.execution import run_case
 from tests.variants import VARIANTS, Variant
 
 

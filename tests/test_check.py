@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conformance.commands.check import HELD_OUT_NOTE
-from conformance.loader import load_suite
+from conformance.loading.loader import load_suite
 from tests.cli_runner import cli
 from tests.conftest import REPO
 

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from conformance.loader import load_suite
+from conformance.loading.loader import load_suite
 from tests.cli_runner import cli
 from tests.conftest import REPO
 from tests.test_loader import GOOD_CASE, HEADER, write

@@ -15,7 +15,7 @@ import pytest
 
 from conformance import toolchain
 from conformance.adapters.sandbox import probe
-from conformance.loader import load_suite
+from conformance.loading.loader import load_suite
 from tests.cli_runner import cli
 from tests.course_projects import monorepo, single_package
 

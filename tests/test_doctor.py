@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli, doctor
+from conformance import cli
 from conformance.adapters import sandbox
+from conformance.autograder import doctor
 
 
 @pytest.fixture

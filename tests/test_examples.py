@@ -7,8 +7,8 @@ import shutil
 import pytest
 
 from conformance.adapters.process import ProcessAdapter, ProcessOptions
-from conformance.execution import run_case
-from conformance.loader import Suite
+from conformance.loading.loader import Suite
+from conformance.running.execution import run_case
 from tests.conftest import REPO
 
 NODE = shutil.which("node")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import threading
 import time
 
-from conformance.adapter import Adapter, HarnessError, ImplementationThrew, OperationNotSupported
+from conformance.adapters.interface import Adapter, HarnessError, ImplementationThrew, OperationNotSupported
 from conformance.adapters.reference import create as reference_adapter
-from conformance.cases import BrokenCase, Case
-from conformance.execution import run_case
-from conformance.jsontypes import JsonObject
+from conformance.common.jsontypes import JsonObject
+from conformance.loading.cases import BrokenCase, Case
+from conformance.running.execution import run_case
 
 TEXT_CASE = Case(
     id="t",

@@ -9,12 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conformance.cases import Case
-from conformance.clauses import load_clauses
-from conformance.execution import Outcome
-from conformance.failure_groups import cause_of, group_failures, variable_numbers_normalised
-from conformance.loader import load_suite
-from conformance.matcher import Divergence
+from conformance.judging.failure_groups import cause_of, group_failures, variable_numbers_normalised
+from conformance.judging.matcher import Divergence
+from conformance.loading.cases import Case
+from conformance.loading.loader import load_suite
+from conformance.running.execution import Outcome
+from conformance.spec.clauses import load_clauses
 from tests.cli_runner import cli
 from tests.conftest import REPO
 

@@ -8,12 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conformance.cases import Case
-from conformance.clauses import load_clauses
-from conformance.execution import Outcome
-from conformance.feedback import COURSE_HINT_MARKER, failure_report, porter_hint
-from conformance.loader import Suite
-from conformance.matcher import Divergence
+from conformance.judging.feedback import COURSE_HINT_MARKER, failure_report, porter_hint
+from conformance.judging.matcher import Divergence
+from conformance.loading.cases import Case
+from conformance.loading.loader import Suite
+from conformance.running.execution import Outcome
+from conformance.spec.clauses import load_clauses
 from tests.cli_runner import cli
 from tests.conftest import REPO
 

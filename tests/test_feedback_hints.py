@@ -5,7 +5,7 @@ must not show a hint naming an observation key that did not diverge, nor a cours
 other than the one the case called (issue 27: a project that adds an empty ``sections``
 was shown the timestamp hint; one that joins sections before the content was sent to
 ``currentSystemMessage``). The check reads the hint's words itself, independently of how
-:func:`conformance.feedback.fitting_hint` chooses.
+:func:`conformance.judging.feedback.fitting_hint` chooses.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from conformance.feedback import fitting_hint
 from conformance.grading.featured import featured_by_lab
 from conformance.grading.formats.terminal import DEFAULT_DETAILS_PER_LAB
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
+from conformance.judging.feedback import fitting_hint
 from tests.js_variants import VARIANTS, ensure_generated
 
 pytestmark = [

@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.cases import LABS, Case
-from conformance.clauses import load_clauses
-from conformance.jsontypes import JsonValue
-from conformance.loader import Suite
-from conformance.matcher import is_matcher
-from conformance.schemas import validator
+from conformance.common.jsontypes import JsonValue
+from conformance.judging.matcher import is_matcher
+from conformance.loading.cases import LABS, Case
+from conformance.loading.loader import Suite
+from conformance.spec.clauses import load_clauses
+from conformance.spec.schemas import validator
 
 SAMPLES: dict[str, JsonValue] = {"string": "s", "number": 0.5, "integer": 0, "boolean": False, "object": {}, "array": [], "null": None}
 

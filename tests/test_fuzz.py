@@ -23,15 +23,15 @@ import pytest
 import yaml
 
 import reference_impl
-from conformance.adapter import Adapter
 from conformance.adapters.binding import BindingAdapter
+from conformance.adapters.interface import Adapter
 from conformance.adapters.reference import create
-from conformance.cases import Case
-from conformance.execution import Outcome
 from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.emit import check_emitted, write_case
 from conformance.fuzz.engine import Differ, fuzz
 from conformance.fuzz.strategies import Program
+from conformance.loading.cases import Case
+from conformance.running.execution import Outcome
 from reference_impl.ir import assistant_message
 from reference_impl.scripted_model import finish
 from tests.cli_runner import cli

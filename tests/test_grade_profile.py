@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 
 from conformance import cli
-from conformance.cases import Case
-from conformance.execution import Outcome
 from conformance.grading.grader import prepare
 from conformance.grading.rubric import DEFAULT_RUBRIC, Rubric, RubricError, load_rubric, parse_rubric
 from conformance.grading.scoring import score
-from conformance.matcher import Divergence
-from conformance.profiles import PI_AI_1
+from conformance.judging.matcher import Divergence
+from conformance.loading.cases import Case
+from conformance.running.execution import Outcome
+from conformance.spec.profiles import PI_AI_1
 from tests.test_profile_pi_ai import HANDSHAKE_PROGRAM, _install
 
 AREAS = list(PI_AI_1.features)

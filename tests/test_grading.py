@@ -16,19 +16,19 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conformance.cases import Case
-from conformance.clauses import load_clauses
-from conformance.execution import Outcome
+from conformance.farm.gradebook import GradebookError, GradebookMeta, columns, merge_gradebooks, read_gradebook, write_gradebook
+from conformance.farm.progress import Progress
+from conformance.farm.shard import ShardError, parse_shard, select_shard
 from conformance.grading.baseline import BaselineError, Verdict, baseline_document, compare, load_baseline, parse_baseline, write_baseline
 from conformance.grading.formats import gradescope, json_report, junit, markdown, terminal
-from conformance.grading.gradebook import GradebookError, GradebookMeta, columns, merge_gradebooks, read_gradebook, write_gradebook
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, build_summary, grade_submission, prepare
-from conformance.grading.progress import Progress
 from conformance.grading.rubric import RubricError, load_rubric, parse_rubric, tag_matches
 from conformance.grading.scoring import score
-from conformance.grading.shard import ShardError, parse_shard, select_shard
 from conformance.grading.status import classify
-from conformance.loader import Suite
+from conformance.loading.cases import Case
+from conformance.loading.loader import Suite
+from conformance.running.execution import Outcome
+from conformance.spec.clauses import load_clauses
 from tests.cli_runner import cli
 from tests.conftest import REPO
 

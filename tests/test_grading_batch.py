@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from conformance.clauses import load_clauses
-from conformance.loader import load_suite
+from conformance.loading.loader import load_suite
+from conformance.spec.clauses import load_clauses
 from tests.cli_runner import cli
 from tests.graded_class import GradedClass
 from tests.grading_batch import JS

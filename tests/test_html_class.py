@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from conformance.html.layout import anchor
+from conformance.reports.html.layout import anchor
 from tests.conftest import REPO
 from tests.graded_class import GradedClass
 from tests.grading_batch import BROKEN

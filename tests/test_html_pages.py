@@ -19,16 +19,16 @@ import pytest
 import reference_impl
 from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.reference import create as reference_adapter
-from conformance.execution import run_case
-from conformance.feedback import event_types, first_difference
 from conformance.grading.grader import GradingContext, SubmissionResult, prepare
 from conformance.grading.rubric import load_rubric, parse_rubric
 from conformance.grading.scoring import score
-from conformance.html.class_site import write_class_site
-from conformance.html.layout import anchor, slugs
-from conformance.html.matrix_site import ImplRun, write_matrix_site
-from conformance.html.run_site import write_run_site
-from conformance.html.svg import bins, histogram
+from conformance.judging.feedback import event_types, first_difference
+from conformance.reports.html.class_site import write_class_site
+from conformance.reports.html.layout import anchor, slugs
+from conformance.reports.html.matrix_site import ImplRun, write_matrix_site
+from conformance.reports.html.run_site import write_run_site
+from conformance.reports.html.svg import bins, histogram
+from conformance.running.execution import run_case
 from tests.variants import VARIANTS
 
 EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'
@@ -298,11 +298,11 @@ def test_a_perfect_submission_has_no_empty_failures_section(
 
 
 def test_a_case_page_says_what_placeholders_mean_and_notes_a_silent_stream() -> None:
-    from conformance.cases import Case
-    from conformance.clauses import load_clauses
-    from conformance.execution import Outcome
-    from conformance.html.casepage import case_section
-    from conformance.matcher import Divergence
+    from conformance.judging.matcher import Divergence
+    from conformance.loading.cases import Case
+    from conformance.reports.html.casepage import case_section
+    from conformance.running.execution import Outcome
+    from conformance.spec.clauses import load_clauses
 
     expected_events = [{"type": "start", "partial": {"provider": {"$type": "string"}, "content": []}}]
     case = Case(

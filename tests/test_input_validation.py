@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
-from conformance.grading.batch import impl_for
+from conformance.farm.batch import impl_for
 from tests.batch_helpers import RUBRIC, cli, make_class
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters.sandbox import probe
-from conformance.loader import load_suite
+from conformance.loading.loader import load_suite
 from tests.course_projects import monorepo, single_package
 from tests.js_variants import REPO
 

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from conformance import schema_errors, validation_cache, yamlsafe
 from conformance.authoring import expected_schema
 from conformance.authoring.lint import lint
 from conformance.authoring.problems import Problem
-from conformance.loader import load_suite
-from conformance.paths import schemas_dir
-from conformance.schemas import load_schema, validator
+from conformance.loading import schema_errors, validation_cache
+from conformance.loading.loader import load_suite
+from conformance.spec.paths import schemas_dir
+from conformance.spec.schemas import load_schema, validator
+from conformance.yamlio import safe as yamlsafe
 from tests.test_authoring_support import DEFAULT_PICKS, scratch
 
 MULTI = "ch04/multi-turn-and-requests.yaml"
@@ -85,7 +86,7 @@ def test_lint_trusts_no_cache_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 def test_a_change_to_the_checking_code_changes_every_key(monkeypatch: pytest.MonkeyPatch) -> None:
     before = validation_cache.key("chapter: '03'\n")
     validation_cache._checks_digest.cache_clear()
-    monkeypatch.setattr(validation_cache, "_CHECKING_MODULES", (*validation_cache._CHECKING_MODULES, "paths.py"))
+    monkeypatch.setattr(validation_cache, "_CHECKING_MODULES", (*validation_cache._CHECKING_MODULES, "spec/paths.py"))
     try:
         assert validation_cache.key("chapter: '03'\n") != before
     finally:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.loader import Suite, load_suite
+from conformance.loading.loader import Suite, load_suite
 
 HEADER = 'chapter: "03"\ntopic: scratch\ncases:\n'
 GOOD_CASE = """\

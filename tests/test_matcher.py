@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.jsontypes import JsonValue
-from conformance.matcher import MISSING, first_divergence
+from conformance.common.jsontypes import JsonValue
+from conformance.judging.matcher import MISSING, first_divergence
 
 
 def message(expected: JsonValue, actual: JsonValue, path: str = "") -> str | None:
@@ -112,7 +112,7 @@ def test_long_values_are_cut() -> None:
 
 
 def test_a_divergence_says_its_kind_and_an_unexpected_key() -> None:
-    from conformance.matcher import first_divergence
+    from conformance.judging.matcher import first_divergence
 
     unexpected = first_divergence({"a": 1}, {"a": 1, "sections": {}})
     assert unexpected is not None and (unexpected.path, unexpected.kind, unexpected.key) == ("", "unexpected", "sections")

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from conformance.mutation.operators import OPERATORS, Step, all_mutants
-from conformance.mutation.report import EQUIVALENTS_FILE, build_report, load_declared
 from conformance.mutation.runner import PACKAGE_DIR, MutationRun, run_mutants, sample
+from conformance.mutation.score_report import EQUIVALENTS_FILE, build_report, load_declared
 
 SAMPLE_SIZE = 30
 SAMPLE_SEED = 10

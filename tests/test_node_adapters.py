@@ -1,7 +1,7 @@
 """The two Node.js adapters share one protocol server (node/runtime.mjs).
 
 Each adapter's handshake lists the operations of its handler tables, and
-``conformance/profiles.py`` lists each profile's operations: the two must agree, or a case
+``conformance/spec/profiles.py`` lists each profile's operations: the two must agree, or a case
 would be skipped as unsupported (or an operation offered that no fixture can reach).
 """
 
@@ -17,8 +17,8 @@ import pytest
 from conformance.adapters.pi_ai import NODE_ADAPTER as PI_AI_ADAPTER
 from conformance.adapters.pi_course import NODE_ADAPTER as PI_COURSE_ADAPTER
 from conformance.adapters.pi_course import modules_dir
-from conformance.jsontypes import JsonObject
-from conformance.profiles import COURSE, PI_AI_1, Profile
+from conformance.common.jsontypes import JsonObject
+from conformance.spec.profiles import COURSE, PI_AI_1, Profile
 from tests.conftest import REPO
 
 NODE = shutil.which("node")

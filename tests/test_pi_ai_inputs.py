@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conformance.authoring.lint import lint
-from conformance.loader import load_suite
+from conformance.loading.loader import load_suite
 from tests.test_shared_cases import HEADER
 
 USAGE = (

@@ -14,9 +14,9 @@ from conformance.adapters.pi_course import modules_dir
 from conformance.adapters.resolve import resolve_adapter
 from conformance.adapters.sandbox import SandboxMode, probe
 from conformance.adapters.settings import ImplSettings
-from conformance.cases import Case
-from conformance.execution import run_case
-from conformance.loader import Suite, load_suite
+from conformance.loading.cases import Case
+from conformance.loading.loader import Suite, load_suite
+from conformance.running.execution import run_case
 from tests.conftest import REPO
 
 NODE = shutil.which("node")

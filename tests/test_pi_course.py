@@ -18,8 +18,8 @@ import pytest
 
 from conformance.adapters.pi_course import modules_dir, pi_course_adapter
 from conformance.adapters.settings import ImplSettings
-from conformance.execution import Outcome, run_case
-from conformance.loader import Suite
+from conformance.loading.loader import Suite
+from conformance.running.execution import Outcome, run_case
 from tests.conftest import REPO
 
 JS = REPO / "tests" / "js"

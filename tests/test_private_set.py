@@ -15,16 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapter import Adapter
+from conformance.adapters.interface import Adapter
 from conformance.adapters.reference import create as create_reference
 from conformance.authoring.canonical import inputs_key
 from conformance.authoring.lint import lint
-from conformance.cases import Case
-from conformance.execution import run_case
 from conformance.fuzz import private
 from conformance.grading.rubric import Rubric, load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
-from conformance.loader import load_suite
+from conformance.loading.cases import Case
+from conformance.loading.loader import load_suite
+from conformance.running.execution import run_case
 from tests.cli_runner import cli
 from tests.fakes.lookup_table import LookupTable, record
 

@@ -23,8 +23,8 @@ from conformance.adapters.process import ProcessAdapter, ProcessOptions
 from conformance.adapters.resolve import resolve_adapter
 from conformance.adapters.sandbox import probe
 from conformance.adapters.settings import ImplSettings
-from conformance.execution import run_case
-from conformance.loader import Suite
+from conformance.loading.loader import Suite
+from conformance.running.execution import run_case
 from tests.attack_projects import append_to_module, copy_project, kill_leftovers, new_marker, spawn_child_js, wait_until_gone
 from tests.cli_runner import cli
 from tests.conftest import REPO

@@ -9,13 +9,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.adapter import Adapter, HarnessTimeout, track_abandonment
 from conformance.adapters import limits
 from conformance.adapters.binding import BindingAdapter
+from conformance.adapters.interface import Adapter, HarnessTimeout, track_abandonment
 from conformance.adapters.process import ProcessAdapter, ProcessOptions
 from conformance.adapters.reference import create as reference_adapter
-from conformance.execution import Outcome, run_case
-from conformance.loader import Suite
+from conformance.loading.loader import Suite
+from conformance.running.execution import Outcome, run_case
 from tests.conftest import REPO
 from tests.variants import VARIANTS
 

@@ -21,10 +21,10 @@ import pytest
 from conformance.adapters.pi_ai import PiAiLayoutError, package_folder, pi_ai_adapter
 from conformance.adapters.reference import create as reference_adapter
 from conformance.adapters.settings import ImplSettings
-from conformance.clauses import load_profile_clauses
-from conformance.execution import run_case
-from conformance.loader import Suite, load_suite
-from conformance.profiles import PI_AI_1, get_profile
+from conformance.loading.loader import Suite, load_suite
+from conformance.running.execution import run_case
+from conformance.spec.clauses import load_profile_clauses
+from conformance.spec.profiles import PI_AI_1, get_profile
 from tests.cli_runner import cli
 from tests.conftest import REPO
 

@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from conformance import yamlsafe
 from conformance.adapters.pi_course import NODE_ADAPTER, pi_course_adapter
 from conformance.adapters.resolve import resolve_adapter
 from conformance.adapters.sandbox import Sandbox, bwrap_command, choose_isolation, command_sandbox, probe
 from conformance.adapters.settings import ImplSettings
+from conformance.yamlio import safe as yamlsafe
 from tests.attack_projects import (
     append_to_module,
     copy_project,
@@ -306,7 +306,7 @@ export function contentText() {
 
 @needs_bwrap
 def test_a_pi_ai_package_is_confined_like_a_course_project(tmp_path: Path) -> None:
-    from conformance.adapter import run_operation
+    from conformance.adapters.interface import run_operation
     from conformance.adapters.pi_ai import pi_ai_adapter
 
     package = tmp_path / "prefix" / "node_modules" / "@earendil-works" / "pi-ai"

@@ -9,8 +9,8 @@ import pytest
 from conformance.adapters import limits, sandbox
 from conformance.adapters.resolve import ImplSpecError, resolve_adapter, untrusted_in_process
 from conformance.adapters.settings import ImplSettings
-from conformance.execution import run_case
-from conformance.loader import Suite
+from conformance.loading.loader import Suite
+from conformance.running.execution import run_case
 from tests.cli_runner import cli
 from tests.conftest import REPO
 

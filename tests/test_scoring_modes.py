@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.cases import Case
-from conformance.clauses import load_clauses
-from conformance.execution import Outcome
 from conformance.grading.rubric import load_rubric
 from conformance.grading.scoring import Score, score
 from conformance.grading.scoring_modes import lab_points
-from conformance.loader import load_suite
-from conformance.matcher import Divergence
+from conformance.judging.matcher import Divergence
+from conformance.loading.cases import Case
+from conformance.loading.loader import load_suite
+from conformance.running.execution import Outcome
+from conformance.spec.clauses import load_clauses
 
 
 def _scored(failing: set[str]) -> tuple[list[Case], Score]:

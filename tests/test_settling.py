@@ -10,8 +10,8 @@ import pytest
 
 from conformance.adapters.pi_course import pi_course_adapter
 from conformance.adapters.settings import ImplSettings
-from conformance.execution import run_case
-from conformance.loader import Suite
+from conformance.loading.loader import Suite
+from conformance.running.execution import run_case
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js on PATH")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.grading.shard import ShardError, auto_shard, resolve_shard, select_shard
+from conformance.farm.shard import ShardError, auto_shard, resolve_shard, select_shard
 from tests.batch_helpers import cli
 
 

@@ -11,9 +11,9 @@ import pytest
 from conformance.authoring.coverage import compute
 from conformance.authoring.lint import lint
 from conformance.authoring.regen import RegenRefused, regenerate
-from conformance.clauses import load_profile_clauses
-from conformance.loader import load_suite
-from conformance.profiles import COURSE, PI_AI_1
+from conformance.loading.loader import load_suite
+from conformance.spec.clauses import load_profile_clauses
+from conformance.spec.profiles import COURSE, PI_AI_1
 from tests.cli_runner import cli
 from tests.conftest import REPO
 from tests.test_profile_pi_ai import _install
@@ -253,8 +253,8 @@ def test_regen_of_the_course_rewrites_a_shared_case_from_the_course_reference(tm
 
 
 def test_a_course_run_selecting_a_pi_ai_1_clause_is_told_which_profile_has_it() -> None:
-    from conformance.clauses import load_clauses
-    from conformance.selection import selection_problems
+    from conformance.loading.selection import selection_problems
+    from conformance.spec.clauses import load_clauses
 
     known = load_clauses()
     assert selection_problems([], [], ["PA-SYSTEXT-1"], known) == [
@@ -264,8 +264,8 @@ def test_a_course_run_selecting_a_pi_ai_1_clause_is_told_which_profile_has_it() 
 
 
 def test_a_pi_ai_1_run_checks_its_own_areas_and_clauses() -> None:
-    from conformance.clauses import load_profile_clauses
-    from conformance.selection import selection_problems
+    from conformance.loading.selection import selection_problems
+    from conformance.spec.clauses import load_profile_clauses
 
     known = load_profile_clauses("pi-ai-1")
     assert selection_problems(["messages"], [], ["PA-SYSTEXT-1"], known, "pi-ai-1") == []

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance import studenttext
 from conformance.adapters.settings import ImplSettings
-from conformance.grading.gradebook import read_gradebook
+from conformance.common import student_text as studenttext
+from conformance.farm.gradebook import read_gradebook
+from conformance.farm.progress import Progress
 from conformance.grading.grader import planned_isolation
-from conformance.grading.progress import Progress
 from tests.batch_helpers import RUBRIC
 from tests.cli_runner import cli
 from tests.conftest import REPO

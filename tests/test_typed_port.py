@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from conformance.adapters.binding import BindingAdapter
-from conformance.execution import run_case
-from conformance.loader import Suite
+from conformance.loading.loader import Suite
+from conformance.running.execution import run_case
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -22,9 +22,9 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.adapter import DEFAULT_SETTLE_DEADLINE_S, Adapter, HarnessError, ImplementationThrew, OperationNotSupported
 from conformance.adapters import json_pointer
-from conformance.jsontypes import JsonObject, JsonValue
+from conformance.adapters.interface import DEFAULT_SETTLE_DEADLINE_S, Adapter, HarnessError, ImplementationThrew, OperationNotSupported
+from conformance.common.jsontypes import JsonObject, JsonValue
 
 _SETTLE_TICKS = 20
 _NO_TERMINAL = object()

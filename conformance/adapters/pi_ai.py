@@ -24,12 +24,12 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.adapter import Adapter
+from conformance.adapters.interface import Adapter
 from conformance.adapters.pi_course import CourseLayoutError, find_node
 from conformance.adapters.process import ProcessAdapter, ProcessOptions
 from conformance.adapters.sandbox import Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
 from conformance.adapters.settings import ImplSettings
-from conformance.profiles import PI_AI_1
+from conformance.spec.profiles import PI_AI_1
 
 NODE_ADAPTER = Path(__file__).resolve().parent / "node" / "pi_ai_adapter.mjs"
 PACKAGE_NAME = "@earendil-works/pi-ai"

@@ -52,9 +52,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.adapter import HarnessError, OperationNotSupported
 from conformance.adapters.binding import BindingAdapter, _abort_call, _Call, _settle, describe_exception, run_coroutine
-from conformance.jsontypes import JsonObject, JsonValue
+from conformance.adapters.interface import HarnessError, OperationNotSupported
+from conformance.common.jsontypes import JsonObject, JsonValue
 
 _SIGNAL_MODES = ("none", "aborted", "controller")
 _CALL_ACTIONS = frozenset({"abort", "start_consumer", "consume", "result"})

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
-from conformance.adapter import (
+from conformance.adapters.interface import (
     DEFAULT_SETTLE_DEADLINE_S,
     Adapter,
     GaveUp,
@@ -43,9 +43,9 @@ from conformance.adapters.protocol import DEFAULT_MAX_LINE_BYTES, PROTOCOL_VERSI
 from conformance.adapters.sandbox import Isolation, Sandbox, tmpfs_size_supported
 from conformance.adapters.session import SESSION_MARKER, SUPERVISOR, Session, minimal_environment, stop_tree, supervisor_argv
 from conformance.adapters.settings import ImplSettings
-from conformance.jsontypes import JsonObject
-from conformance.schemas import validator
-from conformance.studenttext import QUOTE_LIMIT, cap, schema_problem
+from conformance.common.jsontypes import JsonObject
+from conformance.common.student_text import QUOTE_LIMIT, cap, schema_problem
+from conformance.spec.schemas import validator
 
 # The session's and the protocol's names that callers have always imported from here.
 __all__ = [
@@ -441,7 +441,7 @@ class ProcessAdapter(Adapter):
         return self._request("scripted_model", input, steps)
 
     def forward_operation(self, operation: str, input: JsonObject, steps: list[JsonObject] | None) -> JsonObject:
-        """Any other profile's operation (conformance/profiles.py), sent as it is."""
+        """Any other profile's operation (conformance/spec/profiles.py), sent as it is."""
         return self._request(operation, input, steps)
 
 

@@ -11,8 +11,8 @@ import hmac
 import json
 import re
 
-from conformance.adapter import HarnessError
-from conformance.studenttext import decode_line, may_hold_surrogates, scrub, scrub_json
+from conformance.adapters.interface import HarnessError
+from conformance.common.student_text import decode_line, may_hold_surrogates, scrub, scrub_json
 
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024

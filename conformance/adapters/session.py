@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from conformance.adapters.limits import Limits, remove_groups, supervisor_flags
 from conformance.adapters.protocol import QUOTE_CHARS
 from conformance.adapters.sandbox import SANDBOX_HOME, bwrap_command, find_bwrap, runtime_path
-from conformance.jsontypes import JsonObject
+from conformance.common.jsontypes import JsonObject
 
 if TYPE_CHECKING:
     from conformance.adapters.process import ProcessOptions

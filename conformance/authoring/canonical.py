@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from conformance.jsontypes import JsonObject, JsonValue
+from conformance.common.jsontypes import JsonObject, JsonValue
 
 DESCRIPTION = "JSON with keys sorted, separators ',' and ':', no whitespace, non-ASCII unescaped, UTF-8"
 

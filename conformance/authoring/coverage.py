@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from conformance.cases import Case
-from conformance.clauses import Clause
-from conformance.features import beyond_chapter_sources
+from conformance.loading.cases import Case
+from conformance.spec.clauses import Clause
+from conformance.spec.features import beyond_chapter_sources
 
 Status = Literal["unchecked", "checked", "withdrawn"]
 _EXCERPT = 70

@@ -8,8 +8,8 @@ as written, so a regeneration changes only what actually diverges.
 
 from __future__ import annotations
 
-from conformance.jsontypes import JsonObject, JsonValue
-from conformance.matcher import first_divergence, is_matcher
+from conformance.common.jsontypes import JsonObject, JsonValue
+from conformance.judging.matcher import first_divergence, is_matcher
 
 
 def merge(old: JsonValue, observed: JsonValue) -> JsonValue:

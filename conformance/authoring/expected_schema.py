@@ -16,9 +16,9 @@ import json
 import sys
 from typing import Any
 
-from conformance.jsontypes import JsonObject
-from conformance.paths import schemas_dir
-from conformance.schemas import SCHEMA_BASE, load_schema
+from conformance.common.jsontypes import JsonObject
+from conformance.spec.paths import schemas_dir
+from conformance.spec.schemas import SCHEMA_BASE, load_schema
 
 NAME = "expected-ir.schema.json"
 _MATCHER = {"$ref": "fixture-file.schema.json#/$defs/Matcher"}

@@ -21,15 +21,16 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
-from conformance import __version__, shared_files
+from conformance import __version__
 from conformance.authoring import canonical
 from conformance.authoring.files import read
 from conformance.authoring.lint import lint
-from conformance.authoring.version import spec_version
-from conformance.jsontypes import JsonObject, JsonValue
-from conformance.loader import fixture_files
-from conformance.paths import data_root, fixtures_dir, schemas_dir, spec_file
-from conformance.profiles import COURSE, PI_AI_1
+from conformance.common.jsontypes import JsonObject, JsonValue
+from conformance.loading import shared_files
+from conformance.loading.loader import fixture_files
+from conformance.spec.paths import data_root, fixtures_dir, schemas_dir, spec_file
+from conformance.spec.profiles import COURSE, PI_AI_1
+from conformance.spec.version import spec_version
 
 FORMAT = "pi-conformance-fixtures"
 FORMAT_VERSION = 1

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import yaml
 
-from conformance import yamlsafe
-from conformance.authoring import yamltext
-from conformance.jsontypes import JsonObject, JsonValue
-from conformance.loader import display_path
+from conformance.common.jsontypes import JsonObject, JsonValue
+from conformance.loading.loader import display_path
+from conformance.yamlio import positions as yamltext
+from conformance.yamlio import safe as yamlsafe
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """``fixtures lint``: every problem in the fixture files, each at its file and line.
 
 The loader's own checks (schema, ids, clause ids, duplicate ids, values JSON cannot carry)
-come first-hand from :func:`conformance.loader.load_suite`; this module adds what only
+come first-hand from :func:`conformance.loading.loader.load_suite`; this module adds what only
 matters to authors: the schema header, placeholders left by ``fixtures new``, one-line
 descriptions, cases that feed the implementation identical inputs, and every lab present
 (in a whole suite; a folder of extra cases, such as a held-out set, is linted with
@@ -15,19 +15,20 @@ import re
 from collections.abc import Collection
 from pathlib import Path
 
-from conformance import validation_cache
-from conformance.authoring import placeholders, yamltext
+from conformance.authoring import placeholders
 from conformance.authoring.canonical import inputs_key
 from conformance.authoring.files import FixtureText, read
 from conformance.authoring.problems import Problem
-from conformance.cases import LABS, Case
-from conformance.clauses import load_clauses
-from conformance.features import BEYOND_CHAPTER, SOURCES, Feature, load_features, load_profile_features
-from conformance.function_features import PI_AI_1_FUNCTIONS
-from conformance.jsontypes import JsonObject
-from conformance.loader import Suite, display_path, fixture_files, load_suite
-from conformance.paths import fixtures_dir
-from conformance.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES
+from conformance.common.jsontypes import JsonObject
+from conformance.loading import validation_cache
+from conformance.loading.cases import LABS, Case
+from conformance.loading.loader import Suite, display_path, fixture_files, load_suite
+from conformance.spec.clauses import load_clauses
+from conformance.spec.features import BEYOND_CHAPTER, SOURCES, Feature, load_features, load_profile_features
+from conformance.spec.function_features import PI_AI_1_FUNCTIONS
+from conformance.spec.paths import fixtures_dir
+from conformance.spec.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES
+from conformance.yamlio import positions as yamltext
 
 SCHEMA_FILE = "fixture-file.schema.json"
 HEADER_PREFIX = "# yaml-language-server: $schema="

@@ -12,8 +12,8 @@ import os
 import shlex
 from pathlib import Path
 
-from conformance.paths import data_root
-from conformance.profiles import DEFAULT_PROFILE
+from conformance.spec.paths import data_root
+from conformance.spec.profiles import DEFAULT_PROFILE
 
 PI_AI_VERSION = "1.6.0"
 PI_AI_INSTALL = f"npm install --prefix /tmp/pi-ai @earendil-works/pi-ai@{PI_AI_VERSION}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from conformance.jsontypes import JsonValue
+from conformance.common.jsontypes import JsonValue
 
 PREFIX = "TODO:"
 

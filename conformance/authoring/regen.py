@@ -20,19 +20,21 @@ from pathlib import Path
 
 import yaml
 
-from conformance import shared_files
-from conformance.adapter import Adapter
-from conformance.authoring import canonical, placeholders, regen_review, textedit, yamltext
+from conformance.adapters.interface import Adapter
+from conformance.authoring import canonical, placeholders, regen_review
 from conformance.authoring.expectations import merge_expect
 from conformance.authoring.files import FixtureText, read, real_path
-from conformance.cases import Case
-from conformance.clauses import load_profile_clauses
-from conformance.execution import compare, run_case
-from conformance.jsontypes import JsonObject, JsonValue
-from conformance.loader import load_suite
-from conformance.paths import fixtures_dir
-from conformance.profiles import DEFAULT_PROFILE, get_profile
-from conformance.schemas import validator
+from conformance.common.jsontypes import JsonObject, JsonValue
+from conformance.loading import shared_files
+from conformance.loading.cases import Case
+from conformance.loading.loader import load_suite
+from conformance.running.execution import compare, run_case
+from conformance.spec.clauses import load_profile_clauses
+from conformance.spec.paths import fixtures_dir
+from conformance.spec.profiles import DEFAULT_PROFILE, get_profile
+from conformance.spec.schemas import validator
+from conformance.yamlio import edit as textedit
+from conformance.yamlio import positions as yamltext
 
 HAND_WRITTEN = "hand-written"
 

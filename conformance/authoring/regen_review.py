@@ -13,10 +13,10 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from conformance.clauses import Clause
-from conformance.feedback import clause_hits
-from conformance.jsontypes import JsonValue
-from conformance.matcher import is_matcher, join_index, join_key, render
+from conformance.common.jsontypes import JsonValue
+from conformance.judging.feedback import clause_hits
+from conformance.judging.matcher import is_matcher, join_index, join_key, render
+from conformance.spec.clauses import Clause
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _EXCERPT = 160

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from conformance.authoring.files import FixtureText, read
 from conformance.authoring.lint import HEADER_PREFIX, SCHEMA_FILE
-from conformance.cases import LABS, OPERATIONS, PURE_OPERATIONS
-from conformance.loader import fixture_files
-from conformance.paths import schemas_dir
+from conformance.loading.cases import LABS, OPERATIONS, PURE_OPERATIONS
+from conformance.loading.loader import fixture_files
+from conformance.spec.paths import schemas_dir
 
 _CASE_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from conformance import shared_files
 from conformance.authoring.files import FixtureText, read
 from conformance.authoring.scaffold import (
     BODIES,
@@ -28,8 +27,9 @@ from conformance.authoring.scaffold import (
     new_file,
     shared_words,
 )
-from conformance.loader import fixture_files
-from conformance.profiles import COURSE, Profile, get_profile
+from conformance.loading import shared_files
+from conformance.loading.loader import fixture_files
+from conformance.spec.profiles import COURSE, Profile, get_profile
 
 # The area an operation's cases belong to when no file of the profile shows it yet.
 _AREA_OF = {

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from conformance.adapter import Adapter
-from conformance.cases import Case
-from conformance.clauses import Clause
-from conformance.execution import Outcome, run_case
-from conformance.feedback import rank_clauses
-from conformance.loader import Suite
-from conformance.profiles import DEFAULT_PROFILE
+from conformance.adapters.interface import Adapter
+from conformance.judging.feedback import rank_clauses
+from conformance.loading.cases import Case
+from conformance.loading.loader import Suite
+from conformance.running.execution import Outcome, run_case
+from conformance.spec.clauses import Clause
+from conformance.spec.profiles import DEFAULT_PROFILE
 
 
 def is_reference(impl: str, profile: str = DEFAULT_PROFILE) -> bool:

@@ -16,8 +16,8 @@ import json
 import sys
 from pathlib import Path
 
-from conformance.atomicfile import write_text_atomic
-from conformance.jsontypes import JsonObject
+from conformance.common.atomic_file import write_text_atomic
+from conformance.common.jsontypes import JsonObject
 
 _LOG_LINES = 30
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from conformance import __version__
 from conformance.adapters.kinds import submission_kind
 from conformance.autograder.wheel import obtain_wheel
-from conformance.loader import FIXTURE_SUFFIXES, fixture_files
+from conformance.loading.loader import FIXTURE_SUFFIXES, fixture_files
 
 HERE = Path(__file__).resolve().parent
 SETUP = HERE / "gradescope_setup.sh"

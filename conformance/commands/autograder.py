@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from conformance.commands.checks import EXIT_USAGE, output_file_problem
-from conformance.profiles import DEFAULT_PROFILE, PROFILES
+from conformance.spec.profiles import DEFAULT_PROFILE, PROFILES
 
 EXIT_OK = 0
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from conformance.adapters.kinds import submission_spec
 from conformance.adapters.sandbox import add_sandbox_option
 from conformance.adapters.settings import ImplSettings
-from conformance.cases import LABS
 from conformance.commands.checks import EXIT_USAGE, positive_number
 from conformance.grading.grader import SubmissionResult
+from conformance.loading.cases import LABS
 
 EXIT_FULL = 0
 EXIT_NOT_FULL = 1

@@ -22,7 +22,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def doctor_command(args: argparse.Namespace) -> int:
     """Print the checks; exit 0 when grading can run here."""
-    from conformance import doctor
+    from conformance.autograder import doctor
 
     checks = doctor.run_checks()
     sys.stdout.write(doctor.render(checks))

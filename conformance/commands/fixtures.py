@@ -9,20 +9,20 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from conformance.adapter import Adapter
+from conformance.adapters.interface import Adapter
 from conformance.authoring import coverage, next_steps
 from conformance.authoring.export import ExportRefused, export_bundle
 from conformance.authoring.lint import lint
 from conformance.authoring.regen import RegenRefused, regenerate, write
 from conformance.authoring.scaffold import ScaffoldError, scaffold_case
 from conformance.authoring.scaffold_profile import scaffold_profile_case
-from conformance.authoring.version import VersionError, spec_version
-from conformance.cases import LABS
-from conformance.clauses import load_clauses, load_profile_clauses
 from conformance.commands.checks import EXIT_USAGE
-from conformance.loader import load_suite
-from conformance.paths import fixtures_dir
-from conformance.profiles import DEFAULT_PROFILE, PROFILES, UnknownProfile, get_profile
+from conformance.loading.cases import LABS
+from conformance.loading.loader import load_suite
+from conformance.spec.clauses import load_clauses, load_profile_clauses
+from conformance.spec.paths import fixtures_dir
+from conformance.spec.profiles import DEFAULT_PROFILE, PROFILES, UnknownProfile, get_profile
+from conformance.spec.version import VersionError, spec_version
 
 EXIT_PROBLEMS = 1
 

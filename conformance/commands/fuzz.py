@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from conformance.adapter import Adapter
+from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds import IMPL_FORMS, ImplSpecError, parse_impl
 from conformance.commands.checks import EXIT_USAGE
 from conformance.commands.options import TIMEOUT, add_process_options, process_settings
@@ -46,8 +46,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def suite_failures(implementation: Adapter) -> list[str]:
     """Ids of the bundled course cases ``implementation`` fails or errors (skipped ones aside)."""
-    from conformance.execution import run_case
-    from conformance.loader import load_suite
+    from conformance.loading.loader import load_suite
+    from conformance.running.execution import run_case
 
     return [case.id for case in load_suite().cases if run_case(implementation, case).status in ("failed", "errored")]
 

@@ -15,7 +15,6 @@ from types import FrameType
 from conformance.adapters.kinds import IMPL_FORMS, default_impl, default_template, parse_impl, profile_problem
 from conformance.adapters.pi_course import student_process_needs
 from conformance.adapters.run_as import RunAsError, parse_run_as, run_as_problem
-from conformance.atomicfile import write_text_atomic
 from conformance.commands.checks import (
     EXIT_USAGE,
     non_negative_integer,
@@ -26,18 +25,19 @@ from conformance.commands.checks import (
     same_file_problem,
 )
 from conformance.commands.options import FIXTURES, TIMEOUT, add_process_options, process_settings
+from conformance.common.atomic_file import write_text_atomic
+from conformance.farm.batch import BatchOptions, discover_submissions, grade_batch
+from conformance.farm.gradebook import GradebookError, columns, merge_gradebooks, meta_path
+from conformance.farm.journal import GRADEBOOK, Journal, JournalError
+from conformance.farm.shard import ShardError, resolve_shard, select_shard
 from conformance.grading import baseline as baselines
-from conformance.grading.batch import BatchOptions, discover_submissions, grade_batch
 from conformance.grading.formats import terminal
-from conformance.grading.gradebook import GradebookError, columns, merge_gradebooks, meta_path
+from conformance.grading.formats.files import WRITERS
 from conformance.grading.grader import GradeOptions, GradingContext, grade_submission, prepare
-from conformance.grading.journal import GRADEBOOK, Journal, JournalError
-from conformance.grading.reports import WRITERS
 from conformance.grading.rubric import RubricError, load_rubric
-from conformance.grading.shard import ShardError, resolve_shard, select_shard
-from conformance.html.batch_site import HtmlBatch
-from conformance.loader import load_suite
-from conformance.profiles import DEFAULT_PROFILE, PROFILES
+from conformance.loading.loader import load_suite
+from conformance.reports.html.batch_site import HtmlBatch
+from conformance.spec.profiles import DEFAULT_PROFILE, PROFILES
 
 EXIT_OK = 0
 EXIT_NOT_OK = 1

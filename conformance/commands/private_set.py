@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from conformance.commands.checks import EXIT_USAGE
-from conformance.profiles import DEFAULT_PROFILE
+from conformance.spec.profiles import DEFAULT_PROFILE
 
 DEFAULT_CASES = 100
 
@@ -44,7 +44,7 @@ def private_set_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     from conformance.adapters.reference import create
     from conformance.grading.rubric import RubricError, load_rubric
-    from conformance.loader import display_path, load_suite
+    from conformance.loading.loader import display_path, load_suite
 
     if args.profile != DEFAULT_PROFILE:
         print(f"pi-conformance private-set: profile {args.profile!r} has no bundled reference to take expectations from", file=sys.stderr)

@@ -15,7 +15,7 @@ from conformance.commands.limit_options import limit_arguments
 from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, add_process_options
 
 if TYPE_CHECKING:
-    from conformance.pytest_plugin import RunState
+    from conformance.running.pytest_plugin import RunState
 
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suite"
 EXIT_NO_CASES = 5
@@ -113,8 +113,8 @@ def run_command(args: argparse.Namespace) -> int:
     session = _Session()
     code = pytest.main(pytest_arguments(args), plugins=[session])
     # Imported after pytest has started, so that pytest-cases is loaded (and rewritten) by pytest.
-    from conformance.features import is_not_claimed
-    from conformance.pytest_plugin import baseline_verdict
+    from conformance.running.pytest_plugin import baseline_verdict
+    from conformance.spec.features import is_not_claimed
 
     state = session.state
     if state is None:  # pytest stopped before configuring the suite (a bad option): it said why
@@ -128,7 +128,7 @@ def run_command(args: argparse.Namespace) -> int:
         print("pi-conformance: no case matches the selection", file=sys.stderr)
         return EXIT_NO_CASES
     if args.html:
-        from conformance.html.run_site import write_from_run
+        from conformance.reports.html.run_site import write_from_run
 
         print(f"pi-conformance: html report: {write_from_run(Path(args.html), state, args.impl).line()}")
     if state.baseline is not None:
@@ -145,7 +145,7 @@ class _Session:
         self.state: RunState | None = None
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        from conformance.pytest_plugin import STATE_KEY
+        from conformance.running.pytest_plugin import STATE_KEY
 
         self.state = config.stash.get(STATE_KEY, None)
 
@@ -161,8 +161,8 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
     if problem:
         return problem
     if args.without_feature:
-        from conformance.features import unknown_feature_problem
-        from conformance.profiles import UnknownProfile, get_profile
+        from conformance.spec.features import unknown_feature_problem
+        from conformance.spec.profiles import UnknownProfile, get_profile
 
         try:
             chosen = get_profile(args.profile)

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import yaml
 
-from conformance.adapter import Adapter
+from conformance.adapters.interface import Adapter
 from conformance.authoring.lint import DEFAULT_HEADER, lint
-from conformance.cases import Case
-from conformance.execution import run_case
-from conformance.jsontypes import JsonObject
-from conformance.loader import load_suite
-from conformance.paths import data_root, fixtures_dir
+from conformance.common.jsontypes import JsonObject
+from conformance.loading.cases import Case
+from conformance.loading.loader import load_suite
+from conformance.running.execution import run_case
+from conformance.spec.paths import data_root, fixtures_dir
 
 DESCRIPTION_LIMIT = 220
 

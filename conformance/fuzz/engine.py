@@ -1,7 +1,7 @@
 """The differential loop: draw programs, run them on the reference and on X, shrink a divergence.
 
-Both sides are reached through the same :class:`~conformance.adapter.Adapter` interface and
-judged by the same :func:`~conformance.execution.run_case`: the program becomes a case whose
+Both sides are reached through the same :class:`~conformance.adapters.interface.Adapter` interface and
+judged by the same :func:`~conformance.running.execution.run_case`: the program becomes a case whose
 expectations are the reference's observation (loosened where the spec is open), the
 reference must pass it, and a divergence is X failing it. Hypothesis then shrinks the
 program while X keeps failing *the same way* (same operation, same path up to indexes), so
@@ -18,13 +18,13 @@ from random import Random
 
 from hypothesis import HealthCheck, Phase, find, settings
 
-from conformance.adapter import Adapter, AdapterFailure, run_operation
-from conformance.cases import Case
-from conformance.engine import AdapterFactory, Policy, run_one
-from conformance.execution import Outcome, run_case
+from conformance.adapters.interface import Adapter, AdapterFailure, run_operation
 from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.expect import build_case, clauses_for
 from conformance.fuzz.strategies import Program, programs
+from conformance.loading.cases import Case
+from conformance.running.engine import AdapterFactory, Policy, run_one
+from conformance.running.execution import Outcome, run_case
 
 
 class _OutOfTime(Exception):

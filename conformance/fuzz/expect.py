@@ -13,9 +13,9 @@ import hashlib
 import json
 import re
 
-from conformance.cases import Case
+from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.fuzz.strategies import Program
-from conformance.jsontypes import JsonObject, JsonValue
+from conformance.loading.cases import Case
 
 LOOSE_MESSAGE_FIELDS: dict[str, JsonValue] = {
     "provider": {"$type": "string"},
@@ -156,7 +156,7 @@ def case_id(program: Program) -> str:
 def operation_prefix(operation: str) -> str:
     """The words (two at most) every bundled course id of ``operation`` starts with; the operation's name otherwise."""
     from conformance.authoring.scaffold import shared_words
-    from conformance.loader import load_suite
+    from conformance.loading.loader import load_suite
 
     ids = [case.id for case in load_suite().cases if case.operation == operation]
     return "-".join(shared_words(ids)[:2]) or operation.replace("_", "-")

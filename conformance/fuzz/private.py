@@ -29,20 +29,20 @@ from random import Random
 from hypothesis import Phase, find, settings
 from hypothesis import strategies as st
 
-from conformance.adapter import Adapter
-from conformance.atomicfile import write_text_atomic
+from conformance.adapters.interface import Adapter
 from conformance.authoring.canonical import inputs_key
 from conformance.authoring.lint import HEADER_PREFIX, SCHEMA_FILE
 from conformance.authoring.scaffold import DEFAULT_PREFIX
-from conformance.cases import Case
-from conformance.execution import run_case
+from conformance.common.atomic_file import write_text_atomic
+from conformance.common.jsontypes import JsonValue
 from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.emit import file_text
 from conformance.fuzz.engine import DRAW_SETTINGS, reference_case
 from conformance.fuzz.expect import case_id, clauses_for, lab_for
 from conformance.fuzz.strategies import PURE_OPERATIONS, Program, event_stream_program, pure_program, scripted_model_program
 from conformance.grading.rubric import Rubric
-from conformance.jsontypes import JsonValue
+from conformance.loading.cases import Case
+from conformance.running.execution import run_case
 
 #: The word every generated id carries after its file's prefix: ``sm-abort-private-1a2b3c4d``.
 PRIVATE_WORD = "private"

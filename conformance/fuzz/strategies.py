@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from hypothesis import strategies as st
 
-from conformance.jsontypes import JsonObject, JsonValue
+from conformance.common.jsontypes import JsonObject, JsonValue
 
 SAFE_INTEGER = 2**53
 # Few names, so that system messages replace and delete each other's sections often.

@@ -46,11 +46,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from conformance.cases import Case
-from conformance.execution import Outcome
-from conformance.jsontypes import JsonValue
-from conformance.matcher import MISSING, first_divergence, join_index
-from conformance.profiles import get_profile
+from conformance.common.jsontypes import JsonValue
+from conformance.judging.matcher import MISSING, first_divergence, join_index
+from conformance.loading.cases import Case
+from conformance.running.execution import Outcome
+from conformance.spec.profiles import get_profile
 
 #: Observation keys whose items are compared item by item, one symptom per item key.
 _LISTS = frozenset({"events", "requests"})

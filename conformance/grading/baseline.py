@@ -20,9 +20,9 @@ from pathlib import Path
 
 import yaml
 
-from conformance.grading.yamlfile import read_yaml
-from conformance.jsontypes import JsonObject
-from conformance.schemas import validator
+from conformance.common.jsontypes import JsonObject
+from conformance.spec.schemas import validator
+from conformance.yamlio.settings_file import read_yaml
 
 _REASON_LIMIT = 200
 
@@ -141,6 +141,6 @@ def write_baseline(path: Path, document: JsonObject) -> None:
         header = "# yaml-language-server: $schema=https://pi-conformance.dev/schemas/baseline.schema.json\n"
         header += "# Known failures: case id -> reason (pi-conformance run --baseline). Replace the reasons with why.\n"
         text = header + yaml.safe_dump(document, allow_unicode=True, sort_keys=False, width=1000)
-    from conformance.atomicfile import write_text_atomic
+    from conformance.common.atomic_file import write_text_atomic
 
     write_text_atomic(path, text)

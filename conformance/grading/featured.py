@@ -1,6 +1,6 @@
 """Which failing cases a report shows in full first: the "start here" of a student's feedback.
 
-One case per cause (:mod:`conformance.failure_groups`): a bug that fails forty cases is
+One case per cause (:mod:`conformance.judging.failure_groups`): a bug that fails forty cases is
 shown once, by the member that shows it where it originates, so the next case shown is
 another bug. Per lab, the causes whose shown case has a hint about what diverged come
 first (a hint of another bug is worse than none), then the largest causes. A cause that
@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from conformance.clauses import Clause
-from conformance.failure_groups import FailureGroup, group_failures, origin_rank
-from conformance.feedback import fitting_hint
 from conformance.grading.formats.common import not_passed_by_lab
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
+from conformance.judging.failure_groups import FailureGroup, group_failures, origin_rank
+from conformance.judging.feedback import fitting_hint
+from conformance.spec.clauses import Clause
 
 
 def hint_fits(graded: GradedCase) -> bool:
-    """True when the case has a hint rung about what diverged (see :func:`conformance.feedback.fitting_hint`)."""
+    """True when the case has a hint rung about what diverged (see :func:`conformance.judging.feedback.fitting_hint`)."""
     return fitting_hint(graded.case, graded.outcome) is not None
 
 

@@ -1,6 +1,6 @@
 """Grade one submission: build it (optionally), run the rubric's cases with a fresh adapter, score.
 
-Grading drives :func:`conformance.execution.run_case` directly instead of going through
+Grading drives :func:`conformance.running.execution.run_case` directly instead of going through
 pytest: it is faster, gives structured outcomes, and lets a batch run many submissions in
 one process. Nothing a submission does makes :func:`grade_submission` raise; what happened
 is its :class:`SubmissionResult`'s ``status``.
@@ -15,20 +15,20 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from conformance.adapter import Adapter
+from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds import Impl, ImplSpecError, parse_impl
 from conformance.adapters.settings import ImplSettings
-from conformance.cases import Case
-from conformance.clauses import Clause, load_profile_clauses
-from conformance.engine import Loop, Policy
-from conformance.execution import GRADER_ERROR, Outcome, run_case
-from conformance.feedback import is_silent_stream
+from conformance.common.student_text import BUILD_LOG_LIMIT, QUOTE_LIMIT, Budget, cap, prune_json, scrub
 from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import Score, score
 from conformance.grading.status import NOT_RUN, SubmissionStatus, classify
-from conformance.loader import load_suite
-from conformance.matcher import Divergence
-from conformance.studenttext import BUILD_LOG_LIMIT, QUOTE_LIMIT, Budget, cap, prune_json, scrub
+from conformance.judging.feedback import is_silent_stream
+from conformance.judging.matcher import Divergence
+from conformance.loading.cases import Case
+from conformance.loading.loader import load_suite
+from conformance.running.engine import Loop, Policy
+from conformance.running.execution import GRADER_ERROR, Outcome, run_case
+from conformance.spec.clauses import Clause, load_profile_clauses
 
 
 @dataclass(frozen=True)
@@ -246,7 +246,10 @@ def grade_submission(
 
 
 class _Run:
-    """The cases of one submission, run phase by phase through one :class:`~conformance.engine.Loop`, each phase with a fresh adapter."""
+    """The cases of one submission, run phase by phase through one :class:`~conformance.running.engine.Loop`.
+
+    Each phase runs with a fresh adapter.
+    """
 
     def __init__(
         self,

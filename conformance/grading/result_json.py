@@ -14,11 +14,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, get_args
 
-from conformance.execution import Outcome
 from conformance.grading.grader import GradingContext, SubmissionResult
 from conformance.grading.scoring import score
 from conformance.grading.status import SubmissionStatus
-from conformance.matcher import Divergence
+from conformance.judging.matcher import Divergence
+from conformance.running.execution import Outcome
 
 FORMAT = 1
 _OUTCOME_STATUSES = ("passed", "failed", "errored", "skipped")

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from conformance.cases import LABS, Case
-from conformance.clauses import Clause
-from conformance.grading.yamlfile import read_yaml
-from conformance.profiles import DEFAULT_PROFILE, PROFILES, get_profile
-from conformance.schemas import validator
+from conformance.loading.cases import LABS, Case
+from conformance.spec.clauses import Clause
+from conformance.spec.profiles import DEFAULT_PROFILE, PROFILES, get_profile
+from conformance.spec.schemas import validator
+from conformance.yamlio.settings_file import read_yaml
 
 DEFAULT_RUBRIC = Path(__file__).resolve().with_name(get_profile(DEFAULT_PROFILE).default_rubric)
 

@@ -15,11 +15,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from conformance.cases import Case
-from conformance.execution import Outcome
 from conformance.grading.attribution import Inherited, attribute
 from conformance.grading.rubric import Rubric, profile_groups
-from conformance.report import STATUSES
+from conformance.loading.cases import Case
+from conformance.reports.run_summary import STATUSES
+from conformance.running.execution import Outcome
 
 
 @dataclass(frozen=True)

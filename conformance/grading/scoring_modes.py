@@ -5,7 +5,7 @@
 - ``per-clause``: each clause a lab's weighted cases cite weighs the same; a clause earns
   the share of its cases that earn their points. A bug costs in proportion to the clauses
   it breaks and how badly.
-- ``capped``: per case, but what one cause (:mod:`conformance.failure_groups`) costs in a
+- ``capped``: per case, but what one cause (:mod:`conformance.judging.failure_groups`) costs in a
   lab is capped at ``cap`` of that lab's points.
 
 These are computed from a :class:`~conformance.grading.scoring.Score`, not yet selectable
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from conformance.failure_groups import group_failures
 from conformance.grading.scoring import GradedCase, Score
+from conformance.judging.failure_groups import group_failures
 
 MODES = ("per-case", "per-clause", "capped")
 #: The default cap: one cause costs at most this share of a lab's points.

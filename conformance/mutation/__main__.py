@@ -10,8 +10,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from conformance.mutation.report import EQUIVALENTS_FILE, MIN_SCORE, build_report, load_declared
 from conformance.mutation.runner import mutants_of_reference, run_mutants, sample
+from conformance.mutation.score_report import EQUIVALENTS_FILE, MIN_SCORE, build_report, load_declared
 
 
 def main(argv: Sequence[str] | None = None) -> int:

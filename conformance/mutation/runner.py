@@ -3,7 +3,7 @@
 A mutant is loaded by executing the package's modules (one of them mutated) into fresh
 module objects under a private package name, so the real ``reference_impl`` is never
 touched and no Python process is started per mutant. The cases are loaded once; each
-mutant runs them through :func:`conformance.execution.run_case` with a
+mutant runs them through :func:`conformance.running.execution.run_case` with a
 :class:`~conformance.adapters.binding.BindingAdapter` over the mutant package, exactly as
 the reference adapter does, and stops at the first case that does not pass.
 """
@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from conformance.adapters.binding import BindingAdapter
-from conformance.cases import OPERATIONS, Case
-from conformance.execution import run_case
-from conformance.jsontypes import JsonObject
-from conformance.loader import load_suite
+from conformance.common.jsontypes import JsonObject
+from conformance.loading.cases import OPERATIONS, Case
+from conformance.loading.loader import load_suite
 from conformance.mutation.operators import Mutant, all_mutants
+from conformance.running.execution import run_case
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent.parent / "reference_impl"
 _MUTANT_PACKAGE = "_pi_mutant"

@@ -2,9 +2,9 @@
 
 from pytest_cases import parametrize_with_cases
 
-from conformance.adapter import Adapter
-from conformance.cases import BrokenCase, Case
-from conformance.pytest_plugin import RunState, case_functions, check_case
+from conformance.adapters.interface import Adapter
+from conformance.loading.cases import BrokenCase, Case
+from conformance.running.pytest_plugin import RunState, case_functions, check_case
 
 
 @parametrize_with_cases("entry", cases=case_functions())

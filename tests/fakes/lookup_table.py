@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import copy
 
-from conformance.adapter import Adapter, run_operation
+from conformance.adapters.interface import Adapter, run_operation
 from conformance.adapters.reference import create as create_reference
 from conformance.authoring.canonical import inputs_key
-from conformance.cases import Case
-from conformance.jsontypes import JsonObject
-from conformance.loader import load_suite
+from conformance.common.jsontypes import JsonObject
+from conformance.loading.cases import Case
+from conformance.loading.loader import load_suite
 
 JUNK = "¯\\_(ツ)_/¯"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from conformance.adapter import Adapter
+from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds.base import Built, Impl, ImplKind, ImplSpecError
 from conformance.adapters.kinds.command import Command
 from conformance.adapters.kinds.course import Course

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from conformance.adapter import Adapter
+from conformance.adapters.interface import Adapter
 from conformance.adapters.settings import ImplSettings
-from conformance.profiles import DEFAULT_PROFILE
+from conformance.spec.profiles import DEFAULT_PROFILE
 
 
 class ImplSpecError(ValueError):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from conformance.adapter import Adapter
+from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds.base import ImplKind, ImplSpecError
 from conformance.adapters.settings import ImplSettings
-from conformance.profiles import DEFAULT_PROFILE
+from conformance.spec.profiles import DEFAULT_PROFILE
 
 
 class Command(ImplKind):

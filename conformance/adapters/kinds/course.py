@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conformance.adapter import Adapter
+from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds.base import Built, ImplKind, ImplSpecError
 from conformance.adapters.kinds.command import request_profile
 from conformance.adapters.settings import ImplSettings
-from conformance.profiles import DEFAULT_PROFILE
+from conformance.spec.profiles import DEFAULT_PROFILE
 
 
 class Course(ImplKind):

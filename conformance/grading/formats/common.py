@@ -10,7 +10,7 @@ from collections import Counter
 
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase, LabScore
-from conformance.profiles import DEFAULT_PROFILE
+from conformance.spec.profiles import DEFAULT_PROFILE
 
 
 def profile_of(result: SubmissionResult) -> str | None:

@@ -27,15 +27,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from conformance.clauses import Clause
+from conformance.common.jsontypes import JsonObject, JsonValue
+from conformance.common.student_text import for_terminal, scrub
+from conformance.grading.case_feedback import case_feedback
 from conformance.grading.featured import featured_by_lab
-from conformance.grading.feedback import case_feedback
 from conformance.grading.formats import terminal
 from conformance.grading.formats.common import profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
-from conformance.jsontypes import JsonObject, JsonValue
-from conformance.studenttext import for_terminal, scrub
+from conformance.spec.clauses import Clause
 
 _DIGITS = 4
 

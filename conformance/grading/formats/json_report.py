@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from conformance.clauses import Clause
-from conformance.feedback import fitting_hint
-from conformance.grading.feedback import case_feedback, inherited_line
+from conformance.common.jsontypes import JsonObject, JsonValue
+from conformance.common.student_text import scrub
+from conformance.grading.case_feedback import case_feedback, inherited_line
 from conformance.grading.formats.common import profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
-from conformance.jsontypes import JsonObject, JsonValue
-from conformance.studenttext import scrub
+from conformance.judging.feedback import fitting_hint
+from conformance.spec.clauses import Clause
 
 FORMAT_VERSION = 1
 _DIGITS = 4

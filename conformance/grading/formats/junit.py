@@ -13,11 +13,11 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 
-from conformance.clauses import Clause
-from conformance.grading.feedback import case_feedback, one_line
+from conformance.common.student_text import for_xml
+from conformance.grading.case_feedback import case_feedback, one_line
 from conformance.grading.formats.common import points, profile_of
 from conformance.grading.grader import SubmissionResult
-from conformance.studenttext import for_xml
+from conformance.spec.clauses import Clause
 
 _CHILD = {"failed": "failure", "errored": "error", "skipped": "skipped"}
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from conformance.clauses import Clause
-from conformance.grading.feedback import case_feedback, inherited_line
+from conformance.common.student_text import markdown_code, markdown_fence, markdown_text, scrub
+from conformance.grading.case_feedback import case_feedback, inherited_line
 from conformance.grading.formats.common import not_passed_by_lab, points, profile_of, skipped_reasons
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.status import NOT_STARTED
-from conformance.studenttext import markdown_code, markdown_fence, markdown_text, scrub
+from conformance.spec.clauses import Clause
 
 
 def _cell(text: str) -> str:

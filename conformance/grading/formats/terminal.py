@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from conformance.clauses import Clause
+from conformance.common.student_text import for_terminal
+from conformance.grading.case_feedback import case_feedback, inherited_line, one_line
 from conformance.grading.featured import failure_groups_of, featured_by_lab
-from conformance.grading.feedback import case_feedback, inherited_line, one_line
 from conformance.grading.formats.common import inherited_groups, lab_counts, not_passed_by_lab, points, profile_of, skipped_reasons
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.status import NOT_STARTED
-from conformance.studenttext import for_terminal
+from conformance.spec.clauses import Clause
 
 DEFAULT_DETAILS_PER_LAB = 2
 _BUILD_LINES = 20
@@ -34,7 +34,7 @@ def render(
     details_per_lab: int | None = DEFAULT_DETAILS_PER_LAB,
     list_cases: bool = True,
 ) -> str:
-    """The terminal summary, control characters escaped (:func:`conformance.studenttext.for_terminal`).
+    """The terminal summary, control characters escaped (:func:`conformance.common.student_text.for_terminal`).
 
     ``details_per_lab=None`` prints feedback for every failing case, ``0`` for none;
     ``list_cases=False`` leaves out the lists of failing and skipped cases too (just the

@@ -1,0 +1,163 @@
+"""The Adapter interface: how the runner reaches an implementation under test.
+
+An adapter has one method per fixture operation. Each takes the case's JSON ``input``
+(and, for scenarios, its ``steps``) and returns the JSON *observation* described in
+``spec/fixture-format.md``. Transports (in-process Python, a JSON-lines program, the
+course's Node.js projects) are all adapters.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from conformance.common.jsontypes import JsonObject
+
+#: How long a waiting step (``consume``, ``result``) may wait before it reports what it saw,
+#: when idleness cannot be observed (spec/protocol.md, "Settling"); sent in the handshake.
+DEFAULT_SETTLE_DEADLINE_S = 0.25
+
+_calls = threading.local()
+
+
+def track_abandonment(call_abandoned: threading.Event) -> None:
+    """Mark the calling thread's case as given up once ``call_abandoned`` is set (by the runner, on a timeout or Ctrl-C)."""
+    _calls.abandoned = call_abandoned
+
+
+def call_abandoned() -> bool:
+    """True when the runner gave up the case this thread runs: an adapter starts no new work for it.
+
+    A transport checks it before it sends a request whose answer nobody will read; without it,
+    a case given up while its program was still starting would be sent once the start finished.
+    """
+    abandoned: threading.Event | None = getattr(_calls, "abandoned", None)
+    return abandoned is not None and abandoned.is_set()
+
+
+class AdapterFailure(Exception):
+    """Base of the ways an adapter can fail to produce an observation."""
+
+
+class OperationNotSupported(AdapterFailure):
+    """The implementation does not offer this operation (yet): the case is skipped."""
+
+
+class ImplementationThrew(AdapterFailure):
+    """The implementation raised where the spec expects a value: the case fails."""
+
+
+class ImplementationHung(AdapterFailure):
+    """The operation can never finish: it was pending while the implementation's event loop was idle. The case fails."""
+
+
+class HarnessError(AdapterFailure):
+    """No observation could be obtained (crash, protocol error, broken adapter): the case errors."""
+
+
+class HarnessTimeout(HarnessError):
+    """The implementation did not answer in time outside a case's own timeout (its handshake, say)."""
+
+
+class GaveUp(AdapterFailure):
+    """The adapter did not try the case because the implementation kept timing out on it: the case fails."""
+
+
+class NotTried(HarnessError):
+    """The adapter did not try the case because the implementation kept exiting on its operation: the case errors."""
+
+
+class Adapter:
+    """Base class of every adapter; each operation defaults to "not supported"."""
+
+    #: A short name for reports, e.g. ``reference`` or the program's own name.
+    name: str = "adapter"
+    #: The implementation's version, if it reports one.
+    version: str = ""
+    #: How the implementation's code was confined: ``bwrap`` (the sandbox) or ``none``
+    #: (in process, or a program running unconfined as the grader's user).
+    isolation: str = "none"
+    #: The profile the implementation implements (``course``, ``pi-ai-1``), when it says so; None: not stated.
+    profile: str | None = None
+    #: Features (spec/features.yaml) the implementation says it does not have; their cases are skipped, "not claimed".
+    unclaimed_features: tuple[str, ...] = ()
+    #: True only for the bundled reference in process: its observations are built by our own binding
+    #: from our own code, so they are not checked against the observation schema again.
+    #: Anything that crosses a process boundary is always checked.
+    observations_trusted: bool = False
+
+    def _unsupported(self, operation: str) -> JsonObject:
+        raise OperationNotSupported(f"{self.name} does not implement {operation}")
+
+    def text_of(self, input: JsonObject) -> JsonObject:
+        """``textOf(input.message)`` → ``{value, input_unchanged}``."""
+        return self._unsupported("text_of")
+
+    def system_message_text(self, input: JsonObject) -> JsonObject:
+        """``systemMessageText(input.message)`` → ``{value, input_unchanged}``."""
+        return self._unsupported("system_message_text")
+
+    def current_system_message(self, input: JsonObject) -> JsonObject:
+        """``currentSystemMessage(input.messages)`` → ``{value, section_order, input_unchanged}``."""
+        return self._unsupported("current_system_message")
+
+    def current_system_prompt(self, input: JsonObject) -> JsonObject:
+        """``currentSystemPrompt(input.messages)`` → ``{value, input_unchanged}``."""
+        return self._unsupported("current_system_prompt")
+
+    def make_text(self, input: JsonObject) -> JsonObject:
+        """``text(input.value)`` → ``{value}``."""
+        return self._unsupported("make_text")
+
+    def make_user_message(self, input: JsonObject) -> JsonObject:
+        """``userMessage(input.value)`` → ``{value}``."""
+        return self._unsupported("make_user_message")
+
+    def make_assistant_message(self, input: JsonObject) -> JsonObject:
+        """``assistantMessage(content, stop_reason?, overrides?)`` → ``{value}``."""
+        return self._unsupported("make_assistant_message")
+
+    def event_stream(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
+        """Play an event-stream scenario → ``{steps: [observation per step]}``."""
+        return self._unsupported("event_stream")
+
+    def scripted_model(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
+        """Play a ScriptedModel scenario → ``{steps: [observation per step]}``."""
+        return self._unsupported("scripted_model")
+
+    def prepare(self, operation: str, lab: str) -> None:
+        """Called before each case, outside its timeout: start or check the implementation.
+
+        Raise :class:`OperationNotSupported` to skip the case, :class:`HarnessError` when the
+        implementation cannot be reached.
+        """
+
+    def cancel(self) -> None:
+        """Called when an operation overran its timeout: stop it if the transport can."""
+
+    def close(self) -> None:
+        """Release whatever the adapter holds (processes, threads)."""
+
+
+def run_operation(adapter: Adapter, operation: str, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
+    """Dispatch one operation to the adapter method of the same name."""
+    if operation == "event_stream":
+        return adapter.event_stream(input, steps)
+    if operation == "scripted_model":
+        return adapter.scripted_model(input, steps)
+    method = getattr(adapter, operation, None)
+    if method is None or operation.startswith("_"):
+        # Another profile's operations (conformance/spec/profiles.py): a generic transport forwards them.
+        from conformance.spec.profiles import ALL_SCENARIO_OPERATIONS, PROFILES
+
+        if not any(operation in profile.operations for profile in PROFILES.values()):
+            raise HarnessError(f"unknown operation {operation!r}")
+        forward = getattr(adapter, "forward_operation", None)
+        if forward is None:
+            raise OperationNotSupported(f"{adapter.name} does not implement {operation}")
+        forwarded: JsonObject = forward(operation, input, steps if operation in ALL_SCENARIO_OPERATIONS else None)
+        return forwarded
+    from conformance.spec.profiles import ALL_SCENARIO_OPERATIONS
+
+    # A scenario of another profile (faux_provider) takes its steps too.
+    result: JsonObject = method(input, steps) if operation in ALL_SCENARIO_OPERATIONS else method(input)
+    return result

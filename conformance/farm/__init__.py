@@ -1,0 +1,1 @@
+"""The batch farm: a class graded in supervised worker processes, into a resumable gradebook."""

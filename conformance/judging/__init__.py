@@ -1,0 +1,1 @@
+"""Judging: comparing observations with expectations, and saying what diverged and why."""

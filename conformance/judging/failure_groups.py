@@ -1,0 +1,299 @@
+"""Group failing cases by cause, so one bug that fails ninety cases reads as one line.
+
+A cause is a divergence's *place* and *kind*:
+
+- the place is its path with indexes normalised and with its key: a scenario step's key
+  and, inside an event or request list, the item's key and one key below it
+  (``steps[*].events[*].partial.errorMessage``, ``steps[*].requests[*].messages``); for a
+  pure operation two keys (``value.timestamp``); an unexpected key is part of its place
+  (``value.sections``), although the matcher reports it at the parent;
+- the kind is what differs there: ``missing``, ``unexpected``, another ``type``, another
+  ``value``, or ``threw`` (a step that threw where it should not); below the place, only
+  that the place's value differs.
+
+So one bug that shows at many depths of one place is one group, and two bugs that both
+show under ``partial`` (a partial shared between events, a lost ``errorMessage``) are two.
+
+A case without a divergence is grouped by what happened, not by the words of its message:
+an implementation that died while loading a module is one cause whichever case found it
+first; a timeout or a hang by the operation that never returned; anything else by its
+message with its variable numbers (indexes, counts, timings) normalised, while digits that
+belong to a name (``pi-ai-1``, ``sha256``) or an exit status or signal (``status 2``) are kept.
+
+Each group names the clause it breaks: among the clauses of its example case (a member of
+the group), the one whose text names most of what diverged at the diverging step, then the
+one most of the group's cases cite.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from conformance.judging.feedback import clause_hits, divergence_words, diverging_strings, quotes_value
+from conformance.judging.matcher import join_key
+from conformance.loading.cases import BrokenCase, Case
+from conformance.running.execution import Outcome
+from conformance.spec.clauses import Clause
+
+_INDEX = re.compile(r"\[\d+\]")
+# A scenario step's key and, inside an event or request list, the item's key and one below it; else two keys.
+_PLACE = re.compile(r"^steps\[\*\]\.\w+(?:\[\*\]\.\w+(?:\.\w+)?|\.\w+)?|^\w+(?:\.\w+)?")
+# Keys whose values are themselves kinds (an event type, a settled state): which one was
+# expected and which came is part of the cause ("error" where "start" came is another bug
+# than "start" where "error" came).
+_ENUM_KEYS = frozenset(
+    {"type", "state", "finished", "stopReason", "reason", "role", "same_object_as", "input_unchanged", "turns_unchanged"}
+)
+_ENUM_LIMIT = 24
+# A number standing alone: not glued to a word before it (``sha256``, ``v1.2``, ``pi-ai-1``) nor after
+# it (``2nd``, ``3-way``) except by a unit (``12ms``, ``1.5s``, ``40%``), which is part of a measurement.
+_NUMBER = re.compile(r"(?<![\w.])(?<!\w-)\d+(?:\.\d+)?(?=(?:ms|us|µs|ns|s|kb|kib|mb|mib|gb|%)?(?![\w.-]?\w))", re.IGNORECASE)
+# Numbers that name a cause, not measure one: an exit status, a signal, an error number, a lab.
+_NAMING_WORD = re.compile(r"\b(?:status|code|signal|errno|lab|chapter|profile)\s*[:=#]?\s*$", re.IGNORECASE)
+# "<name> exited with status 3 during scripted_model while loading dist/src/scripted-model.js (...)"
+_LOAD_DEATH = re.compile(
+    r"(?P<how>exited with status -?\d+|was killed by [\w ]+?|stopped answering) during \S+ while loading (?P<module>[^\s()]+)"
+)
+# A handshake that failed, first or after the last retry: one cause, its reason.
+_HANDSHAKE = re.compile(
+    r"(?:the handshake failed: |failed its handshake \d+ times in a row and is not started again; last failure: )(?P<reason>.*)"
+)
+_PATTERN_LIMIT = 200
+#: How each kind reads after its place.
+KIND_WORDS: Mapping[str, str] = {
+    "missing": "missing",
+    "unexpected": "unexpected",
+    "type": "another type",
+    "value": "another value",
+    "threw": "threw",
+    "died": "the program died",
+    "timed out": "never returned (timed out)",
+    "hung": "never settled (hung)",
+    "error": "error",
+    "order": "the same lines in another order",
+    "extra text": "lines that should not be there",
+    "missing text": "lines missing",
+    "broken": "broken fixture",
+}
+
+
+@dataclass(frozen=True)
+class Cause:
+    """Where a case diverged and how (or, without a divergence, what happened)."""
+
+    place: str
+    kind: str
+    #: For a key whose values are kinds: ``"error" where "start"`` (expected, then actual); else "".
+    detail: str = ""
+
+    def __str__(self) -> str:
+        if self.kind == "died":
+            how = self.detail.replace("exited with status", "exit status").replace("was killed by", "killed by")
+            return f"the program ended while importing {self.place} ({how}): code at the top level of that module ends the process"
+        if self.detail:
+            return f"{self.place}: {self.detail}"
+        if self.kind in ("error", "broken"):
+            return self.place
+        return f"{self.place}: {KIND_WORDS.get(self.kind, self.kind)}"
+
+
+@dataclass(frozen=True)
+class FailureGroup:
+    """Failing cases that share one cause."""
+
+    clause: str | None
+    pattern: str
+    members: tuple[tuple[Case | BrokenCase, Outcome], ...]
+    kind: str = "value"
+    detail: str = ""
+
+    @property
+    def cause(self) -> Cause:
+        """The group's cause."""
+        return Cause(self.pattern, self.kind, self.detail)
+
+    @property
+    def example(self) -> tuple[Case | BrokenCase, Outcome]:
+        """The member that shows the cause best: where it originates (see :func:`origin_rank`), then the first."""
+        return min(self.members, key=lambda member: origin_rank(member[1]))
+
+    @property
+    def title(self) -> str:
+        """``SM-PLAY-3  steps[*].events[*].partial.content: another value (e.g. steps[1].events[0].partial.content: ...)``."""
+        head = f"{self.clause}  {self.cause}" if self.clause else str(self.cause)
+        divergence = self.example[1].divergence
+        return f"{head}  (e.g. {_cut(str(divergence))})" if divergence is not None else head
+
+
+def origin_rank(outcome: Outcome) -> tuple[int, int]:
+    """Lower for a divergence nearer where a symptom originates: the result or the terminal event, then fewer events in.
+
+    A key that diverges the same way in many places is best shown where it is made (the
+    terminal message, the value) rather than in a partial copy at the first event of an
+    unrelated case.
+    """
+    divergence = outcome.divergence
+    if divergence is None:
+        return (2, 0)
+    path = divergence.path
+    event = re.search(r"\.events\[(\d+)\]", path)
+    terminal = re.search(r"\.(?:message|error)\b|^value\b|\.value\b|\.result\b", path)
+    if terminal and not re.search(r"\.partial\b", path):
+        return (0, len(path))
+    return (1, int(event[1]) if event else 0)
+
+
+def normalise_path(path: str) -> str:
+    """``steps[1].events[0].partial`` -> ``steps[*].events[*].partial``."""
+    return _INDEX.sub("[*]", path)
+
+
+def variable_numbers_normalised(message: str) -> str:
+    """``timed out after 3 of 5 tries, events[4]`` -> ``timed out after N of N tries, events[*]``; names keep their digits.
+
+    ``--profile pi-ai-1`` and ``exited with status 2`` stay as they are: two messages that
+    differ there have different causes, while messages that differ only in an index, a count
+    or a time have the same one.
+    """
+    message = _INDEX.sub("[*]", message)
+
+    def replace(number: re.Match[str]) -> str:
+        return number[0] if _NAMING_WORD.search(message, 0, number.start()) else "N"
+
+    return _NUMBER.sub(replace, message)
+
+
+def cause_of(case: Case | BrokenCase, outcome: Outcome) -> Cause:
+    """The cause a failing case is grouped by."""
+    if isinstance(case, BrokenCase):
+        return Cause("broken fixture", "broken")
+    divergence = outcome.divergence
+    if divergence is None:
+        return _event_cause(case, outcome)
+    full = normalise_path(join_key(divergence.path, divergence.key) if divergence.key else divergence.path)
+    match = _PLACE.match(full)
+    place = match[0] if match else full or "(root)"
+    kind = divergence.kind if place == full else "value"
+    last = place.rsplit(".", 1)[-1]
+    if last == "threw" and divergence.actual != "null":
+        kind = "threw"
+    detail = ""
+    if place == full and last in _ENUM_KEYS and max(len(divergence.expected), len(divergence.actual)) <= _ENUM_LIMIT:
+        detail = f"expected {divergence.expected}, got {divergence.actual}"
+    elif kind == "value" and place == full:
+        kind = _text_reading(divergence.expected, divergence.actual) or kind
+    operation = case.operation if not case.is_scenario else ""
+    return Cause(f"{operation} {place}" if operation else place, kind, detail)
+
+
+def _text_reading(expected: str, actual: str) -> str | None:
+    """For two texts: ``order`` when the actual has the expected's lines in another order, ``extra text`` or ``missing text``."""
+    try:
+        wanted, got = json.loads(expected), json.loads(actual)
+    except ValueError:
+        return None
+    if not isinstance(wanted, str) or not isinstance(got, str):
+        return None
+    wanted_lines, got_lines = [line for line in wanted.split("\n") if line], [line for line in got.split("\n") if line]
+    if sorted(wanted_lines) == sorted(got_lines):
+        return "order"
+    if set(wanted_lines) < set(got_lines):
+        return "extra text"
+    if set(got_lines) < set(wanted_lines):
+        return "missing text"
+    return None
+
+
+def _event_cause(case: Case, outcome: Outcome) -> Cause:
+    message = outcome.message.strip()
+    death = _LOAD_DEATH.search(message)
+    if death is not None:
+        return Cause(death["module"], "died", death["how"])
+    handshake = _HANDSHAKE.search(message.splitlines()[0] if message else "")
+    if handshake is not None:
+        return Cause(_cut("the handshake failed: " + variable_numbers_normalised(handshake["reason"])), "error")
+    if outcome.hung:
+        return Cause(case.operation, "hung")
+    if outcome.timed_out and message.startswith(("timed out", "not run:")):
+        return Cause(case.operation, "timed out")
+    first_line = message.splitlines()[0] if message else outcome.status
+    return Cause(_cut(variable_numbers_normalised(first_line)), "error")
+
+
+def cause(case: Case | BrokenCase, outcome: Outcome) -> str:
+    """The cause a failing case is grouped by, as text."""
+    return str(cause_of(case, outcome))
+
+
+def group_failures(results: Iterable[tuple[Case | BrokenCase, Outcome]], clauses: Mapping[str, Clause]) -> list[FailureGroup]:
+    """Failed and errored cases grouped by cause, the largest group first (ties: first seen first)."""
+    groups: dict[Cause, list[tuple[Case | BrokenCase, Outcome]]] = {}
+    for case, outcome in results:
+        if outcome.status in ("failed", "errored"):
+            groups.setdefault(cause_of(case, outcome), []).append((case, outcome))
+    ordered = sorted(_at_origin(groups).items(), key=lambda item: -len(item[1]))
+    return [
+        FailureGroup(_group_clause(members, clauses), found.place, tuple(members), found.kind, found.detail) for found, members in ordered
+    ]
+
+
+#: Keys too general to say that two places show one symptom.
+_GENERAL_KEYS = frozenset({"value", "events", "content", "partial", "type", "steps", "requests", "messages"})
+
+
+def _at_origin(groups: dict[Cause, list[tuple[Case | BrokenCase, Outcome]]]) -> dict[Cause, list[tuple[Case | BrokenCase, Outcome]]]:
+    """Causes whose place ends in the same specific key diverging the same way, merged at the place nearest its origin.
+
+    A terminal message that lacks ``errorMessage`` shows in every partial of every event
+    too; one cause, reported where it is made (the result, the terminal event), not once per copy.
+    """
+    by_symptom: dict[tuple[str, str, str], list[Cause]] = {}
+    for found in groups:
+        key = re.split(r"[.\s]", found.place)[-1]
+        if "." in found.place and key not in _GENERAL_KEYS and found.kind not in ("died", "timed out", "hung", "error", "broken"):
+            by_symptom.setdefault((key, found.kind, found.detail), []).append(found)
+    merged = dict(groups)
+    for causes in by_symptom.values():
+        if len(causes) < 2:
+            continue
+        origin = min(causes, key=lambda found: min(origin_rank(outcome) for _, outcome in groups[found]))
+        for found in causes:
+            if found != origin:
+                merged[origin] = merged[origin] + merged.pop(found)
+    return merged
+
+
+def _group_clause(members: Sequence[tuple[Case | BrokenCase, Outcome]], clauses: Mapping[str, Clause]) -> str | None:
+    """The clause a group breaks: of its example's clauses, the one whose text names most of what diverged, then the most cited."""
+    cases = [(case, outcome) for case, outcome in members if isinstance(case, Case)]
+    if not cases:
+        return None
+    example, outcome = min(cases, key=lambda member: origin_rank(member[1]))
+    if outcome.divergence is None:
+        return None
+    words = divergence_words(example, outcome)
+    if outcome.step_index is not None and outcome.step_index < len(example.steps):
+        words.add(str(example.steps[outcome.step_index].get("action", "")).lower())
+    citations = {clause: sum(clause in case.clauses for case, _ in cases) for clause in example.clauses}
+    # A clause that quotes the diverging value exactly decides it, whatever else names the place.
+    quoted = diverging_strings(outcome)
+    return max(
+        example.clauses,
+        key=lambda clause: (quotes_value(clauses.get(clause), quoted), clause_hits(clauses.get(clause), words), citations[clause]),
+    )
+
+
+def skip_reasons(outcomes: Sequence[Outcome]) -> list[tuple[str, int]]:
+    """Distinct skip reasons with their counts, most frequent first."""
+    counts: dict[str, int] = {}
+    for outcome in outcomes:
+        if outcome.status == "skipped":
+            counts[outcome.message] = counts.get(outcome.message, 0) + 1
+    return sorted(counts.items(), key=lambda item: -item[1])
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= _PATTERN_LIMIT else text[: _PATTERN_LIMIT - 1] + "…"

@@ -1,0 +1,1 @@
+"""Loading: fixture files into cases (or broken cases, never dropped), and selecting among them."""

@@ -1,0 +1,158 @@
+"""Remember fixture files that already passed schema validation, keyed by content.
+
+Schema validation is most of the cost of loading the fixtures, and staff run the same
+fixtures once per submission. The key is a hash of the file's bytes, of every schema's
+bytes and of the checking code itself, so any edit to any of them makes the entry miss.
+Only a file that passed every check is stored: a mark written after the schema alone
+passed would let a later run skip the checks after it and give a different answer. Set
+``PI_CONFORMANCE_CACHE=off`` to disable it, or to a folder to move it.
+
+``fixtures lint`` reads nothing from it (:func:`bypassed`): the cache is per user, so an
+entry may come from another checkout's code, and lint is the check CI relies on.
+
+Besides the "validated" marks, a file whose every case loaded is kept parsed (its cases as
+JSON), keyed also by its name, the profile and the clause registry: a hit skips YAML, the
+schemas and jsonschema's import altogether.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+
+from conformance.loading.cases import Case
+from conformance.spec.paths import schemas_dir
+
+#: The modules whose code decides whether a file is valid and what its cases hold: their bytes
+#: are part of every key, so a checkout whose checks differ never reads this one's entries.
+_CHECKING_MODULES = (
+    "loading/validation_cache.py",
+    "loading/loader.py",
+    "loading/schema_errors.py",
+    "loading/shared_files.py",
+    "loading/cases.py",
+    "yamlio/broken.py",
+    "yamlio/safe.py",
+    "judging/matcher.py",
+    "spec/features.py",
+    "spec/function_features.py",
+    "spec/pi_ai_shapes.py",
+)
+_bypass_depth = 0
+
+
+@cache
+def _checks_digest() -> bytes:
+    digest = hashlib.sha256(b"checks-2\0")
+    package = Path(__file__).resolve().parents[1]  # the conformance package
+    for name in _CHECKING_MODULES:
+        try:
+            digest.update(name.encode() + b"\0" + (package / name).read_bytes() + b"\0")
+        except OSError:  # a module missing from an odd install: never match an entry
+            digest.update(os.urandom(16))
+    return digest.digest()
+
+
+@contextmanager
+def bypassed() -> Iterator[None]:
+    """Inside this block nothing is read from or written to the cache (``fixtures lint``)."""
+    global _bypass_depth
+    _bypass_depth += 1
+    try:
+        yield
+    finally:
+        _bypass_depth -= 1
+
+
+def _cache_dir() -> Path | None:
+    if _bypass_depth:
+        return None
+    setting = os.environ.get("PI_CONFORMANCE_CACHE", "")
+    if setting.lower() in {"off", "0", "no"}:
+        return None
+    if setting:
+        return Path(setting)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "pi-conformance" / "validated"
+
+
+@cache
+def _schemas_digest(folder: Path) -> bytes:
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.schema.json")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.digest()
+
+
+def key(text: str) -> str:
+    """The cache key of a fixture file's text under the current schemas."""
+    return hashlib.sha256(_checks_digest() + _schemas_digest(schemas_dir()) + text.encode("utf-8")).hexdigest()
+
+
+def known_valid(text: str) -> bool:
+    """True when this exact text already validated against these exact schemas."""
+    folder = _cache_dir()
+    return folder is not None and (folder / key(text)).is_file()
+
+
+def remember_valid(text: str) -> None:
+    """Record that ``text`` passed every check; a cache that cannot be written is simply skipped."""
+    folder = _cache_dir()
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / key(text)).touch()
+    except OSError:
+        pass
+
+
+# Bumped when the loader's parsing (what a Case holds, how it is built) changes.
+_PARSED = b"parsed-cases-1\0"
+_TUPLE_FIELDS = ("clauses", "steps", "hint", "features", "step_lines")
+
+
+def parsed_key(data: bytes, relative: str, profile: str, clauses: Iterable[str]) -> str:
+    """The parsed-cache key of a fixture file's bytes, as loaded under this name, profile and clause registry."""
+    digest = hashlib.sha256(_PARSED + _checks_digest() + _schemas_digest(schemas_dir()))
+    digest.update(f"{relative}\0{profile}\0{chr(31).join(sorted(clauses))}\0".encode())
+    digest.update(data)
+    return "parsed-" + digest.hexdigest()
+
+
+def load_parsed(key: str) -> list[Case] | None:
+    """The cases stored under ``key``, or None (no entry, no cache, or an unreadable entry)."""
+    folder = _cache_dir()
+    if folder is None:
+        return None
+    try:
+        stored = json.loads((folder / key).read_bytes())
+        cases: list[Case] = []
+        for fields in stored:
+            for name in _TUPLE_FIELDS:
+                fields[name] = tuple(fields[name])
+            cases.append(Case(**fields))
+        return cases
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def store_parsed(key: str, cases: Sequence[object]) -> None:
+    """Store the cases of a file that loaded without a problem; a cache that cannot be written is skipped."""
+    folder = _cache_dir()
+    if folder is None:
+        return
+    fields = [{f.name: getattr(case, f.name) for f in dataclasses.fields(Case)} for case in cases]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        temporary = folder / f"{key}.{os.getpid()}.tmp"
+        temporary.write_text(json.dumps(fields, ensure_ascii=False), encoding="utf-8")
+        temporary.replace(folder / key)
+    except (OSError, TypeError, ValueError):
+        pass

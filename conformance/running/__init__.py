@@ -1,0 +1,1 @@
+"""Running: the one loop over cases, one case run and judged, and the pytest front end."""

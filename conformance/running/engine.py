@@ -1,0 +1,163 @@
+"""The one loop over cases: every command that runs cases against an implementation runs them here.
+
+``run`` (the pytest plugin), ``grade``, ``matrix`` and ``fuzz`` share its policy, so that the
+same implementation gets the same status for every case whichever command ran it:
+
+- a case runs with its own timeout (:func:`conformance.running.execution.run_case`);
+- the loop stops between cases when ``stop`` is set or the ``deadline`` has passed, and the
+  cases left are not run (their outcome says why);
+- an adapter stops trying an operation after a few timeouts (or exits) in a row, so that a
+  hopeless implementation ends in bounded time. A case it then did not try may well pass on
+  its own (a ``textOf`` that loops only on some messages), so each such case is run again,
+  alone, in a fresh adapter with a short timeout: no case is failed unless it failed when
+  it was tried.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from conformance.adapters.interface import Adapter
+from conformance.loading.cases import BrokenCase, Case
+from conformance.running.execution import Outcome, run_case
+
+#: Why a case has no outcome of its own: the outcome's message starts with this.
+NOT_RUN = "not run: "
+#: Timeout of a case retried on its own after its operation was given up: hung cases cost
+#: this much each, the others (which answer in milliseconds) nothing noticeable.
+RETRY_TIMEOUT_S = 0.3
+#: Given-up cases are retried this many at a time, each worker with its own fresh process:
+#: a hang that burns no CPU (a promise that never resolves) then costs a fraction of the time.
+RETRY_WORKERS = 4
+
+AdapterFactory = Callable[[], Adapter]
+#: How one case is run on an adapter, with a timeout: :func:`~conformance.running.execution.run_case`, or a caller's wrapper of it.
+CaseRunner = Callable[[Adapter, Case, float | None], Outcome]
+
+
+@dataclass
+class Policy:
+    """How a loop runs its cases: timeout, budget, stop, and what is kept of each outcome."""
+
+    #: Per-operation timeout (None: the case's own, else the default).
+    timeout_s: float | None = None
+    #: ``time.monotonic()`` past which no case starts; the budget in seconds, for the message.
+    deadline: float | None = None
+    budget_s: float | None = None
+    #: Set by another thread to end the loop after the case in flight.
+    stop: threading.Event | None = None
+    #: How a case is run, retries included (grading bounds the text an outcome quotes, and turns its own failure into the case's).
+    run: CaseRunner = run_case
+    #: Outcomes already known (a resumed batch): those cases are not run again.
+    given: Mapping[str, Outcome] = field(default_factory=dict)
+    #: Retry the cases an adapter gave up on (see the module's docstring).
+    retry: bool = True
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
+
+
+@dataclass
+class Loop:
+    """One pass over cases with one adapter, by :class:`Policy`; the outcomes, in case order."""
+
+    policy: Policy
+    #: A fresh adapter of the same implementation, for retries.
+    fresh: AdapterFactory
+    #: Learns each outcome as it is kept (before any retry): grading records progress with it.
+    on_outcome: Callable[[Outcome], Outcome] | None = None
+    #: Set once a case was not run because the deadline had passed.
+    budget_exhausted: bool = False
+
+    def run(self, adapter: Adapter, cases: Sequence[Case]) -> list[Outcome]:
+        """Run ``cases`` on ``adapter`` (closed at the end), then retry those it gave up on."""
+        outcomes: list[Outcome] = []
+        try:
+            for case in cases:
+                outcomes.append(self.one(adapter, case))
+        finally:
+            close(adapter)
+        if self.policy.retry and any(outcome.given_up for outcome in outcomes) and not self.budget_exhausted:
+            self.budget_exhausted = retry_given_up(self.fresh, cases, outcomes, self.policy)
+        return outcomes
+
+    def one(self, adapter: Adapter, case: Case) -> Outcome:
+        """One case on ``adapter``, unless the loop was stopped or ran out of time (checked between cases)."""
+        policy = self.policy
+        if policy.stop is not None and policy.stop.is_set():
+            return Outcome(case.id, "errored", f"{NOT_RUN}grading was interrupted", 0.0)
+        if policy.out_of_time():
+            self.budget_exhausted = True
+            return Outcome(case.id, "errored", f"{NOT_RUN}the submission used up its {policy.budget_s:g} s budget", 0.0)
+        if case.id in policy.given:
+            return policy.given[case.id]
+        outcome = policy.run(adapter, case, policy.timeout_s)
+        return self.on_outcome(outcome) if self.on_outcome is not None else outcome
+
+
+def run_one(adapter: Adapter, case: Case | BrokenCase, fresh: AdapterFactory, policy: Policy | None = None) -> Outcome:
+    """One case on a shared adapter, retried alone when given up: what a caller that runs cases one by one uses."""
+    policy = policy or Policy()
+    if not isinstance(case, Case):
+        return run_case(adapter, case, policy.timeout_s)  # a broken fixture: reported, nothing to retry
+    outcomes = [policy.run(adapter, case, policy.timeout_s)]
+    if policy.retry and outcomes[0].given_up:
+        retry_given_up(fresh, [case], outcomes, policy)
+    return outcomes[0]
+
+
+def retry_given_up(fresh: AdapterFactory, cases: Sequence[Case], outcomes: list[Outcome], policy: Policy) -> bool:
+    """Run each case the adapter gave up on again, in a fresh adapter with a short timeout; replaces its outcome.
+
+    Returns True when the deadline passed meanwhile (the cases left keep their first outcome).
+    """
+    pending: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for index, outcome in enumerate(outcomes):
+        if outcome.given_up:
+            pending.put(index)
+    out_of_time = threading.Event()
+
+    def work() -> None:
+        adapter: Adapter | None = None
+        try:
+            while not (policy.stop is not None and policy.stop.is_set()):
+                try:
+                    index = pending.get_nowait()
+                except queue.Empty:
+                    return
+                if policy.out_of_time():
+                    out_of_time.set()
+                    return
+                for _ in range(2):  # a fresh adapter never gives up on its first case
+                    if adapter is None:
+                        adapter = fresh()
+                    retried = policy.run(adapter, cases[index], RETRY_TIMEOUT_S)
+                    if not retried.given_up:
+                        break
+                    close(adapter)
+                    adapter = None
+                outcomes[index] = retried
+        except Exception:  # the adapter could not be made again: the first run's outcomes stand
+            pass
+        finally:
+            if adapter is not None:
+                close(adapter)
+
+    workers = [threading.Thread(target=work, name=f"retry {n}", daemon=True) for n in range(min(RETRY_WORKERS, pending.qsize()))]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return out_of_time.is_set()
+
+
+def close(adapter: Adapter) -> None:
+    """Close ``adapter``; a failing close must not lose the outcomes."""
+    try:
+        adapter.close()
+    except Exception:
+        pass

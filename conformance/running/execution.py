@@ -1,0 +1,274 @@
+"""Run one case against an adapter, under a timeout, and judge the observation."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from conformance.adapters.interface import (
+    DEFAULT_SETTLE_DEADLINE_S,
+    Adapter,
+    GaveUp,
+    HarnessError,
+    HarnessTimeout,
+    ImplementationHung,
+    ImplementationThrew,
+    NotTried,
+    OperationNotSupported,
+    run_operation,
+    track_abandonment,
+)
+from conformance.common.jsontypes import JsonObject, JsonValue
+from conformance.common.student_text import cap, schema_problem, scrub
+from conformance.judging.matcher import MISSING, Divergence, Observed, first_divergence, iter_divergences
+from conformance.loading.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
+from conformance.spec.features import not_claimed_reason
+from conformance.spec.profiles import get_profile, mismatch_message
+from conformance.spec.schemas import validator
+
+Status = Literal["passed", "failed", "errored", "skipped"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one case."""
+
+    case_id: str
+    status: Status
+    message: str
+    duration_s: float
+    divergence: Divergence | None = None
+    step_index: int | None = None
+    observation: JsonObject | None = None
+    #: The implementation hung: the case or its handshake timed out, or was given up after timeouts.
+    timed_out: bool = False
+    #: The case was not tried: the adapter gave up on its operation after repeated timeouts or exits.
+    given_up: bool = False
+    #: The operation can never finish: it was pending while the implementation's event loop was idle.
+    hung: bool = False
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _Worker:
+    """A daemon thread that runs one calling thread's cases one after another (a thread per case costs a start each).
+
+    Each calling thread has its own worker (the grader retries cases from several threads at
+    once: none may wait behind another's case). A worker whose case overran is abandoned (it
+    ends once that case returns, if ever) and the next case gets a new one; an idle worker
+    ends soon after its calling thread has ended.
+    """
+
+    def __init__(self) -> None:
+        self.jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self.abandoned = False
+        self.owner = threading.current_thread()
+        self.thread = threading.Thread(target=self._serve, name=f"cases of {self.owner.name}", daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        try:
+            while not self.abandoned:
+                try:
+                    job = self.jobs.get(timeout=_IDLE_CHECK_S)
+                except queue.Empty:
+                    if not self.owner.is_alive():
+                        return
+                    continue
+                try:
+                    job()
+                except BaseException:  # an exception sent into this thread to stop an overrunning case
+                    continue
+        except BaseException:  # the same, landing between two cases: this worker ends quietly
+            return
+
+
+_IDLE_CHECK_S = 2.0
+_workers = threading.local()
+
+
+def _take_worker() -> _Worker:
+    worker: _Worker | None = getattr(_workers, "worker", None)
+    if worker is None or worker.abandoned or not worker.thread.is_alive():
+        worker = _Worker()
+        _workers.worker = worker
+    return worker
+
+
+def observe(adapter: Adapter, case: Case, timeout_s: float) -> JsonObject:
+    """Run the case's operation in the worker thread; raise ``_Timeout`` if it overruns.
+
+    A thread lets a hung in-process implementation fail its own case: the worker is
+    abandoned (it is a daemon) and the run goes on with a new one.
+    """
+    box: dict[str, object] = {}
+    finished = threading.Event()
+    abandoned = threading.Event()
+
+    def work() -> None:
+        track_abandonment(abandoned)
+        try:
+            box["observation"] = run_operation(adapter, case.operation, case.input, list(case.steps))
+        except BaseException as error:  # handed to the caller's thread, which classifies it
+            box["error"] = error
+        finally:
+            finished.set()
+
+    worker = _take_worker()
+    worker.jobs.put(work)
+    in_time = False
+    try:
+        in_time = finished.wait(timeout_s)
+    finally:
+        # Overran, or Ctrl-C (or SIGTERM made one) while it ran: stop the case, so that closing
+        # the adapter next does not wait on a request that may never be answered.
+        if not in_time:
+            worker.abandoned = True  # it ends once its case returns, if ever
+            abandoned.set()  # before cancel(): a request not yet sent is then never sent
+            adapter.cancel()
+    if not in_time:
+        raise _Timeout
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["observation"]  # type: ignore[return-value]
+
+
+def compare(case: Case, observation: JsonObject) -> tuple[Divergence | None, int | None]:
+    """The first divergence between the case's expectations and the observation."""
+    if _step_count_differs(case, observation):
+        return _step_count_divergence(case, observation), None
+    for expected, actual, path, step_index in _expectations(case, observation):
+        divergence = first_divergence(expected, actual, path)
+        if divergence is not None:
+            return divergence, step_index
+    return None, None
+
+
+def all_divergences(case: Case, observation: JsonObject) -> list[Divergence]:
+    """Every divergence between the case's expectations and the observation, in document order."""
+    if _step_count_differs(case, observation):
+        return [_step_count_divergence(case, observation)]
+    return [
+        divergence
+        for expected, actual, path, _ in _expectations(case, observation)
+        for divergence in iter_divergences(expected, actual, path)
+    ]
+
+
+def _step_count_differs(case: Case, observation: JsonObject) -> bool:
+    observed_steps = observation.get("steps")
+    return case.is_scenario and (not isinstance(observed_steps, list) or len(observed_steps) != len(case.steps))
+
+
+def _step_count_divergence(case: Case, observation: JsonObject) -> Divergence:
+    observed_steps = observation.get("steps")
+    count = len(observed_steps) if isinstance(observed_steps, list) else "no"
+    return Divergence("steps", f"{len(case.steps)} step observations", f"{count}", "the adapter must report every step")
+
+
+def _expectations(case: Case, observation: JsonObject) -> Iterator[tuple[JsonValue, Observed, str, int | None]]:
+    """Each expected value with what was observed there, its path and its step index, in document order."""
+    if not case.is_scenario:
+        for key, expected in (case.expect or {}).items():
+            yield expected, observation.get(key, MISSING), key, None
+        return
+    observed_steps = observation.get("steps")
+    assert isinstance(observed_steps, list)  # _step_count_differs checked it
+    for index, (step, observed) in enumerate(zip(case.steps, observed_steps, strict=True)):
+        expected_step = step.get("expect")
+        if not isinstance(expected_step, dict):
+            continue
+        observed_object: dict[str, JsonValue] = observed if isinstance(observed, dict) else {}
+        for key, expected in expected_step.items():
+            yield expected, observed_object.get(key, MISSING), f"steps[{index}].{key}", index
+
+
+WAITING_ACTIONS = frozenset({"consume", "result"})
+
+
+def time_budget(case: Case, timeout_s: float | None = None) -> float:
+    """The case's timeout plus one settle deadline per waiting step.
+
+    Waiting steps report what they saw after the settle deadline, so a stream that never
+    ends fails at its step with a precise message instead of timing the whole case out.
+    """
+    waits = sum(1 for step in case.steps if step.get("action") in WAITING_ACTIONS)
+    return (case.timeout_s or timeout_s or DEFAULT_TIMEOUT_S) + waits * DEFAULT_SETTLE_DEADLINE_S
+
+
+def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None = None) -> Outcome:
+    """Run one case and return its outcome; never raises for anything the implementation does."""
+    started = time.perf_counter()
+
+    def done(status: Status, message: str, **extra: object) -> Outcome:
+        # Messages quote the implementation (what it threw, its stderr): bounded, and valid Unicode.
+        return Outcome(case.id, status, cap(scrub(message)), time.perf_counter() - started, **extra)  # type: ignore[arg-type]
+
+    if isinstance(case, BrokenCase):
+        located = case.located_problems()
+        return done("errored", "broken fixture:\n" + "\n".join(f"  {case.file}:{line}: {p}" for line, p in located))
+    limit = time_budget(case, timeout_s)
+    try:
+        try:
+            adapter.prepare(case.operation, case.lab)
+        except OperationNotSupported:
+            if adapter.profile is None or adapter.profile == case.profile:
+                raise
+        # An implementation of another profile fails with the reason, not with unrelated divergences.
+        if adapter.profile is not None and adapter.profile != case.profile:
+            return done("failed", mismatch_message(adapter.name, adapter.profile, case.profile))
+        unclaimed = not_claimed_reason(case.features, frozenset(adapter.unclaimed_features))
+        if unclaimed is not None:  # the implementation said so in its handshake
+            return done("skipped", unclaimed)
+        observation = observe(adapter, case, limit)
+    except _Timeout:
+        return done("failed", f"timed out: {case.operation} did not return within {limit:g} s", timed_out=True)
+    except OperationNotSupported as error:
+        return done("skipped", f"not implemented: {error}")
+    except ImplementationThrew as error:
+        return done("failed", f"the implementation threw: {error}")
+    except ImplementationHung as error:
+        return done("failed", f"hung: {error}", hung=True)
+    except GaveUp as error:
+        return done("failed", str(error), timed_out=True, given_up=True)
+    except NotTried as error:
+        return done("errored", str(error), given_up=True)
+    except HarnessTimeout as error:
+        return done("errored", f"could not observe the implementation: {error}", timed_out=True)
+    except HarnessError as error:
+        return done("errored", f"could not observe the implementation: {error}")
+    except Exception as error:  # a broken adapter fails only its own case
+        return done("errored", f"the adapter failed: {type(error).__name__}: {error}")
+    except BaseException as error:
+        # A port's CancelledError (or GeneratorExit) must not take the case out of every total;
+        # only the user's Ctrl-C and an exit stop the run.
+        if isinstance(error, KeyboardInterrupt | SystemExit):
+            raise
+        return done("errored", f"the implementation raised {type(error).__name__}: {error}")
+    try:
+        return _judge(adapter, case, observation, done)
+    except Exception as error:  # an answer the grader cannot judge (nested past the recursion limit...) errors its own case
+        return done("errored", f"{GRADER_ERROR}: judging the answer failed: {type(error).__name__}: {error}")
+
+
+#: How an outcome says the grader itself failed on this case (not the implementation).
+GRADER_ERROR = "grader error"
+
+
+def _judge(adapter: Adapter, case: Case, observation: JsonObject, done: Callable[..., Outcome]) -> Outcome:
+    """Check the observation against the operation's schema, then compare it with the case's expectations."""
+    observation_schema = get_profile(case.profile).observation_schema
+    trusted = adapter.observations_trusted
+    schema_error = None if trusted else next(iter(validator(observation_schema, f"/$defs/{case.operation}").iter_errors(observation)), None)
+    if schema_error is not None:
+        return done("errored", f"the adapter returned a malformed observation {schema_problem(schema_error)}")
+    divergence, step_index = compare(case, observation)
+    if divergence is None:
+        return done("passed", "", observation=observation)
+    return done("failed", str(divergence), divergence=divergence, step_index=step_index, observation=observation)

@@ -1,0 +1,57 @@
+"""The clause registry: clause ids and their text, parsed from ``spec/spec.md``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.spec.paths import data_root, spec_file
+from conformance.spec.profiles import get_profile
+
+# A clause is a paragraph that starts with its id in bold: **IR-TEXT-1** ...
+_CLAUSE_START = re.compile(r"^\*\*(?P<id>[A-Z]+(?:-[A-Z]+)*-\d+)\*\*\s*(?P<text>.*)$")
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One numbered, normative clause of the spec."""
+
+    id: str
+    text: str
+    line: int
+
+
+def parse_clauses(text: str) -> dict[str, Clause]:
+    """Parse every clause paragraph of a spec document, keyed by id."""
+    clauses: dict[str, Clause] = {}
+    current_id: str | None = None
+    current_lines: list[str] = []
+    current_line = 0
+
+    def flush() -> None:
+        if current_id is not None:
+            clauses[current_id] = Clause(current_id, " ".join(current_lines).strip(), current_line)
+
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _CLAUSE_START.match(line)
+        if match:
+            flush()
+            current_id, current_lines, current_line = match["id"], [match["text"]], number
+        elif current_id is not None and line.strip() and not line.startswith("#"):
+            current_lines.append(line.strip())
+        else:
+            flush()
+            current_id, current_lines = None, []
+    flush()
+    return clauses
+
+
+def load_clauses(path: Path | None = None) -> dict[str, Clause]:
+    """Load the clause registry from the spec document."""
+    return parse_clauses((path or spec_file()).read_text(encoding="utf-8"))
+
+
+def load_profile_clauses(profile: str) -> dict[str, Clause]:
+    """The clause registry of a profile: ``spec/spec.md`` for ``course``, ``spec/pi-ai-1/spec.md`` for ``pi-ai-1``."""
+    return load_clauses(data_root() / get_profile(profile).spec)

@@ -1,0 +1,136 @@
+"""Profiles: which standard a fixture case belongs to.
+
+``course`` is the course's chapters 03-04 (``spec/spec.md``, the default); ``pi-ai-1`` is the
+published upstream library ``@earendil-works/pi-ai`` 1.x (``spec/pi-ai-1/spec.md``). A fixture
+file states its profile (``profile:``, default ``course``); a run checks one profile at a
+time, and an implementation may say which profile it implements (``Adapter.profile``, the
+``profile`` of the JSON-lines handshake), so that checking it against the other one fails
+with a message that names the difference instead of a pile of unrelated divergences.
+
+This module is a leaf: it imports nothing from the rest of the package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from conformance.spec.function_features import PI_AI_1_FUNCTIONS
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One profile: its clause document, schemas and the areas (features) its cases fall in."""
+
+    name: str
+    #: The clause document, relative to the data root.
+    spec: str
+    #: The fixture-file schema's file name under ``spec/schemas``.
+    fixture_schema: str
+    #: The observation schema's file name under ``spec/schemas``.
+    observation_schema: str
+    #: Every clause id of the profile starts with one of these.
+    clause_prefixes: tuple[str, ...]
+    #: Operations written as steps (compared step by step).
+    scenario_operations: frozenset[str]
+    #: Every operation of the profile.
+    operations: frozenset[str]
+    #: The areas of the profile, each a feature an implementation can opt out of; in report order.
+    features: tuple[str, ...] = ()
+    #: Finer features inside the areas (pi-ai-1: one per upstream function), opted out of alone.
+    functions: tuple[str, ...] = ()
+    #: What a report calls the groups cases are summed up by.
+    group_label: str = "lab"
+    #: The rubric ``pi-conformance grade --profile NAME`` uses without ``--rubric``: a file
+    #: name under ``conformance/grading``.
+    default_rubric: str = "default_rubric.yaml"
+
+
+COURSE: Final = Profile(
+    name="course",
+    spec="spec/spec.md",
+    fixture_schema="fixture-file.schema.json",
+    observation_schema="observation.schema.json",
+    clause_prefixes=("IR-", "SYS-", "STREAM-", "AMS-", "EV-", "SM-"),
+    scenario_operations=frozenset({"event_stream", "scripted_model"}),
+    operations=frozenset(
+        {
+            "text_of",
+            "system_message_text",
+            "current_system_message",
+            "current_system_prompt",
+            "make_text",
+            "make_user_message",
+            "make_assistant_message",
+            "event_stream",
+            "scripted_model",
+        }
+    ),
+)
+
+PI_AI_1: Final = Profile(
+    name="pi-ai-1",
+    spec="spec/pi-ai-1/spec.md",
+    fixture_schema="pi-ai-1-fixture-file.schema.json",
+    observation_schema="pi-ai-1-observation.schema.json",
+    clause_prefixes=("PA-",),
+    scenario_operations=frozenset({"event_stream", "faux_provider"}),
+    operations=frozenset(
+        {
+            "content_text",
+            "system_message_text",
+            "render_system_message_update",
+            "current_system_message",
+            "current_system_prompt",
+            "current_tools",
+            "normalize_context",
+            "faux_block",
+            "faux_message",
+            "event_stream",
+            "faux_provider",
+        }
+    ),
+    features=("messages", "system-replay", "event-streams", "faux-provider"),
+    functions=PI_AI_1_FUNCTIONS,
+    group_label="area",
+    default_rubric="default_rubric_pi-ai-1.yaml",
+)
+
+PROFILES: Final = {profile.name: profile for profile in (COURSE, PI_AI_1)}
+DEFAULT_PROFILE: Final = COURSE.name
+#: Scenario operations of every profile.
+ALL_SCENARIO_OPERATIONS: Final = frozenset().union(*(profile.scenario_operations for profile in PROFILES.values()))
+
+
+class UnknownProfile(ValueError):
+    """A profile name that no profile has."""
+
+
+def get_profile(name: str) -> Profile:
+    """The profile called ``name``; a clear error naming the known ones otherwise."""
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise UnknownProfile(f"unknown profile {name!r}; known profiles: {', '.join(PROFILES)}") from None
+
+
+#: How to name an implementation of each profile on the command line.
+IMPL_EXAMPLES: Final = {
+    "course": "--impl reference (the bundled reference), or --impl pi-course:PATH (a course project)",
+    "pi-ai-1": (
+        "--impl pi-ai:PATH (the upstream package: npm install --prefix PATH @earendil-works/pi-ai@1.6.0), "
+        "or, in a checkout, PYTHONPATH=examples with --impl python:pi_ai_port.conformance:ADAPTER (a port that passes every case)"
+    ),
+}
+
+
+def mismatch_message(implementation: str, implemented: str, wanted: str) -> str:
+    """The message of a case run against an implementation of another profile: how to check either one."""
+    how = IMPL_EXAMPLES.get(wanted, f"an implementation of profile {wanted!r}")
+    option = "" if implemented == DEFAULT_PROFILE else f" --profile {implemented}"
+    return (
+        f"profile mismatch: {implementation} implements profile {implemented!r}, but this case belongs to profile {wanted!r}. "
+        f"To check {wanted} cases, name an implementation of it: {how}. To check {implementation} itself, run it with"
+        f"{option or ' no --profile'} ({implemented} cases). "
+        f"The two profiles differ on purpose: spec/spec.md is the course, spec/pi-ai-1/spec.md is upstream pi-ai 1.x"
+    )

@@ -1,0 +1,41 @@
+"""The cases of a fixture file that YAML cannot parse, read from its text line by line.
+
+A file that fails to parse must not make its cases vanish from the totals: each case id found
+textually (``- id: ...``), with the ``lab:`` written under it, becomes a broken entry of its
+own, so a report says "lab 4.1: 20 errored" rather than "lab ?: 1 errored".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from conformance.loading.cases import LABS
+
+_ID = re.compile(r"""^(?P<indent>\s*)-\s+id:\s*["']?(?P<id>[A-Za-z0-9][A-Za-z0-9_.:-]*)["']?\s*(?:#.*)?$""")
+_LAB = re.compile(r"""^\s+lab:\s*["']?(?P<lab>\d+\.\d+)["']?\s*(?:#.*)?$""")
+_CHAPTER = re.compile(r"""^chapter:\s*["']?(?P<chapter>\d+)["']?\s*(?:#.*)?$""")
+
+
+@dataclass(frozen=True)
+class TextualCase:
+    """A case entry found in the text: its id, line and lab (when written plainly)."""
+
+    id: str
+    line: int
+    lab: str | None
+
+
+def textual_cases(text: str) -> tuple[str | None, list[TextualCase]]:
+    """The file's chapter and its case entries, found without parsing the YAML."""
+    chapter: str | None = None
+    found: list[tuple[str, int, list[str]]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if chapter is None and (match := _CHAPTER.match(line)):
+            chapter = match["chapter"]
+        if match := _ID.match(line):
+            found.append((match["id"], number, []))
+        elif found and (lab := _LAB.match(line)):
+            found[-1][2].append(lab["lab"])
+    cases = [TextualCase(case_id, line, labs[0] if labs and labs[0] in LABS else None) for case_id, line, labs in found]
+    return chapter, cases
