@@ -47,7 +47,7 @@ SUITE = REPO / "conformance" / "suite"
 PLAIN_SUITE = """
 import pytest
 
-from conformance.running.pytest_plugin import case_parameters, check_case
+from conformance.commands.pytest_plugin import case_parameters, check_case
 
 
 @pytest.mark.parametrize("entry", case_parameters())

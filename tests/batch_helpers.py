@@ -25,7 +25,7 @@ SCRIPT = """#!/bin/sh
 worker() {
   pid=$PPID
   while [ "$pid" -gt 1 ]; do
-    if tr '\\0' ' ' < /proc/$pid/cmdline | grep -q conformance.farm.worker; then echo "$pid"; return; fi
+    if tr '\\0' ' ' < /proc/$pid/cmdline | grep -q conformance.farm.forkserver; then echo "$pid"; return; fi
     pid=$(awk '{print $4}' /proc/$pid/stat)
   done
 }
@@ -60,7 +60,7 @@ for count, line in enumerate(sys.stdin, start=1):
         pid = os.getppid()
         while pid > 1:
             with open(f"/proc/{pid}/cmdline", "rb") as file:
-                if b"conformance.farm.worker" in file.read():
+                if b"conformance.farm.forkserver" in file.read():
                     os.kill(pid, signal.SIGKILL)
                     break
             with open(f"/proc/{pid}/stat") as file:

@@ -28,7 +28,7 @@ PRELOAD = (
     # fuzz: Hypothesis takes 0.3 s to import, and the tests fuzz ten JS variants.
     "conformance.commands.fuzz",
     "conformance.fuzz.engine",
-    "conformance.running.pytest_plugin",
+    "conformance.commands.pytest_plugin",
     "conformance.spec.schemas",
     "conformance.loading.loader",
     "jsonschema",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters.process import unsealed
+from conformance.adapters.protocol import unsealed
 from conformance.adapters.settings import ImplSettings
 from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import load_rubric

@@ -23,7 +23,7 @@ from conformance.farm.job import grade_supervised
 from conformance.grading import grader
 from conformance.grading.grader import GradeOptions, GradingContext, grade_submission, planned_isolation, prepare
 from conformance.grading.rubric import parse_rubric
-from conformance.running.execution import Outcome
+from conformance.judging.outcome import Outcome
 from tests.batch_helpers import RUBRIC, rows
 from tests.cli_runner import cli_env
 from tests.conftest import REPO

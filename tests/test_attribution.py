@@ -11,9 +11,8 @@ from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
 from conformance.judging.feedback import failure_report, fitting_hint, symptom_keys
-from conformance.judging.matcher import Divergence
+from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.cases import Case
-from conformance.running.execution import Outcome
 from conformance.spec.clauses import load_clauses
 from tests.laundering_projects import CHEATS, HONEST, make_laundering_project
 from tests.variants import VARIANTS

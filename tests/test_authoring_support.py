@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from conformance import cli
-from conformance.authoring import canonical, placeholders
+from conformance.authoring import placeholders
 from conformance.authoring.files import read
+from conformance.yamlio import canonical
 from conformance.yamlio import positions as yamltext
 from tests.conftest import REPO
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from conformance.judging.outcome import Outcome
 from conformance.loading.loader import load_suite
 from conformance.reports.compat_page import VersionRun, render_page
-from conformance.running.execution import Outcome
 from tests.cli_runner import cli
 from tests.conftest import REPO
 

@@ -6,7 +6,8 @@ import shutil
 
 import pytest
 
-from conformance.adapters.process import ProcessAdapter, ProcessOptions
+from conformance.adapters.process import ProcessAdapter
+from conformance.adapters.process_options import ProcessOptions
 from conformance.loading.loader import Suite
 from conformance.running.execution import run_case
 from tests.conftest import REPO

@@ -10,10 +10,9 @@ import sys
 from pathlib import Path
 
 from conformance.judging.failure_groups import cause_of, group_failures, variable_numbers_normalised
-from conformance.judging.matcher import Divergence
+from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
-from conformance.running.execution import Outcome
 from conformance.spec.clauses import load_clauses
 from tests.cli_runner import cli
 from tests.conftest import REPO

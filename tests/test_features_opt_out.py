@@ -9,10 +9,9 @@ import sys
 from pathlib import Path
 
 from conformance.judging.feedback import COURSE_HINT_MARKER, failure_report, porter_hint
-from conformance.judging.matcher import Divergence
+from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.cases import Case
 from conformance.loading.loader import Suite
-from conformance.running.execution import Outcome
 from conformance.spec.clauses import load_clauses
 from tests.cli_runner import cli
 from tests.conftest import REPO

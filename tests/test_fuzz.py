@@ -30,8 +30,8 @@ from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.emit import check_emitted, write_case
 from conformance.fuzz.engine import Differ, fuzz
 from conformance.fuzz.strategies import Program
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
-from conformance.running.execution import Outcome
 from reference_impl.ir import assistant_message
 from reference_impl.scripted_model import finish
 from tests.cli_runner import cli

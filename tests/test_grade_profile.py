@@ -23,9 +23,8 @@ from conformance import cli
 from conformance.grading.grader import prepare
 from conformance.grading.rubric import DEFAULT_RUBRIC, Rubric, RubricError, load_rubric, parse_rubric
 from conformance.grading.scoring import score
-from conformance.judging.matcher import Divergence
+from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.cases import Case
-from conformance.running.execution import Outcome
 from conformance.spec.profiles import PI_AI_1
 from tests.test_profile_pi_ai import HANDSHAKE_PROGRAM, _install
 

@@ -25,9 +25,9 @@ from conformance.grading.grader import GradeOptions, GradingContext, SubmissionR
 from conformance.grading.rubric import RubricError, load_rubric, parse_rubric, tag_matches
 from conformance.grading.scoring import score
 from conformance.grading.status import classify
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
 from conformance.loading.loader import Suite
-from conformance.running.execution import Outcome
 from conformance.spec.clauses import load_clauses
 from tests.cli_runner import cli
 from tests.conftest import REPO

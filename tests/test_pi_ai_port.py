@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 from conformance.adapters.pi_ai_binding import PiAiBindingAdapter
+from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite, load_suite
-from conformance.running.execution import Outcome, run_case
+from conformance.running.execution import run_case
 from examples.pi_ai_port import event_stream, faux, js_text
 from examples.pi_ai_port.conformance import ADAPTER
 from tests.cli_runner import cli

@@ -18,8 +18,9 @@ import pytest
 
 from conformance.adapters.pi_course import modules_dir, pi_course_adapter
 from conformance.adapters.settings import ImplSettings
+from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite
-from conformance.running.execution import Outcome, run_case
+from conformance.running.execution import run_case
 from tests.conftest import REPO
 
 JS = REPO / "tests" / "js"

@@ -17,7 +17,6 @@ import pytest
 
 from conformance.adapters.interface import Adapter
 from conformance.adapters.reference import create as create_reference
-from conformance.authoring.canonical import inputs_key
 from conformance.authoring.lint import lint
 from conformance.fuzz import private
 from conformance.grading.rubric import Rubric, load_rubric, parse_rubric
@@ -25,6 +24,7 @@ from conformance.grading.scoring import Score, score
 from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
 from conformance.running.execution import run_case
+from conformance.yamlio.canonical import inputs_key
 from tests.cli_runner import cli
 from tests.fakes.lookup_table import LookupTable, record
 

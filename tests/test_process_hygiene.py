@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters.process import ProcessAdapter, ProcessOptions
+from conformance.adapters.process import ProcessAdapter
+from conformance.adapters.process_options import ProcessOptions
 from conformance.adapters.resolve import resolve_adapter
 from conformance.adapters.sandbox import probe
 from conformance.adapters.settings import ImplSettings

@@ -12,10 +12,12 @@ import pytest
 from conformance.adapters import limits
 from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.interface import Adapter, HarnessTimeout, track_abandonment
-from conformance.adapters.process import ProcessAdapter, ProcessOptions
+from conformance.adapters.process import ProcessAdapter
+from conformance.adapters.process_options import ProcessOptions
 from conformance.adapters.reference import create as reference_adapter
+from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite
-from conformance.running.execution import Outcome, run_case
+from conformance.running.execution import run_case
 from tests.conftest import REPO
 from tests.variants import VARIANTS
 
@@ -155,22 +157,22 @@ def test_a_protocol_version_mismatch_stops_at_once(suite: Suite, closing: list[A
 
 
 def test_the_program_never_sees_expected_values(suite: Suite) -> None:
-    from conformance.adapters import process
+    from conformance.adapters import session
 
     sent: list[dict[str, object]] = []
-    original = process.Session.send
+    original = session.Session.send
 
-    def spy(self: process.Session, message: dict[str, object]) -> None:
+    def spy(self: session.Session, message: dict[str, object]) -> None:
         sent.append(message)
         original(self, message)
 
-    process.Session.send = spy  # type: ignore[method-assign]
+    session.Session.send = spy  # type: ignore[method-assign]
     try:
         adapter = served("reference")
         run_all(adapter, suite, pick(suite, "scripted_model", 3))
         adapter.close()
     finally:
-        process.Session.send = original  # type: ignore[method-assign]
+        session.Session.send = original  # type: ignore[method-assign]
     steps = [step for message in sent for step in message.get("steps", [])]  # type: ignore[attr-defined]
     assert steps and all("expect" not in step for step in steps)
 

@@ -254,7 +254,8 @@ for line in sys.stdin:
 
 
 def test_the_handshake_carries_the_profile_both_ways(tmp_path: Path, pi_ai_suite: Suite) -> None:
-    from conformance.adapters.process import ProcessAdapter, ProcessOptions
+    from conformance.adapters.process import ProcessAdapter
+    from conformance.adapters.process_options import ProcessOptions
 
     program = tmp_path / "course_only.py"
     program.write_text(HANDSHAKE_PROGRAM, encoding="utf-8")

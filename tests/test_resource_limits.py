@@ -20,7 +20,7 @@ import pytest
 
 from conformance.adapters import limits, sandbox
 from conformance.adapters.limits import MIB, CgroupSupport, Limits, describe, detect_from, empty_and_remove, supervisor_flags
-from conformance.adapters.process import SUPERVISOR
+from conformance.adapters.session import SUPERVISOR
 from tests.attack_projects import CORRECT, append_to_module
 from tests.batch_helpers import cli_env, rows
 from tests.conftest import REPO

@@ -7,10 +7,9 @@ import pytest
 from conformance.grading.rubric import load_rubric
 from conformance.grading.scoring import Score, score
 from conformance.grading.scoring_modes import lab_points
-from conformance.judging.matcher import Divergence
+from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
-from conformance.running.execution import Outcome
 from conformance.spec.clauses import load_clauses
 
 

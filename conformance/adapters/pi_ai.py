@@ -26,7 +26,8 @@ from pathlib import Path
 
 from conformance.adapters.interface import Adapter
 from conformance.adapters.pi_course import CourseLayoutError, find_node
-from conformance.adapters.process import ProcessAdapter, ProcessOptions
+from conformance.adapters.process import ProcessAdapter
+from conformance.adapters.process_options import ProcessOptions
 from conformance.adapters.sandbox import Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
 from conformance.adapters.settings import ImplSettings
 from conformance.spec.profiles import PI_AI_1

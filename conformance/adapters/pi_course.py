@@ -18,7 +18,8 @@ from pathlib import Path
 from conformance import toolchain
 from conformance.adapters.course_build import BuildResult, build_in_copy
 from conformance.adapters.interface import Adapter, HarnessError
-from conformance.adapters.process import ProcessAdapter, ProcessOptions
+from conformance.adapters.process import ProcessAdapter
+from conformance.adapters.process_options import ProcessOptions
 from conformance.adapters.sandbox import Isolation, Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
 from conformance.adapters.settings import ImplSettings
 

@@ -20,15 +20,13 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from conformance.adapters.limits import Limits, remove_groups, supervisor_flags
+from conformance.adapters.process_options import ProcessOptions
 from conformance.adapters.protocol import QUOTE_CHARS
 from conformance.adapters.sandbox import SANDBOX_HOME, bwrap_command, find_bwrap, runtime_path
 from conformance.common.jsontypes import JsonObject
-
-if TYPE_CHECKING:
-    from conformance.adapters.process import ProcessOptions
 
 #: What the stdout reader delivers: a line, the end of the output, or the start of a line over the limit.
 LineKind = Literal["line", "eof", "oversize"]

@@ -10,7 +10,7 @@ Layout of the bundle::
     load_bundle.py       loading every case in a few lines of Python with PyYAML alone
     README.md            how to use the bundle
 
-Hashes are over each case's canonical JSON (see :mod:`conformance.authoring.canonical`), so
+Hashes are over each case's canonical JSON (see :mod:`conformance.yamlio.canonical`), so
 they change exactly when a case's content changes, never when only its YAML layout does.
 """
 
@@ -22,7 +22,6 @@ from collections import Counter
 from pathlib import Path
 
 from conformance import __version__
-from conformance.authoring import canonical
 from conformance.authoring.files import read
 from conformance.authoring.lint import lint
 from conformance.common.jsontypes import JsonObject, JsonValue
@@ -31,6 +30,7 @@ from conformance.loading.loader import fixture_files
 from conformance.spec.paths import data_root, fixtures_dir, schemas_dir, spec_file
 from conformance.spec.profiles import COURSE, PI_AI_1
 from conformance.spec.version import spec_version
+from conformance.yamlio import canonical
 
 FORMAT = "pi-conformance-fixtures"
 FORMAT_VERSION = 1

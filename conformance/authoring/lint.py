@@ -16,7 +16,6 @@ from collections.abc import Collection
 from pathlib import Path
 
 from conformance.authoring import placeholders
-from conformance.authoring.canonical import inputs_key
 from conformance.authoring.files import FixtureText, read
 from conformance.authoring.problems import Problem
 from conformance.common.jsontypes import JsonObject
@@ -29,6 +28,7 @@ from conformance.spec.function_features import PI_AI_1_FUNCTIONS
 from conformance.spec.paths import fixtures_dir
 from conformance.spec.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES
 from conformance.yamlio import positions as yamltext
+from conformance.yamlio.canonical import inputs_key
 
 SCHEMA_FILE = "fixture-file.schema.json"
 HEADER_PREFIX = "# yaml-language-server: $schema="

@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from conformance.adapters.interface import Adapter
-from conformance.authoring import canonical, placeholders, regen_review
+from conformance.authoring import placeholders, regen_review
 from conformance.authoring.expectations import merge_expect
 from conformance.authoring.files import FixtureText, read, real_path
 from conformance.common.jsontypes import JsonObject, JsonValue
@@ -33,6 +33,7 @@ from conformance.spec.clauses import load_profile_clauses
 from conformance.spec.paths import fixtures_dir
 from conformance.spec.profiles import DEFAULT_PROFILE, get_profile
 from conformance.spec.schemas import validator
+from conformance.yamlio import canonical
 from conformance.yamlio import edit as textedit
 from conformance.yamlio import positions as yamltext
 

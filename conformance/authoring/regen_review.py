@@ -14,8 +14,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from conformance.common.jsontypes import JsonValue
+from conformance.common.value_paths import join_index, join_key
 from conformance.judging.feedback import clause_hits
-from conformance.judging.matcher import is_matcher, join_index, join_key, render
+from conformance.judging.matcher import is_matcher, render
 from conformance.spec.clauses import Clause
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")

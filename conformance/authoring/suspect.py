@@ -13,9 +13,10 @@ from collections.abc import Mapping
 
 from conformance.adapters.interface import Adapter
 from conformance.judging.feedback import rank_clauses
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
 from conformance.loading.loader import Suite
-from conformance.running.execution import Outcome, run_case
+from conformance.running.execution import run_case
 from conformance.spec.clauses import Clause
 from conformance.spec.profiles import DEFAULT_PROFILE
 

@@ -10,11 +10,11 @@ from conformance.adapters.kinds import IMPL_FORMS, Impl, ImplSpecError, parse_im
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import EXIT_USAGE, output_folder_problem
 from conformance.commands.options import FIXTURES, TIMEOUT, add_process_options, process_settings
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
 from conformance.reports.html.matrix_site import ImplRun, write_matrix_site
 from conformance.running.engine import Loop, Policy
-from conformance.running.execution import Outcome
 from conformance.spec.clauses import load_profile_clauses
 from conformance.spec.profiles import DEFAULT_PROFILE
 

@@ -15,7 +15,7 @@ from conformance.commands.limit_options import limit_arguments
 from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, add_process_options
 
 if TYPE_CHECKING:
-    from conformance.running.pytest_plugin import RunState
+    from conformance.commands.pytest_plugin import RunState
 
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suite"
 EXIT_NO_CASES = 5
@@ -113,7 +113,7 @@ def run_command(args: argparse.Namespace) -> int:
     session = _Session()
     code = pytest.main(pytest_arguments(args), plugins=[session])
     # Imported after pytest has started, so that pytest-cases is loaded (and rewritten) by pytest.
-    from conformance.running.pytest_plugin import baseline_verdict
+    from conformance.commands.pytest_plugin import baseline_verdict
     from conformance.spec.features import is_not_claimed
 
     state = session.state
@@ -145,7 +145,7 @@ class _Session:
         self.state: RunState | None = None
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        from conformance.running.pytest_plugin import STATE_KEY
+        from conformance.commands.pytest_plugin import STATE_KEY
 
         self.state = config.stash.get(STATE_KEY, None)
 

@@ -1,7 +1,7 @@
 """The grading workers' fork server: one process that has imported the grader, forking a worker per job.
 
 Started by the batch (:mod:`conformance.farm.spawner`) as
-``python -m conformance.farm.worker --fork-server``, in a session of its own. It imports
+``python -m conformance.farm.forkserver --fork-server``, in a session of its own. It imports
 everything a worker needs (the grader, the adapters, jsonschema and the schemas) once, and
 asks Node.js its version once; each job is then an ``os.fork()`` of this warm,
 single-threaded process instead of a new interpreter that imports it all again (about
@@ -185,3 +185,19 @@ def serve(parent_pid: int, requests: int = 0, replies: int = 1) -> int:
         return 1  # the batch stopped reading: it is gone
     finally:
         _kill_all(children)
+
+
+def main(argv: list[str]) -> int:
+    """``--fork-server PARENT_PID``: serve jobs until the batch's requests end."""
+    if len(argv) != 2 or argv[0] != "--fork-server" or not argv[1].isdigit():
+        print("usage: python -m conformance.farm.forkserver --fork-server PARENT_PID", file=sys.stderr)
+        return 2
+    return serve(int(argv[1]))
+
+
+if __name__ == "__main__":
+    # Run the imported module's main, not this __main__ copy's, so that every worker forked from
+    # here runs the one copy of this module and of conformance.farm.worker that the job's pickle names.
+    from conformance.farm import forkserver
+
+    raise SystemExit(forkserver.main(sys.argv[1:]))

@@ -33,7 +33,7 @@ from conformance.grading.grader import GradeOptions, GradingContext, SubmissionR
 from conformance.grading.result_json import ResultFormatError, outcome_from_json, result_from_json
 from conformance.grading.scoring import score
 from conformance.grading.status import NOT_RUN, SubmissionStatus
-from conformance.running.execution import Outcome
+from conformance.judging.outcome import Outcome
 
 #: Room beyond the budget for the worker's start-up, the case in flight and the cleanup.
 MARGIN_S = 30.0

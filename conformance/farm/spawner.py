@@ -1,6 +1,6 @@
 """The batch's side of the workers' fork server: start a worker per job, learn when it ends.
 
-One :class:`WorkerSpawner` per batch starts ``python -m conformance.farm.worker
+One :class:`WorkerSpawner` per batch starts ``python -m conformance.farm.forkserver
 --fork-server`` (see :mod:`conformance.farm.forkserver`) and asks it for a worker per
 submission; :class:`Worker` then behaves like the ``subprocess.Popen`` of a worker started
 on its own (``pid``, ``wait(timeout)``), so the supervisor treats both alike.
@@ -45,7 +45,7 @@ class _Server:
         self._reaper = reaper
         with reaper.lock:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "conformance.farm.worker", "--fork-server", str(os.getpid())],
+                [sys.executable, "-m", "conformance.farm.forkserver", "--fork-server", str(os.getpid())],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 env=dict(env),

@@ -1,9 +1,9 @@
 """A grading worker: one submission graded in a process of its own.
 
 The batch (:mod:`conformance.farm.job`) hands each submission to a new worker,
-forked from the workers' fork server (:mod:`conformance.farm.forkserver`, which this
-module runs with ``--fork-server``) in a new session. The job is a pickle of :class:`Job`
-(written by the grader itself, read before any student code runs). The worker grades with
+forked from the workers' fork server (:mod:`conformance.farm.forkserver`) in a new session.
+The job is a pickle of :class:`Job` (written by the grader itself, read before any student
+code runs). The worker grades with
 :func:`grade_submission` and writes the result as JSON (:mod:`result_json`) to the job's
 ``result_path``, atomically. Each case's outcome is also appended to the job's
 ``progress_path`` (JSON lines) as soon as it is known: whatever the submission does to this
@@ -21,14 +21,13 @@ import json
 import os
 import pickle
 import signal
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.common.atomic_file import write_text_atomic
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, grade_submission
 from conformance.grading.result_json import outcome_to_json, result_to_json
-from conformance.running.execution import Outcome
+from conformance.judging.outcome import Outcome
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -98,21 +97,3 @@ def run_job(job_bytes: bytes, parent_pid: int) -> int:
         traceback.print_exc()
         return EXIT_GRADER_FAILED
     return 0
-
-
-def main(argv: list[str]) -> int:
-    """``--fork-server PARENT_PID``: serve jobs (see :mod:`conformance.farm.forkserver`)."""
-    if len(argv) != 2 or argv[0] != "--fork-server" or not argv[1].isdigit():
-        print("usage: python -m conformance.farm.worker --fork-server PARENT_PID", file=sys.stderr)
-        return 2
-    from conformance.farm import forkserver
-
-    return forkserver.serve(int(argv[1]))
-
-
-if __name__ == "__main__":
-    # Run the imported module's main, not this __main__ copy's: the pickled Job names the
-    # class conformance.farm.worker.Job, which must be the one run_job checks against.
-    from conformance.farm import worker
-
-    raise SystemExit(worker.main(sys.argv[1:]))

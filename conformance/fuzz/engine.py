@@ -22,9 +22,10 @@ from conformance.adapters.interface import Adapter, AdapterFailure, run_operatio
 from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.expect import build_case, clauses_for
 from conformance.fuzz.strategies import Program, programs
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
 from conformance.running.engine import AdapterFactory, Policy, run_one
-from conformance.running.execution import Outcome, run_case
+from conformance.running.execution import run_case
 
 
 class _OutOfTime(Exception):

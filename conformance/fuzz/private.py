@@ -30,7 +30,6 @@ from hypothesis import Phase, find, settings
 from hypothesis import strategies as st
 
 from conformance.adapters.interface import Adapter
-from conformance.authoring.canonical import inputs_key
 from conformance.authoring.lint import HEADER_PREFIX, SCHEMA_FILE
 from conformance.authoring.scaffold import DEFAULT_PREFIX
 from conformance.common.atomic_file import write_text_atomic
@@ -43,6 +42,7 @@ from conformance.fuzz.strategies import PURE_OPERATIONS, Program, event_stream_p
 from conformance.grading.rubric import Rubric
 from conformance.loading.cases import Case
 from conformance.running.execution import run_case
+from conformance.yamlio.canonical import inputs_key
 
 #: The word every generated id carries after its file's prefix: ``sm-abort-private-1a2b3c4d``.
 PRIVATE_WORD = "private"

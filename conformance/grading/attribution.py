@@ -47,9 +47,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from conformance.common.jsontypes import JsonValue
-from conformance.judging.matcher import MISSING, first_divergence, join_index
+from conformance.common.value_paths import join_index
+from conformance.judging.matcher import MISSING, first_divergence
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
-from conformance.running.execution import Outcome
 from conformance.spec.profiles import get_profile
 
 #: Observation keys whose items are compared item by item, one symptom per item key.

@@ -23,11 +23,11 @@ from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import Score, score
 from conformance.grading.status import NOT_RUN, SubmissionStatus, classify
 from conformance.judging.feedback import is_silent_stream
-from conformance.judging.matcher import Divergence
+from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
 from conformance.running.engine import Loop, Policy
-from conformance.running.execution import GRADER_ERROR, Outcome, run_case
+from conformance.running.execution import GRADER_ERROR, run_case
 from conformance.spec.clauses import Clause, load_profile_clauses
 
 

@@ -17,8 +17,7 @@ from typing import Any, get_args
 from conformance.grading.grader import GradingContext, SubmissionResult
 from conformance.grading.scoring import score
 from conformance.grading.status import SubmissionStatus
-from conformance.judging.matcher import Divergence
-from conformance.running.execution import Outcome
+from conformance.judging.outcome import Divergence, Outcome
 
 FORMAT = 1
 _OUTCOME_STATUSES = ("passed", "failed", "errored", "skipped")

@@ -17,9 +17,9 @@ from dataclasses import dataclass, replace
 
 from conformance.grading.attribution import Inherited, attribute
 from conformance.grading.rubric import Rubric, profile_groups
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
 from conformance.reports.run_summary import STATUSES
-from conformance.running.execution import Outcome
 
 
 @dataclass(frozen=True)

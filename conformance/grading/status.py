@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, Literal
 
+from conformance.judging.outcome import Outcome
 from conformance.running import engine
-from conformance.running.execution import Outcome
 
 SubmissionStatus = Literal["ok", "build-failed", "not-a-project", "invalid", "timed-out", "hung", "crashed", "no-cases"]
 

@@ -32,10 +32,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from conformance.common.value_paths import join_key
 from conformance.judging.feedback import clause_hits, divergence_words, diverging_strings, quotes_value
-from conformance.judging.matcher import join_key
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import BrokenCase, Case
-from conformance.running.execution import Outcome
 from conformance.spec.clauses import Clause
 
 _INDEX = re.compile(r"\[\d+\]")

@@ -7,8 +7,8 @@ import re
 from collections.abc import Mapping
 
 from conformance.common.jsontypes import JsonValue
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
-from conformance.running.execution import Outcome
 from conformance.spec.clauses import Clause
 
 _CLAUSE_TEXT_LIMIT = 200

@@ -7,15 +7,14 @@ reports it with a path such as ``steps[2].events[1].partial.content[0].text``.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Final, TypeAlias
 
 from conformance.common.jsontypes import JsonValue
+from conformance.common.value_paths import join_index, join_key
+from conformance.judging.outcome import Divergence
 
 MATCHER_KEYS: Final = frozenset({"$type", "$oneOf", "$any"})
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _RENDER_LIMIT = 240
 # An unexpected key's own value, in the note: the parent's rendering may be cut before it.
 _KEY_VALUE_LIMIT = 120
@@ -38,43 +37,12 @@ Observed: TypeAlias = "JsonValue | _Missing"
 KINDS: Final = ("missing", "unexpected", "type", "value")
 
 
-@dataclass(frozen=True)
-class Divergence:
-    """The first place where an observation differs from the expectation."""
-
-    path: str
-    expected: str
-    actual: str
-    note: str = ""
-    #: What kind of difference: :data:`KINDS` (``missing``, ``unexpected``, ``type``, ``value``).
-    kind: str = "value"
-    #: For an unexpected key (reported at its parent), that key; else "".
-    key: str = ""
-
-    def __str__(self) -> str:
-        where = self.path or "(root)"
-        text = f"{where}: expected {self.expected} but got {self.actual}"
-        return f"{text} ({self.note})" if self.note else text
-
-
 def render(value: JsonValue | _Missing, limit: int = _RENDER_LIMIT) -> str:
     """Render a value as compact, readable JSON (non-ASCII kept), cut at ``limit`` chars."""
     if isinstance(value, _Missing):
         return "nothing (the key is missing)"
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def join_key(path: str, key: str) -> str:
-    """Append an object key to a path, bracketed when it is not a plain identifier."""
-    if _IDENTIFIER.match(key):
-        return f"{path}.{key}" if path else key
-    return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
-
-
-def join_index(path: str, index: int) -> str:
-    """Append an array index to a path."""
-    return f"{path}[{index}]"
 
 
 def is_matcher(value: JsonValue) -> bool:

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from conformance.common.jsontypes import JsonObject
-from conformance.judging.matcher import join_index, join_key
-from conformance.loading import shared_files, validation_cache
+from conformance.common.value_paths import join_index, join_key
+from conformance.loading import pi_ai_shapes, shared_files, validation_cache
 from conformance.loading.cases import LABS, BrokenCase, Case
-from conformance.spec import pi_ai_shapes
 from conformance.spec.clauses import Clause, load_profile_clauses
 from conformance.spec.function_features import function_feature
 from conformance.spec.paths import fixtures_dir
@@ -149,7 +148,7 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause], profile
 def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profile: str = DEFAULT_PROFILE) -> Iterator[Case | BrokenCase]:
     import yaml
 
-    from conformance.yamlio import broken as broken_yaml
+    from conformance.loading import broken_yaml
     from conformance.yamlio import safe as yamlsafe
 
     stem_id = f"{path.stem}::file"

@@ -37,12 +37,12 @@ _CHECKING_MODULES = (
     "loading/schema_errors.py",
     "loading/shared_files.py",
     "loading/cases.py",
-    "yamlio/broken.py",
+    "loading/broken_yaml.py",
     "yamlio/safe.py",
     "judging/matcher.py",
     "spec/features.py",
     "spec/function_features.py",
-    "spec/pi_ai_shapes.py",
+    "loading/pi_ai_shapes.py",
 )
 _bypass_depth = 0
 

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
-from conformance.running.execution import Outcome
 
 PACKAGE = "@earendil-works/pi-ai"
 _VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")

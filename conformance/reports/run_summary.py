@@ -10,9 +10,9 @@ from pathlib import Path
 
 from conformance.common.student_text import scrub
 from conformance.judging.failure_groups import FailureGroup, group_failures, skip_reasons
-from conformance.judging.matcher import Divergence
+from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.cases import BrokenCase, Case
-from conformance.running.execution import Outcome, all_divergences
+from conformance.running.execution import all_divergences
 from conformance.spec.clauses import Clause
 from conformance.spec.features import is_not_claimed
 from conformance.spec.profiles import DEFAULT_PROFILE, get_profile

@@ -22,8 +22,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from conformance.adapters.interface import Adapter
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import BrokenCase, Case
-from conformance.running.execution import Outcome, run_case
+from conformance.running.execution import run_case
 
 #: Why a case has no outcome of its own: the outcome's message starts with this.
 NOT_RUN = "not run: "

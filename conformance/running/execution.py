@@ -6,8 +6,6 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Literal
 
 from conformance.adapters.interface import (
     DEFAULT_SETTLE_DEADLINE_S,
@@ -24,32 +22,12 @@ from conformance.adapters.interface import (
 )
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.common.student_text import cap, schema_problem, scrub
-from conformance.judging.matcher import MISSING, Divergence, Observed, first_divergence, iter_divergences
+from conformance.judging.matcher import MISSING, Observed, first_divergence, iter_divergences
+from conformance.judging.outcome import Divergence, Outcome, Status
 from conformance.loading.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
 from conformance.spec.features import not_claimed_reason
 from conformance.spec.profiles import get_profile, mismatch_message
 from conformance.spec.schemas import validator
-
-Status = Literal["passed", "failed", "errored", "skipped"]
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What happened to one case."""
-
-    case_id: str
-    status: Status
-    message: str
-    duration_s: float
-    divergence: Divergence | None = None
-    step_index: int | None = None
-    observation: JsonObject | None = None
-    #: The implementation hung: the case or its handshake timed out, or was given up after timeouts.
-    timed_out: bool = False
-    #: The case was not tried: the adapter gave up on its operation after repeated timeouts or exits.
-    given_up: bool = False
-    #: The operation can never finish: it was pending while the implementation's event loop was idle.
-    hung: bool = False
 
 
 class _Timeout(Exception):

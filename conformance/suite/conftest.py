@@ -1,6 +1,6 @@
 """Registers the pi-conformance options, markers and reporting for the suite."""
 
-from conformance.running.pytest_plugin import (  # noqa: F401 - pytest discovers hooks by name
+from conformance.commands.pytest_plugin import (  # noqa: F401 - pytest discovers hooks by name
     conformance_adapter,
     conformance_state,
     pytest_addoption,

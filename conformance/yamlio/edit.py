@@ -20,8 +20,8 @@ from typing import Any
 
 import yaml
 
-from conformance.authoring import canonical
 from conformance.common.jsontypes import JsonValue
+from conformance.yamlio import canonical
 from conformance.yamlio import positions as yamltext
 
 _LINE_START = re.compile(r"[ ]*(-[ ]+)*")

@@ -13,7 +13,7 @@ from typing import Literal
 
 import yaml
 
-from conformance.judging.matcher import join_index, join_key
+from conformance.common.value_paths import join_index, join_key
 
 NodeKind = Literal["scalar", "mapping", "sequence", "alias"]
 # libyaml's parser when PyYAML has it (about ten times faster); its marks count characters too.

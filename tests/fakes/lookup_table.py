@@ -15,10 +15,10 @@ import copy
 
 from conformance.adapters.interface import Adapter, run_operation
 from conformance.adapters.reference import create as create_reference
-from conformance.authoring.canonical import inputs_key
 from conformance.common.jsontypes import JsonObject
 from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
+from conformance.yamlio.canonical import inputs_key
 
 JUNK = "¯\\_(ツ)_/¯"
 

@@ -17,7 +17,8 @@ class Command(ImplKind):
     shell_target = True
 
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
-        from conformance.adapters.process import ProcessAdapter, ProcessOptions, parse_command
+        from conformance.adapters.process import ProcessAdapter, parse_command
+        from conformance.adapters.process_options import ProcessOptions
         from conformance.adapters.sandbox import SandboxUnavailable, choose_isolation, command_sandbox
 
         try:

@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 
 from conformance.common.jsontypes import JsonValue
 from conformance.judging.feedback import describe_step, event_types, first_difference, fitting_hint, rank_clauses, silent_stream_line
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import BrokenCase, Case
 from conformance.reports.html.layout import anchor, badge, compact, e, pretty
-from conformance.running.execution import Outcome
 from conformance.spec.clauses import Clause
 from conformance.spec.profiles import get_profile
 

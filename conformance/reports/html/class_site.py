@@ -27,11 +27,11 @@ from conformance.grading.formats.common import lab_counts, points, profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.judging.failure_groups import Cause, FailureGroup, group_failures, skip_reasons
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
 from conformance.reports.html.casepage import case_section
 from conformance.reports.html.layout import anchor, badge, e, page, slugs, write_page
 from conformance.reports.html.svg import histogram
-from conformance.running.execution import Outcome
 from conformance.spec.clauses import Clause
 
 #: Statuses whose cases were never run: their "failures" say nothing about the class's code.

@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
 from conformance.reports.html.class_site import SiteStats
 from conformance.reports.html.layout import anchor, badge, e, page, slugs, write_page
 from conformance.reports.html.run_site import implementation_body
-from conformance.running.execution import Outcome
 from conformance.spec.clauses import Clause
 from conformance.spec.profiles import get_profile
 

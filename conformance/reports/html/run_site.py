@@ -10,17 +10,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from conformance.judging.failure_groups import group_failures, skip_reasons
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import BrokenCase, Case
 from conformance.reports.html.casepage import case_section
 from conformance.reports.html.class_site import SiteStats
 from conformance.reports.html.layout import anchor, badge, e, page, write_page
 from conformance.reports.run_summary import STATUSES
-from conformance.running.execution import Outcome
 from conformance.spec.clauses import Clause
 from conformance.spec.profiles import DEFAULT_PROFILE, get_profile
 
 if TYPE_CHECKING:
-    from conformance.running.pytest_plugin import RunState
+    from conformance.commands.pytest_plugin import RunState
 
 Result = tuple[Case | BrokenCase, Outcome]
 

@@ -26,12 +26,13 @@ from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, parse_
 from conformance.common.student_text import for_terminal, prune_json
 from conformance.grading.baseline import Baseline, BaselineError, Verdict, baseline_document, compare, load_baseline, write_baseline
 from conformance.judging.feedback import failure_report
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import LABS, BrokenCase, Case
 from conformance.loading.loader import Suite, load_suite
 from conformance.loading.selection import selection_problems
 from conformance.reports.run_summary import CaseResult, group_lines, groups_of, skip_lines, summary_lines, write_json_report
 from conformance.running.engine import Policy, run_one
-from conformance.running.execution import Outcome, all_divergences
+from conformance.running.execution import all_divergences
 from conformance.spec.clauses import Clause, load_profile_clauses
 from conformance.spec.features import not_claimed_reason, unknown_feature_problem
 from conformance.spec.profiles import DEFAULT_PROFILE, UnknownProfile, get_profile
