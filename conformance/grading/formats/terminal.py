@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from conformance.clauses import Clause
-from conformance.grading.featured import failure_groups_of, featured_by_lab
-from conformance.grading.feedback import case_feedback, inherited_line, one_line
+from conformance.grading.featured import featured_by_lab
+from conformance.grading.feedback import case_feedback, inherited_line
+from conformance.grading.formats import causes
 from conformance.grading.formats.common import inherited_groups, lab_counts, not_passed_by_lab, points, profile_of, skipped_reasons
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.status import NOT_STARTED
@@ -109,29 +110,10 @@ _IDS_SHOWN = 3
 
 
 def cause_lines(result: SubmissionResult, clauses: Mapping[str, Clause]) -> list[str]:
-    """The failing cases, one line per cause: its labs, how many cases, what diverged, a few case ids.
+    """The failing cases, one line per cause (:mod:`conformance.grading.formats.causes`), a few case ids each.
 
     A module that kills the program on import fails every case that needs it: that is one
     line, not a hundred.
     """
-    label = result.rubric.group_label
-    by_id = {graded.case.id: graded for graded in result.score.cases}
-    groups = failure_groups_of(result, clauses)
-    count = sum(len(group.members) for group in groups)
-    lines = [f"failing cases: {count} in {len(groups)} cause{'s' if len(groups) != 1 else ''}, one line each"]
-    lab_order: dict[str | None, int] = {lab.lab: index for index, lab in enumerate(result.score.labs)}
-    for group in sorted(groups, key=lambda group: min(lab_order.get(case.lab, 0) for case, _ in group.members)):
-        members = [by_id[case.id] for case, _ in group.members]
-        labs = sorted({graded.case.lab for graded in members}, key=lambda lab: lab_order.get(lab, 0))
-        where = f"{label} {', '.join(labs)}"
-        ids = [f"{graded.case.id}{' (held out)' if graded.held_out else ''}" for graded in members]
-        if len(members) == 1:
-            lines.append(f"  {where}  {ids[0]}: {one_line(members[0])}")
-            continue
-        example = by_id[group.example[0].id]
-        what = str(group.cause) if group.example[1].divergence is None else one_line(example)
-        more = f", … {len(ids) - _IDS_SHOWN} more" if len(ids) > _IDS_SHOWN else ""
-        held = sum(graded.held_out for graded in members)
-        more += f"; {held} of them held out" if held else ""
-        lines.append(f"  {where}  {len(members)} cases: {what}  ({', '.join(ids[:_IDS_SHOWN])}{more})")
-    return lines
+    found = causes.cause_lines(result, clauses)
+    return [causes.heading(found), *(f"  {line.render(result.rubric.group_label, _IDS_SHOWN)}" for line in found)]
