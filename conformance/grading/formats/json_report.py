@@ -67,7 +67,12 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
         "implementation": result.implementation,
         "status": result.status,
         "detail": result.detail,
-        "rubric": {"name": result.rubric.name, "source": result.rubric.source},
+        "rubric": {
+            "name": result.rubric.name,
+            "source": result.rubric.source,
+            "scoring_mode": result.rubric.scoring_mode,
+            **({"cause_cap": result.rubric.cause_cap} if result.rubric.scoring_mode == "capped" else {}),
+        },
         "points": round(result.score.points, _DIGITS),
         "max_points": round(result.score.max_points, _DIGITS),
         "passed": result.score.passed,

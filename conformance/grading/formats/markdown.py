@@ -45,7 +45,7 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
         f"- status: `{result.status}`" + (f": {markdown_text(result.detail)}" if result.detail else ""),
         f"- implementation: {markdown_code(result.implementation)} ({markdown_code(result.impl)})",
         *([f"- profile: `{profile}`"] if profile else []),
-        f"- rubric: {result.rubric.name}",
+        f"- rubric: {result.rubric.name}" + (f" ({result.rubric.scoring_note})" if result.rubric.scoring_note else ""),
         f"- sandbox: `{result.isolation}`",
         *([f"- limits: {result.limits}"] if result.limits else []),
         "",

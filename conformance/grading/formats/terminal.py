@@ -45,7 +45,7 @@ def render(
     profile = profile_of(result)
     lines = [
         f"pi-conformance grade: {result.name}" + (f" (profile {profile})" if profile else ""),
-        f"  implementation: {result.implementation}   rubric: {result.rubric.name}   sandbox: {result.isolation}",
+        f"  implementation: {result.implementation}   rubric: {_rubric_name(result)}   sandbox: {result.isolation}",
         *([f"  limits: {result.limits}"] if result.limits else []),
         "",
     ]
@@ -107,6 +107,12 @@ def render(
 
 
 _IDS_SHOWN = 3
+
+
+def _rubric_name(result: SubmissionResult) -> str:
+    """The rubric's name, and how it scores when that is not the default."""
+    note = result.rubric.scoring_note
+    return f"{result.rubric.name} ({note})" if note else result.rubric.name
 
 
 def cause_lines(result: SubmissionResult, clauses: Mapping[str, Clause]) -> list[str]:
