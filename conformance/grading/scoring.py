@@ -64,6 +64,8 @@ class LabScore:
     points: float
     max_points: float
     counts: Mapping[str, int]
+    #: What the failed cases an earlier lab's bug explains still cost here: 0 when the lab's own cases all pass.
+    inherited_lost: float = 0.0
 
     @property
     def passed(self) -> int:
@@ -77,7 +79,7 @@ class LabScore:
 
     @property
     def inherited(self) -> int:
-        """Failed cases that an earlier lab's bug explains (they cost nothing here)."""
+        """Failed cases that an earlier lab's bug explains (they cost only what :attr:`inherited_lost` says)."""
         return self.counts.get("inherited", 0)
 
 
@@ -156,7 +158,9 @@ def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]]) -> Score:
             earned += sum(after.points - before.points for before, after in zip(lab_cases, capped, strict=True))
             lab_cases = capped
         graded.extend(lab_cases)
-        labs.append(LabScore(lab, earned, rule.weight, {key: counts.get(key, 0) for key in ("total", *STATUSES, "inherited")}))
+        excused_lost = sum(graded.max_points - graded.points for graded in lab_cases if graded.inherited is not None)
+        counted = {key: counts.get(key, 0) for key in ("total", *STATUSES, "inherited")}
+        labs.append(LabScore(lab, earned, rule.weight, counted, excused_lost))
     return Score(tuple(graded), tuple(labs))
 
 

@@ -13,6 +13,7 @@ from conformance.cases import BrokenCase, Case
 from conformance.clauses import Clause
 from conformance.execution import Outcome
 from conformance.failure_groups import group_failures, skip_reasons
+from conformance.grading.formats.common import counted
 from conformance.html.casepage import case_section
 from conformance.html.class_site import SiteStats
 from conformance.html.layout import anchor, badge, e, page, write_page
@@ -47,7 +48,7 @@ def implementation_body(name: str, results: Sequence[Result], clauses: Mapping[s
     groups = group_failures(results, clauses)
     count = sum(len(group.members) for group in groups)
     if groups:
-        parts.append(f'<h2 id="failures">Failures by cause ({count} cases in {len(groups)} groups)</h2>')
+        parts.append(f'<h2 id="failures">Failures by cause ({counted(count, "case")} in {counted(len(groups), "group")})</h2>')
         toc = "".join(
             f'<li><a href="#group-{number}">{e(group.clause or "")} <code>{e(str(group.cause))}</code></a> ({len(group.members)})</li>'
             for number, group in enumerate(groups, start=1)

@@ -14,7 +14,7 @@ from conformance.clauses import Clause
 from conformance.failure_groups import Cause, cause_of
 from conformance.grading.feedback import case_feedback, inherited_line
 from conformance.grading.formats import causes
-from conformance.grading.formats.common import not_passed_by_lab, points, profile_of, skipped_reasons
+from conformance.grading.formats.common import excused_cost, not_passed_by_lab, points, profile_of, skipped_reasons
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.status import NOT_STARTED
 from conformance.studenttext import markdown_code, markdown_fence, markdown_text, scrub
@@ -87,7 +87,7 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
                     lines += ["", f"{count} of {label} {lab.lab} failed the same way ({markdown_text(str(cause))}): {', '.join(same)}"]
         inherited = [graded for graded in result.score.cases if graded.case.lab == lab.lab and graded.inherited is not None]
         if inherited:
-            lines += ["", f"{len(inherited)} failed only because of an earlier {label}'s bug (no points lost here):", ""]
+            lines += ["", f"{len(inherited)} failed only because of an earlier {label}'s bug ({excused_cost(inherited, label)}):", ""]
             lines += [f"- `{graded.case.id}`: {_cell(inherited_line(graded, clauses))}" for graded in inherited]
         reasons = skipped_reasons(skipped.get(lab.lab, []))
         if reasons:

@@ -20,7 +20,15 @@ from conformance.clauses import Clause
 from conformance.grading.featured import featured_by_lab
 from conformance.grading.feedback import case_feedback, inherited_line
 from conformance.grading.formats import causes
-from conformance.grading.formats.common import inherited_groups, lab_counts, not_passed_by_lab, points, profile_of, skipped_reasons
+from conformance.grading.formats.common import (
+    excused_cost,
+    inherited_groups,
+    lab_counts,
+    not_passed_by_lab,
+    points,
+    profile_of,
+    skipped_reasons,
+)
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.status import NOT_STARTED
 from conformance.studenttext import for_terminal
@@ -76,7 +84,8 @@ def render(
         lines += ["", *cause_lines(result, clauses)]
     inherited = inherited_groups(result)
     if inherited:
-        lines += ["", f"failing because of an earlier {label}'s bug (charged once, in that {label}; these cost no points)"]
+        excused = [graded for group in inherited.values() for graded in group]
+        lines += ["", f"failing because of an earlier {label}'s bug (charged once, in that {label}; {excused_cost(excused, label)})"]
         for group in inherited.values():
             labs = sorted({graded.case.lab for graded in group})
             where = ", ".join(f"{label} {lab}" for lab in labs)
