@@ -4,7 +4,7 @@ Usage: python bench/feedback_quality.py [--cache FILE] [--regrade]
 
 Grades every one-bug variant of ``tests/js/variants`` and the misbehaving projects of
 ``tests/grading_batch.py`` (hangs, crashes on import), then prints per project the first
-case a report shows in full with its first line and hint, the class overview's largest
+case a report shows in full with its first line, reading and hint, the class overview's largest
 failure groups, and the points each one-bug project loses. Grading is cached in ``--cache``
 (a pickle, default under the system's temporary folder) so the rendering can be compared
 before and after a change of the feedback code without grading again. Needs Node.js.
@@ -27,6 +27,7 @@ from conformance.grading.featured import featured_by_lab  # noqa: E402
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare  # noqa: E402
 from conformance.grading.rubric import load_rubric  # noqa: E402
 from conformance.judging.feedback import fitting_hint  # noqa: E402
+from conformance.judging.readings import symptom_reading  # noqa: E402
 from conformance.reports.html.class_site import class_groups  # noqa: E402
 from tests.grading_batch import BROKEN, make_batch  # noqa: E402
 
@@ -74,7 +75,9 @@ def main() -> int:
         first = featured[0]
         hint = fitting_hint(first.case, first.outcome)
         message = first.outcome.message.strip().splitlines()[0] if first.outcome.message.strip() else first.outcome.status
-        print(f"  {name}: {first.case.id}\n      {message[:160]}\n      hint: {hint}")
+        reading = symptom_reading(first.case, first.outcome)
+        said = f"\n      reading: {reading}" if reading else ""
+        print(f"  {name}: {first.case.id}\n      {message[:160]}{said}\n      hint: {hint}")
     print("\nclass overview: largest groups")
     for group in class_groups(list(results.values()), context.clauses)[:8]:
         print(f"  {group!r}"[:300])

@@ -3,8 +3,8 @@
 Usage: python bench/scoring_spread.py [--cache FILE]
 
 Reads the grading cache of ``bench/feedback_quality.py`` (run that first) and prints, per
-one-bug variant, the points lost under per-case weighting (the rubric's), per-clause
-weighting and a per-cause cap, then the spread (largest / smallest loss) of each.
+one-bug variant, the points lost under each ``scoring_mode`` a rubric may choose (per case,
+the default; per clause; a per-cause cap), then the spread (largest / smallest loss) of each.
 """
 
 from __future__ import annotations

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+import html
 import shutil
 
 import pytest
 
 from conformance.grading.attribution import attribute, symptoms
-from conformance.grading.grader import GradeOptions, grade_submission, prepare
+from conformance.grading.formats import markdown, terminal
+from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
 from conformance.judging.feedback import failure_report, fitting_hint, symptom_keys
 from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.cases import Case
+from conformance.reports.html.class_site import submission_page
+from conformance.reports.html.run_site import implementation_body
 from conformance.spec.clauses import load_clauses
 from tests.laundering_projects import CHEATS, HONEST, make_laundering_project
 from tests.variants import VARIANTS
@@ -238,3 +243,49 @@ def test_a_list_with_alternatives_is_described_against_the_closest_one() -> None
         "consume: events has 0 items, fewer than expected (first difference: events[0](start))"
     }
     assert symptoms(case, {"steps": [{"events": [{"type": "done"}]}]}) == {"consume: events[0](error).type"}
+
+
+def test_summaries_say_what_excused_cases_cost_when_it_is_not_nothing() -> None:
+    rubric = parse_rubric({"version": 1, "name": "two labs", "labs": {"3.2": {"weight": 10}, "4.1": {"weight": 30}}}, "test")
+    evidence = scenario("evidence", "3.2", IDENTITY)
+    excused = [scenario(f"excused-{n}", "4.1", IDENTITY) for n in range(3)]
+    own = [scenario(f"own-{n}", "4.1", {"value": 1}) for n in range(3)]
+    clauses = load_clauses()
+
+    def reports(own_passing: int, held_out: frozenset[str] = frozenset()) -> dict[str, str]:
+        results = [(evidence, failed(evidence, COPY)), *((case, failed(case, COPY)) for case in excused)]
+        for index, case in enumerate(own):
+            results.append((case, Outcome(case.id, "passed", "", 0.0) if index < own_passing else failed(case, {"value": 2})))
+        chosen = dataclasses.replace(rubric, held_out=held_out)
+        result = SubmissionResult("student", "x", "x", "ok", "", score(chosen, results), chosen, 1.0)
+        return {
+            "terminal": terminal.render(result, clauses),
+            "markdown": markdown.render(result, clauses),
+            "html": html.unescape(submission_page(result, clauses, for_students=False)),
+            "student html": html.unescape(submission_page(result, clauses, for_students=True)),
+        }
+
+    # One of three own cases passes: each excused case earns a third of its 5 points, so the three cost 10.
+    partial = reports(1)
+    assert "3 failed because of an earlier lab, 10.00 points lost" in partial["terminal"]
+    assert "these cost 10.00 points here: each earns only its lab's own pass rate" in partial["terminal"]
+    assert "3 failed only because of an earlier lab's bug (these cost 10.00 points here: each earns only" in partial["markdown"]
+    assert partial["html"].count("these cost 10.00 points here") == 2  # the heading and the group
+    assert all("no points" not in text and "cost nothing" not in text for text in partial.values())
+    # Every own case passes: then they do cost nothing, and say so.
+    full = reports(3)
+    assert "3 failed because of an earlier lab, no points lost" in full["terminal"]
+    assert "these cost no points here" in full["terminal"] and "these cost no points here" in full["markdown"]
+    assert "these cost no points here" in full["html"]
+    # A student's page with held-out cases says the rule, not the number (it would tell how the held-out cases did).
+    hidden = reports(1, frozenset({"own-2"}))["student html"]
+    assert "each earns here the share of its points that its lab's own cases earn" in hidden and "10.00" not in hidden
+
+
+def test_failure_group_headings_count_in_the_singular_too() -> None:
+    rubric = parse_rubric({"version": 1, "name": "one lab", "labs": {"4.1": {"weight": 10}}}, "test")
+    case = scenario("only", "4.1", {"value": 1})
+    result = SubmissionResult("student", "x", "x", "ok", "", score(rubric, [(case, failed(case, {"value": 2}))]), rubric, 1.0)
+    assert "Failures by cause (1 case in 1 group)" in submission_page(result, load_clauses(), for_students=False)
+    page = implementation_body("impl", [(case, failed(case, {"value": 2}))], load_clauses())
+    assert "Failures by cause (1 case in 1 group)" in page

@@ -67,3 +67,30 @@ def test_sort_by_cases_puts_the_thinnest_clauses_first(capsys: pytest.CaptureFix
     spec_order = [row["id"] for row in json.loads(default_out)["clauses"]]
     ones = [row["id"] for row in json.loads(out)["clauses"] if len(row["cases"]) == counts[0]]
     assert ones == [clause for clause in spec_order if clause in ones]
+
+
+def test_clauses_whose_cases_have_no_hint_are_named(capsys: pytest.CaptureFixture[str]) -> None:
+    clauses = {
+        "A-1": Clause("A-1", "Hinted.", 1),
+        "A-2": Clause("A-2", "Checked, no hint.", 2),
+        "A-3": Clause("A-3", "Unchecked.", 3),
+        "A-4": Clause("A-4", "*withdrawn*.", 4),
+    }
+    hinted = Case("hinted", "f.yaml", 1, "03", "3.1", ("A-1", "A-2"), "d", "text_of", {}, hint=("If value ...",))
+    plain = Case("plain", "f.yaml", 2, "03", "3.1", ("A-2",), "d", "text_of", {})
+    table = coverage.compute(clauses, [hinted, plain], "9.9.9")
+    # A clause is hinted when any case citing it has a hint; unchecked and withdrawn ones are not counted.
+    assert table.unhinted == [] and table.hint_summary() == "hints: 2/2 checked clauses have a case with a hint"
+    table = coverage.compute(clauses, [plain, Case("other", "f.yaml", 3, "03", "3.1", ("A-1",), "d", "text_of", {}, hint=("x",))], "9")
+    assert table.unhinted == ["A-2"]
+    assert table.hint_summary() == "hints: 1/2 checked clauses have a case with a hint; none for A-2"
+    rows = {row["id"]: row for row in json.loads(coverage.to_json(table))["clauses"]}
+    assert rows["A-2"]["hinted_cases"] == [] and rows["A-1"]["hinted_cases"] == ["other"]
+    assert json.loads(coverage.to_json(table))["summary"]["unhinted"] == 1
+    markdown = coverage.to_markdown(table)
+    assert "| A-2 | Checked, no hint. | checked |  | 1 | `plain` | **none** |" in markdown and table.hint_summary() in markdown
+    none = coverage.compute(clauses, [plain], "9")
+    assert none.hint_summary() == "hints: none of the 1 checked clause has a case with a hint"
+    # The command says it on standard error, next to the coverage line.
+    code, _, err = run_fixtures(capsys, "coverage", "--format", "json")
+    assert code == 0 and "fixtures hints: " in err and "checked clauses have a case with a hint" in err

@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from conformance.grading.formats import json_report, markdown, terminal
+from conformance.grading.grader import SubmissionResult
+from conformance.grading.rubric import load_rubric
+from conformance.grading.scoring import score
 from conformance.judging.failure_groups import cause_of, group_failures, variable_numbers_normalised
 from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.cases import Case
@@ -233,12 +237,8 @@ def test_a_timeout_names_the_operation_whatever_the_limit() -> None:
     assert str(group.cause) == "text_of: never returned (timed out)" and len(group.members) == 3
 
 
-def test_the_terminal_reports_a_module_that_exits_on_import_in_one_line() -> None:
-    from conformance.grading.formats import terminal
-    from conformance.grading.grader import SubmissionResult
-    from conformance.grading.rubric import load_rubric
-    from conformance.grading.scoring import score
-
+def crashed_on_import() -> SubmissionResult:
+    """A course submission whose scripted-model.js ends the process on import: every scripted_model case errors."""
     rubric = load_rubric()
     cases = [case for case in load_suite(None, load_clauses()).cases if rubric.selects(case)]
     later = DIED + " (in an earlier process; the module is not loaded again in this run)"
@@ -249,10 +249,36 @@ def test_the_terminal_reports_a_module_that_exits_on_import_in_one_line() -> Non
         else:
             outcomes.append(Outcome(case.id, "errored", DIED if not outcomes or outcomes[-1].status == "passed" else later, 0.0))
     graded = score(rubric, zip(cases, outcomes, strict=True))
-    result = SubmissionResult("crashes-on-import", "pi-course:x", "x", "crashed", "", graded, rubric, 1.0)
+    return SubmissionResult("crashes-on-import", "pi-course:x", "x", "crashed", "", graded, rubric, 1.0)
+
+
+def test_the_terminal_reports_a_module_that_exits_on_import_in_one_line() -> None:
+    result = crashed_on_import()
     text = terminal.render(result, load_clauses())
     listed = text.split("failing cases: ", 1)[1].split("\n\n", 1)[0].splitlines()
-    errored = sum(outcome.status == "errored" for outcome in outcomes)
+    errored = sum(graded.outcome.status == "errored" for graded in result.score.cases)
     assert listed[0] == f"{errored} in 1 cause, one line each" and len(listed) == 2, listed
     assert "ended while importing dist/src/scripted-model.js (exit status 3)" in listed[1]
     assert text.count("── lab ") == 1, "the crash is shown in full once, not once per lab"
+
+
+def test_markdown_and_json_report_one_line_per_cause_worded_as_the_terminal() -> None:
+    result = crashed_on_import()
+    clauses = load_clauses()
+    errored = [graded.case.id for graded in result.score.cases if graded.outcome.status == "errored"]
+    terminal_line = terminal.render(result, clauses).split("failing cases: ", 1)[1].splitlines()[1].strip()
+    what = terminal_line.split(" cases: ", 1)[1].split("  (", 1)[0]
+    data = json.loads(json_report.render(result, clauses))
+    (cause,) = data["causes"]
+    assert cause["count"] == len(errored) and cause["cases"] == errored and cause["labs"] == ["4.1", "4.2"]
+    assert cause["cause"] == what and cause["line"].startswith(terminal_line.split("  (", 1)[0])
+    assert all(case_id in cause["line"] for case_id in errored), "JSON and Markdown lines list every case id"
+    text = markdown.render(result, clauses)
+    section = text.split("## Failing cases: ", 1)[1].split("\n## ", 1)[0]
+    bullets = [line for line in section.splitlines() if line.startswith("- ")]
+    assert section.startswith(f"{len(errored)} in 1 cause, one line each") and len(bullets) == 1
+    assert bullets[0].startswith(f"- lab 4.1, 4.2  {len(errored)} cases: {what}  (`")
+    # The identical failures are shown in full once per lab, the rest by id.
+    assert text.count("```text") == 2 and text.count("ends the process") == 2 + 1 + 2, text
+    per_lab = {lab: sum(graded.case.lab == lab for graded in result.score.cases if graded.case.id in errored) for lab in ("4.1", "4.2")}
+    assert f"{per_lab['4.1'] - 1} more cases of lab 4.1 failed the same way" in text

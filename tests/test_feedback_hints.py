@@ -21,7 +21,7 @@ from conformance.grading.featured import featured_by_lab
 from conformance.grading.formats.terminal import DEFAULT_DETAILS_PER_LAB
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
-from conformance.judging.feedback import fitting_hint
+from conformance.judging.feedback import failure_report, fitting_hint
 from tests.js_variants import VARIANTS, ensure_generated
 
 pytestmark = [
@@ -90,3 +90,21 @@ def test_a_bug_the_fixtures_have_a_hint_for_shows_it_first(graded: dict[str, Sub
     for variant in HINTED:
         first = next(iter(featured_by_lab(graded[variant], DEFAULT_DETAILS_PER_LAB).values()))[0]
         assert fitting_hint(first.case, first.outcome) is not None, f"{variant}: {first.case.id} shows no hint"
+
+
+#: Variants whose bug uses the wrong item of the case's input: their symptom has a known reading.
+WRONG_ITEM = {
+    "preabort-keeps-turn": "timestamp 5001 belongs to turns[0], 5002 to turns[1]: the second call (c2) replayed the first turn",
+    "replay-last-timestamp": "belongs to messages[1], 0 to messages[0]: the value was taken from a later message",
+}
+
+
+@pytest.mark.parametrize("variant", ONE_BUG)
+def test_a_symptom_with_a_known_reading_says_it_first_and_no_other_does(graded: dict[str, SubmissionResult], variant: str) -> None:
+    first = next(iter(featured_by_lab(graded[variant], DEFAULT_DETAILS_PER_LAB).values()))[0]
+    report = failure_report(first.case, first.outcome, {})
+    readings = [line for line in report.splitlines() if line.startswith("  reading: ")]
+    if variant in WRONG_ITEM:
+        assert len(readings) == 1 and WRONG_ITEM[variant] in readings[0], f"{variant}/{first.case.id}:\n{report}"
+    else:
+        assert not readings, f"{variant}/{first.case.id}: a reading for a bug that uses no wrong item:\n{report}"

@@ -292,7 +292,7 @@ def test_a_perfect_submission_has_no_empty_failures_section(
     failing = next(result for result in results if result.name == "partials-shared-between-events")
     write_class_site(tmp_path / "failing", [failing], context.clauses)
     assert re.search(
-        r"Failures by cause \(\d+ cases in 1 groups\)",
+        r"Failures by cause \(\d+ cases in 1 group\)",
         (tmp_path / "failing" / "s-partials-shared-between-events.html").read_text(encoding="utf-8"),
     )
 

@@ -3,6 +3,10 @@
 Clauses that no case checks come first, so the gap is the first thing a reader sees; within
 each group clauses keep their order in ``spec/spec.md``. A clause marked *withdrawn* needs
 no case and is listed last.
+
+Each clause also counts its cases that carry a ``hint:``: a checked clause none of whose
+cases has one is *unhinted*, and a student who breaks it gets no advice at all
+(:meth:`Coverage.hint_summary` names them).
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ class ClauseCoverage:
     line: int
     text: str
     cases: tuple[str, ...]
+    #: The cases among ``cases`` that carry a hint.
+    hinted: tuple[str, ...] = ()
 
     @property
     def beyond_chapter(self) -> tuple[str, ...]:
@@ -40,6 +46,11 @@ class ClauseCoverage:
         if "*withdrawn*" in self.text:
             return "withdrawn"
         return "checked" if self.cases else "unchecked"
+
+    @property
+    def unhinted(self) -> bool:
+        """True for a checked clause none of whose cases has a hint."""
+        return self.status == "checked" and not self.hinted
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,22 @@ class Coverage:
     def unchecked(self) -> list[str]:
         """Ids of the clauses in force that no case cites."""
         return [row.id for row in self.rows if row.status == "unchecked"]
+
+    @property
+    def unhinted(self) -> list[str]:
+        """Ids of the checked clauses none of whose cases has a hint, in spec order."""
+        return [row.id for row in sorted(self.rows, key=lambda row: row.line) if row.unhinted]
+
+    def hint_summary(self) -> str:
+        """One line: how many checked clauses have a case with a hint, and which have none."""
+        checked = self.count("checked")
+        if checked and len(self.unhinted) == checked:
+            # A profile whose cases carry no hints at all (pi-ai-1): one line, not every clause.
+            return f"hints: none of the {checked} checked clause{'s' if checked != 1 else ''} has a case with a hint"
+        line = f"hints: {checked - len(self.unhinted)}/{checked} checked clauses have a case with a hint"
+        if self.unhinted:
+            line += "; none for " + ", ".join(self.unhinted)
+        return line
 
     def summary(self) -> str:
         """One line: how many clauses are checked."""
@@ -87,11 +114,17 @@ def by_case_count(coverage: Coverage) -> Coverage:
 def compute(clauses: Mapping[str, Clause], cases: list[Case], version: str, broken: int = 0) -> Coverage:
     """Coverage of ``clauses`` (in spec order) by ``cases``."""
     citing: dict[str, list[str]] = {clause_id: [] for clause_id in clauses}
+    hinted: dict[str, list[str]] = {clause_id: [] for clause_id in clauses}
     for case in cases:
         for clause_id in case.clauses:
             if clause_id in citing:
                 citing[clause_id].append(case.id)
-    rows = [ClauseCoverage(clause.id, clause.line, clause.text, tuple(citing[clause.id])) for clause in clauses.values()]
+                if case.hint:
+                    hinted[clause_id].append(case.id)
+    rows = [
+        ClauseCoverage(clause.id, clause.line, clause.text, tuple(citing[clause.id]), tuple(hinted[clause.id]))
+        for clause in clauses.values()
+    ]
     order: dict[Status, int] = {"unchecked": 0, "checked": 1, "withdrawn": 2}
     # sorted() is stable, so spec order survives inside each group.
     return Coverage(version, tuple(sorted(rows, key=lambda row: order[row.status])), broken)
@@ -104,14 +137,17 @@ def to_markdown(coverage: Coverage) -> str:
         "",
         coverage.summary(),
         "",
-        "| clause | says | status | beyond the chapter | cases | checked by |",
-        "|---|---|---|---|---:|---|",
+        coverage.hint_summary(),
+        "",
+        "| clause | says | status | beyond the chapter | cases | checked by | hinted cases |",
+        "|---|---|---|---|---:|---|---:|",
     ]
     for row in coverage.rows:
         cited = ", ".join(f"`{case_id}`" for case_id in row.cases) or "**none**"
         says = _excerpt(row.text).replace("|", "\\|")
         beyond = ", ".join(row.beyond_chapter)
-        lines.append(f"| {row.id} | {says} | {row.status} | {beyond} | {len(row.cases)} | {cited} |")
+        hints = "**none**" if row.unhinted else str(len(row.hinted))
+        lines.append(f"| {row.id} | {says} | {row.status} | {beyond} | {len(row.cases)} | {cited} | {hints} |")
     return "\n".join(lines) + "\n"
 
 
@@ -126,6 +162,7 @@ def to_json(coverage: Coverage) -> str:
             "withdrawn": coverage.count("withdrawn"),
             "beyond_chapter": sum(1 for row in coverage.rows if row.beyond_chapter),
             "broken_cases": coverage.broken,
+            "unhinted": len(coverage.unhinted),
         },
         "clauses": [
             {
@@ -134,6 +171,7 @@ def to_json(coverage: Coverage) -> str:
                 "spec_line": row.line,
                 "text": _excerpt(row.text),
                 "cases": list(row.cases),
+                "hinted_cases": list(row.hinted),
                 "beyond_chapter": list(row.beyond_chapter),
             }
             for row in coverage.rows

@@ -134,6 +134,7 @@ def coverage_command(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(report)
     print(f"fixtures {table.summary()}", file=sys.stderr)
+    print(f"fixtures {table.hint_summary()}", file=sys.stderr)
     unchecked = bool(table.unchecked)
     if args.check:
         # --check covers every profile: a clause of any spec document without a case fails it.

@@ -10,6 +10,12 @@ A submission's score is the sum over the rubric's labs of
 cases share the points equally, or by tag: a tag is a clause id (``SM-ABORT-1``), a clause
 family (``SM-ABORT``), a case id or a case-id prefix (``sm-abort``), and a case weighs the
 largest weight among the tags that match it. Labs the rubric does not list are not run.
+
+``scoring_mode`` chooses how failures cost (:mod:`conformance.grading.scoring`):
+``per-case`` (the default: the formula above), ``per-clause`` (each clause the lab's
+weighted cases cite weighs the same, shared by its cases by weight, so a clause earns the
+share of its cases that pass) or ``capped`` (per case, but one cause of failure,
+:mod:`conformance.judging.failure_groups`, costs at most ``cause_cap`` of its lab's points).
 """
 
 from __future__ import annotations
@@ -29,6 +35,11 @@ from conformance.yamlio.settings_file import read_yaml
 DEFAULT_RUBRIC = Path(__file__).resolve().with_name(get_profile(DEFAULT_PROFILE).default_rubric)
 
 Scoring = Literal["equal", "by-tag"]
+ScoringMode = Literal["per-case", "per-clause", "capped"]
+#: The scoring modes a rubric may choose, its default first.
+SCORING_MODES: tuple[ScoringMode, ...] = ("per-case", "per-clause", "capped")
+#: With ``scoring_mode: capped``, the share of a lab's points one cause costs at most unless ``cause_cap`` says otherwise.
+DEFAULT_CAUSE_CAP = 0.4
 HeldOutVisibility = Literal["after_published", "after_due_date", "hidden"]
 
 
@@ -89,11 +100,24 @@ class Rubric:
     held_out_visibility: HeldOutVisibility = "after_published"
     #: The profile the rubric grades; its labs are that profile's groups.
     profile: str = DEFAULT_PROFILE
+    #: How failures cost: per case (the default), per clause, or per case with each cause capped.
+    scoring_mode: ScoringMode = "per-case"
+    #: With ``capped``: the share of a lab's points one cause of failure costs at most.
+    cause_cap: float = DEFAULT_CAUSE_CAP
 
     @property
     def group_label(self) -> str:
         """What reports call a group of cases: ``lab`` (course) or ``area`` (pi-ai-1)."""
         return get_profile(self.profile).group_label
+
+    @property
+    def scoring_note(self) -> str:
+        """How failures cost, for a report's header: "" for the default (per case)."""
+        if self.scoring_mode == "per-clause":
+            return "scored per clause"
+        if self.scoring_mode == "capped":
+            return f"one cause costs at most {self.cause_cap:.0%} of a {self.group_label}'s points"
+        return ""
 
     @property
     def max_score(self) -> float:
@@ -188,6 +212,8 @@ def parse_rubric(data: object, source: str = "rubric") -> Rubric:
         source=source,
         held_out_visibility=data.get("held_out_visibility", "after_published"),
         profile=profile,
+        scoring_mode=data.get("scoring_mode", "per-case"),
+        cause_cap=float(data.get("cause_cap", DEFAULT_CAUSE_CAP)),
     )
 
 

@@ -7,16 +7,26 @@ rate of the lab's own (not inherited) cases, by weight: all of them when the res
 passes, none when nothing of the lab's own works. A case's full points are ``lab weight x
 case weight / sum of the lab's case weights``, so the per-case points of a lab add up to the
 lab's score (what Gradescope's per-test scores need).
+
+The rubric's ``scoring_mode`` changes two things, and per-case points still add up to the lab's:
+
+- ``per-clause``: a case's weight is its share of each clause it cites
+  (:func:`per_clause_weights`): every clause the lab's weighted cases cite weighs the same,
+  and a clause earns the share (by weight) of its cases that pass;
+- ``capped``: after per-case scoring, what one cause of failure
+  (:mod:`conformance.judging.failure_groups`) costs in a lab is capped at ``cause_cap`` of the lab's
+  points; the cause's cases get the difference back in proportion (:func:`cap_losses`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from conformance.grading.attribution import Inherited, attribute
 from conformance.grading.rubric import Rubric, profile_groups
+from conformance.judging.failure_groups import group_failures
 from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
 from conformance.reports.run_summary import STATUSES
@@ -54,6 +64,8 @@ class LabScore:
     points: float
     max_points: float
     counts: Mapping[str, int]
+    #: What the failed cases an earlier lab's bug explains still cost here: 0 when the lab's own cases all pass.
+    inherited_lost: float = 0.0
 
     @property
     def passed(self) -> int:
@@ -67,7 +79,7 @@ class LabScore:
 
     @property
     def inherited(self) -> int:
-        """Failed cases that an earlier lab's bug explains (they cost nothing here)."""
+        """Failed cases that an earlier lab's bug explains (they cost only what :attr:`inherited_lost` says)."""
         return self.counts.get("inherited", 0)
 
 
@@ -117,10 +129,13 @@ def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]]) -> Score:
     labs: list[LabScore] = []
     for lab, rule in rubric.labs.items():
         weights = [rule.case_weight(case) for case, _ in by_lab[lab]]
+        if rubric.scoring_mode == "per-clause":
+            weights = per_clause_weights([case for case, _ in by_lab[lab]], weights)
         total_weight = sum(weights)
         share = _own_pass_rate(by_lab[lab], weights, inherited)
         passed_weight = 0.0
         counts: Counter[str] = Counter()
+        lab_cases: list[GradedCase] = []
         for (case, outcome), weight in zip(by_lab[lab], weights, strict=True):
             max_points = rule.weight * weight / total_weight if total_weight > 0 else 0.0
             because = inherited.get(case.id)
@@ -134,12 +149,63 @@ def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]]) -> Score:
                 passed_weight += weight * share
             counts[outcome.status] += 1
             counts["inherited"] += graded_case.inherited is not None
-            graded.append(graded_case)
+            lab_cases.append(graded_case)
         counts["total"] = len(by_lab[lab])
         # From the weights, not the sum of per-case points, so full marks are exactly the weight.
         earned = rule.weight * passed_weight / total_weight if total_weight > 0 else 0.0
-        labs.append(LabScore(lab, earned, rule.weight, {key: counts.get(key, 0) for key in ("total", *STATUSES, "inherited")}))
+        if rubric.scoring_mode == "capped":
+            capped = cap_losses(lab_cases, rule.weight, rubric.cause_cap)
+            earned += sum(after.points - before.points for before, after in zip(lab_cases, capped, strict=True))
+            lab_cases = capped
+        graded.extend(lab_cases)
+        excused_lost = sum(graded.max_points - graded.points for graded in lab_cases if graded.inherited is not None)
+        counted = {key: counts.get(key, 0) for key in ("total", *STATUSES, "inherited")}
+        labs.append(LabScore(lab, earned, rule.weight, counted, excused_lost))
     return Score(tuple(graded), tuple(labs))
+
+
+def per_clause_weights(cases: Sequence[Case], weights: Sequence[float]) -> list[float]:
+    """Case weights under which every clause the cases cite weighs the same (1), shared by its cases by ``weights``.
+
+    A case's weight is the sum, over its clauses, of its share of the clause:
+    ``weight / (sum of the weights of the cases citing that clause)``. A case of weight 0
+    stays 0 and takes no share. So a lab's points are split equally among its clauses, and a
+    clause earns the share of its cases (by weight) that pass: a bug costs in proportion to
+    the clauses it breaks and how badly, not to how many cases observe it.
+    """
+    by_clause: dict[str, float] = {}
+    for case, weight in zip(cases, weights, strict=True):
+        for clause in dict.fromkeys(case.clauses):
+            by_clause[clause] = by_clause.get(clause, 0.0) + weight
+    return [
+        sum(weight / by_clause[clause] for clause in dict.fromkeys(case.clauses) if by_clause[clause] > 0) if weight > 0 else 0.0
+        for case, weight in zip(cases, weights, strict=True)
+    ]
+
+
+def cap_losses(cases: Sequence[GradedCase], maximum: float, cap: float) -> list[GradedCase]:
+    """One lab's graded cases, with what each cause of failure costs capped at ``cap x maximum``.
+
+    Failed and errored cases that lost points are grouped by cause
+    (:func:`conformance.judging.failure_groups.group_failures`); a cause that lost more than the cap
+    gives each of its cases back the same share of what it lost, so the cause costs exactly
+    the cap. Skipped cases, and causes under the cap, cost what they cost.
+    """
+    limit = cap * maximum
+    charged = [graded for graded in cases if graded.outcome.status in ("failed", "errored") and graded.points < graded.max_points]
+    by_id = {graded.case.id: graded for graded in charged}
+    kept: dict[str, float] = {}
+    for group in group_failures(((graded.case, graded.outcome) for graded in charged), {}):
+        members = [by_id[case.id] for case, _ in group.members]
+        lost = sum(graded.max_points - graded.points for graded in members)
+        if lost > limit:
+            kept.update((graded.case.id, limit / lost) for graded in members)
+    return [
+        replace(graded, points=graded.max_points - (graded.max_points - graded.points) * kept[graded.case.id])
+        if graded.case.id in kept
+        else graded
+        for graded in cases
+    ]
 
 
 def _case_weight(rubric: Rubric) -> Callable[[Case], float]:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 from conformance.common.jsontypes import JsonValue
 from conformance.judging.outcome import Outcome
+from conformance.judging.readings import symptom_reading
 from conformance.loading.cases import Case
 from conformance.spec.clauses import Clause
 
@@ -71,12 +72,19 @@ def failure_report(
 ) -> str:
     """The full feedback for a failed or errored case.
 
+    A symptom with a known reading (:func:`conformance.judging.readings.symptom_reading`, such as
+    a value that belongs to another turn of the script) says it under the first line.
+
     ``clause_limit`` cuts each clause's text (the pytest output stays short); ``None``
     quotes it whole, as grading reports do. Without ``course_hints`` (a port, not a course
     project), the hint keeps only what is not about the course's TypeScript code
     (:func:`porter_hint`).
     """
     lines = [outcome.message]
+    reading = symptom_reading(case, outcome)
+    if reading:
+        # What the value says about the bug, next to the value itself.
+        lines.append(f"  reading: {reading}")
     group = "lab" if case.profile == "course" else "area"  # another profile groups its cases by area
     lines.append(f"  case:    {case.id} ({group} {case.lab}): {case.description}")
     lines.append(f"  fixture: {case.location}")

@@ -7,6 +7,7 @@ reports say which with :attr:`Rubric.group_label` and name a profile other than 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase, LabScore
@@ -21,6 +22,11 @@ def profile_of(result: SubmissionResult) -> str | None:
 def points(value: float) -> str:
     """Points as shown to people: two decimals."""
     return f"{value:.2f}"
+
+
+def counted(count: int, noun: str) -> str:
+    """``1 case``, ``2 cases``: a count with its noun in the right number."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def not_passed_by_lab(result: SubmissionResult, statuses: tuple[str, ...] = ("failed", "errored")) -> dict[str, list[GradedCase]]:
@@ -44,7 +50,8 @@ def skipped_reasons(cases: list[GradedCase]) -> list[tuple[str, int]]:
 def lab_counts(lab: LabScore, group_label: str = "lab") -> str:
     """``(3 failed, 1 skipped)`` for a lab (or area), or ``""`` when everything passed.
 
-    Failed cases that an earlier lab's bug explains are counted apart: they cost nothing here.
+    Failed cases that an earlier lab's bug explains are counted apart, with what they still
+    cost (:func:`points_lost`): nothing when the lab's own cases all pass.
     """
     parts = []
     for status in ("failed", "errored", "skipped"):
@@ -52,8 +59,29 @@ def lab_counts(lab: LabScore, group_label: str = "lab") -> str:
         if count:
             parts.append(f"{count} {status}")
     if lab.inherited:
-        parts.append(f"{lab.inherited} failed because of an earlier {group_label}, no points lost")
+        parts.append(f"{lab.inherited} failed because of an earlier {group_label}, {points_lost(lab.inherited_lost)}")
     return f"({', '.join(parts)})" if parts else ""
+
+
+def points_lost(lost: float) -> str:
+    """``no points lost`` or ``1.25 points lost`` (as shown: a loss that rounds to 0.00 is none)."""
+    return "no points lost" if points(lost) == points(0.0) else f"{points(lost)} points lost"
+
+
+def excused_cost(cases: Sequence[GradedCase], group_label: str = "lab", show_points: bool = True) -> str:
+    """What cases an earlier lab's bug explains cost here, as a clause of a sentence.
+
+    ``these cost no points here`` when their lab's own cases all pass, else how many points
+    they still cost and why (each earns its lab's own pass rate). Without ``show_points``
+    (a student's page with held-out cases) it says the rule, not the number: the number
+    would tell how the held-out cases of the lab did.
+    """
+    if not show_points:
+        return f"each earns here the share of its points that its {group_label}'s own cases earn"
+    lost = sum(graded.max_points - graded.points for graded in cases)
+    if points(lost) == points(0.0):
+        return "these cost no points here"
+    return f"these cost {points(lost)} points here: each earns only its {group_label}'s own pass rate"
 
 
 def inherited_groups(result: SubmissionResult) -> dict[tuple[str, tuple[str, ...]], list[GradedCase]]:

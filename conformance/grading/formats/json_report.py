@@ -1,5 +1,8 @@
 """The JSON report: everything the grader knows, for tools (dashboards, regrade scripts).
 
+``causes`` lists the charged failures one entry per cause, worded as the terminal's lines
+(:mod:`conformance.grading.formats.causes`): its labs, count, case ids, clause and ``line``.
+
 A profile other than the course's is named (``profile``), and its groups are listed under
 their own name: ``areas`` with an ``area`` each for ``pi-ai-1``, where the course has ``labs``
 and ``lab``.
@@ -13,6 +16,7 @@ from collections.abc import Mapping
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.common.student_text import scrub
 from conformance.grading.case_feedback import case_feedback, inherited_line
+from conformance.grading.formats import causes
 from conformance.grading.formats.common import profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
@@ -63,7 +67,12 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
         "implementation": result.implementation,
         "status": result.status,
         "detail": result.detail,
-        "rubric": {"name": result.rubric.name, "source": result.rubric.source},
+        "rubric": {
+            "name": result.rubric.name,
+            "source": result.rubric.source,
+            "scoring_mode": result.rubric.scoring_mode,
+            **({"cause_cap": result.rubric.cause_cap} if result.rubric.scoring_mode == "capped" else {}),
+        },
         "points": round(result.score.points, _DIGITS),
         "max_points": round(result.score.max_points, _DIGITS),
         "passed": result.score.passed,
@@ -76,8 +85,26 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
             {label: lab.lab, "points": round(lab.points, _DIGITS), "max_points": round(lab.max_points, _DIGITS), **lab.counts}
             for lab in result.score.labs
         ],
+        "causes": _causes(result, clauses),
         "cases": cases,
     }
+
+
+def _causes(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonValue:
+    """One entry per cause of the charged failures, with the line the terminal and Markdown reports print."""
+    label = result.rubric.group_label
+    return [
+        {
+            f"{label}s": list(line.labs),
+            "count": line.count,
+            "cause": line.text,
+            "clause": line.clause,
+            "cases": list(line.case_ids),
+            "held_out": [case_id for case_id in line.case_ids if case_id in line.held_out],
+            "line": line.render(label),
+        }
+        for line in causes.cause_lines(result, clauses)
+    ]
 
 
 def _inherited(graded: GradedCase, clauses: Mapping[str, Clause], label: str = "lab") -> JsonValue:

@@ -1,4 +1,10 @@
-"""The Markdown report: a score table, then every case that did not pass with its full feedback."""
+"""The Markdown report: a score table, the failing cases one line per cause, then every case that did not pass with its full feedback.
+
+The cause lines are the terminal's (:mod:`conformance.grading.formats.causes`), with every
+case id. A cause that nothing diverged for (a module that ends the process on import, a
+timeout, a crash) reads the same in every case: within a lab its first case is shown in
+full and the others only by id, not a hundred identical blocks.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +12,11 @@ from collections.abc import Mapping
 
 from conformance.common.student_text import markdown_code, markdown_fence, markdown_text, scrub
 from conformance.grading.case_feedback import case_feedback, inherited_line
-from conformance.grading.formats.common import not_passed_by_lab, points, profile_of, skipped_reasons
+from conformance.grading.formats import causes
+from conformance.grading.formats.common import excused_cost, not_passed_by_lab, points, profile_of, skipped_reasons
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.status import NOT_STARTED
+from conformance.judging.failure_groups import Cause, cause_of
 from conformance.spec.clauses import Clause
 
 
@@ -37,7 +45,7 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
         f"- status: `{result.status}`" + (f": {markdown_text(result.detail)}" if result.detail else ""),
         f"- implementation: {markdown_code(result.implementation)} ({markdown_code(result.impl)})",
         *([f"- profile: `{profile}`"] if profile else []),
-        f"- rubric: {result.rubric.name}",
+        f"- rubric: {result.rubric.name}" + (f" ({result.rubric.scoring_note})" if result.rubric.scoring_note else ""),
         f"- sandbox: `{result.isolation}`",
         *([f"- limits: {result.limits}"] if result.limits else []),
         "",
@@ -54,18 +62,32 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
         lines += ["", "## Build output", "", _fence(result.build_report)]
     failing = not_passed_by_lab(result)
     skipped = not_passed_by_lab(result, ("skipped",))
+    if failing and result.status not in NOT_STARTED:
+        found = causes.cause_lines(result, clauses)
+        lines += ["", f"## {causes.heading(found).capitalize()}", ""]
+        lines += [f"- {line.render(label, None, markdown_code, markdown_text)}" for line in found]
     for lab in result.score.labs:
         if lab.lab not in failing and lab.lab not in skipped and not lab.inherited:
             continue
         heading = f"## {label.capitalize()} {lab.lab}"
         lines += ["", f"{heading}: {lab.passed}/{lab.total} passed, {points(lab.points)} / {points(lab.max_points)} points"]
         if result.status not in NOT_STARTED:
+            shown: dict[Cause, list[str]] = {}
             for graded in failing.get(lab.lab, []):
                 held = " (held out)" if graded.held_out else ""
+                cause = cause_of(graded.case, graded.outcome)
+                if graded.outcome.divergence is None and cause in shown:
+                    shown[cause].append(f"{markdown_code(graded.case.id)}{held}")
+                    continue
+                shown.setdefault(cause, [])
                 lines += ["", f"### `{graded.case.id}`: {graded.outcome.status}{held}", "", _fence(case_feedback(graded, clauses))]
+            for cause, same in shown.items():
+                if same:
+                    count = f"{len(same)} more case{'s' if len(same) != 1 else ''}"
+                    lines += ["", f"{count} of {label} {lab.lab} failed the same way ({markdown_text(str(cause))}): {', '.join(same)}"]
         inherited = [graded for graded in result.score.cases if graded.case.lab == lab.lab and graded.inherited is not None]
         if inherited:
-            lines += ["", f"{len(inherited)} failed only because of an earlier {label}'s bug (no points lost here):", ""]
+            lines += ["", f"{len(inherited)} failed only because of an earlier {label}'s bug ({excused_cost(inherited, label)}):", ""]
             lines += [f"- `{graded.case.id}`: {_cell(inherited_line(graded, clauses))}" for graded in inherited]
         reasons = skipped_reasons(skipped.get(lab.lab, []))
         if reasons:

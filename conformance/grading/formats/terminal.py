@@ -17,9 +17,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from conformance.common.student_text import for_terminal
-from conformance.grading.case_feedback import case_feedback, inherited_line, one_line
-from conformance.grading.featured import failure_groups_of, featured_by_lab
-from conformance.grading.formats.common import inherited_groups, lab_counts, not_passed_by_lab, points, profile_of, skipped_reasons
+from conformance.grading.case_feedback import case_feedback, inherited_line
+from conformance.grading.featured import featured_by_lab
+from conformance.grading.formats import causes
+from conformance.grading.formats.common import (
+    excused_cost,
+    inherited_groups,
+    lab_counts,
+    not_passed_by_lab,
+    points,
+    profile_of,
+    skipped_reasons,
+)
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.status import NOT_STARTED
 from conformance.spec.clauses import Clause
@@ -44,7 +53,7 @@ def render(
     profile = profile_of(result)
     lines = [
         f"pi-conformance grade: {result.name}" + (f" (profile {profile})" if profile else ""),
-        f"  implementation: {result.implementation}   rubric: {result.rubric.name}   sandbox: {result.isolation}",
+        f"  implementation: {result.implementation}   rubric: {_rubric_name(result)}   sandbox: {result.isolation}",
         *([f"  limits: {result.limits}"] if result.limits else []),
         "",
     ]
@@ -75,7 +84,8 @@ def render(
         lines += ["", *cause_lines(result, clauses)]
     inherited = inherited_groups(result)
     if inherited:
-        lines += ["", f"failing because of an earlier {label}'s bug (charged once, in that {label}; these cost no points)"]
+        excused = [graded for group in inherited.values() for graded in group]
+        lines += ["", f"failing because of an earlier {label}'s bug (charged once, in that {label}; {excused_cost(excused, label)})"]
         for group in inherited.values():
             labs = sorted({graded.case.lab for graded in group})
             where = ", ".join(f"{label} {lab}" for lab in labs)
@@ -108,30 +118,17 @@ def render(
 _IDS_SHOWN = 3
 
 
+def _rubric_name(result: SubmissionResult) -> str:
+    """The rubric's name, and how it scores when that is not the default."""
+    note = result.rubric.scoring_note
+    return f"{result.rubric.name} ({note})" if note else result.rubric.name
+
+
 def cause_lines(result: SubmissionResult, clauses: Mapping[str, Clause]) -> list[str]:
-    """The failing cases, one line per cause: its labs, how many cases, what diverged, a few case ids.
+    """The failing cases, one line per cause (:mod:`conformance.grading.formats.causes`), a few case ids each.
 
     A module that kills the program on import fails every case that needs it: that is one
     line, not a hundred.
     """
-    label = result.rubric.group_label
-    by_id = {graded.case.id: graded for graded in result.score.cases}
-    groups = failure_groups_of(result, clauses)
-    count = sum(len(group.members) for group in groups)
-    lines = [f"failing cases: {count} in {len(groups)} cause{'s' if len(groups) != 1 else ''}, one line each"]
-    lab_order: dict[str | None, int] = {lab.lab: index for index, lab in enumerate(result.score.labs)}
-    for group in sorted(groups, key=lambda group: min(lab_order.get(case.lab, 0) for case, _ in group.members)):
-        members = [by_id[case.id] for case, _ in group.members]
-        labs = sorted({graded.case.lab for graded in members}, key=lambda lab: lab_order.get(lab, 0))
-        where = f"{label} {', '.join(labs)}"
-        ids = [f"{graded.case.id}{' (held out)' if graded.held_out else ''}" for graded in members]
-        if len(members) == 1:
-            lines.append(f"  {where}  {ids[0]}: {one_line(members[0])}")
-            continue
-        example = by_id[group.example[0].id]
-        what = str(group.cause) if group.example[1].divergence is None else one_line(example)
-        more = f", … {len(ids) - _IDS_SHOWN} more" if len(ids) > _IDS_SHOWN else ""
-        held = sum(graded.held_out for graded in members)
-        more += f"; {held} of them held out" if held else ""
-        lines.append(f"  {where}  {len(members)} cases: {what}  ({', '.join(ids[:_IDS_SHOWN])}{more})")
-    return lines
+    found = causes.cause_lines(result, clauses)
+    return [causes.heading(found), *(f"  {line.render(result.rubric.group_label, _IDS_SHOWN)}" for line in found)]

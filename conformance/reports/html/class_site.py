@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.grading.formats.common import lab_counts, points, profile_of
+from conformance.grading.formats.common import counted, excused_cost, lab_counts, points, profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.judging.failure_groups import Cause, FailureGroup, group_failures, skip_reasons
@@ -270,7 +270,7 @@ def submission_page(result: SubmissionResult, clauses: Mapping[str, Clause], for
         by_id = {graded.case.id: graded for graded in cases}
         if groups:
             parts.append(
-                f'<h2 id="failures">Failures by cause ({sum(len(group.members) for group in groups)} cases in {len(groups)} groups)</h2>'
+                f'<h2 id="failures">Failures by cause ({counted(sum(len(group.members) for group in groups), "case")} in {counted(len(groups), "group")})</h2>'
             )
             toc = "".join(
                 f'<li><a href="#group-{number}">{e(group.clause or "")} <code>{e(str(group.cause))}</code></a> ({len(group.members)})</li>'
@@ -293,7 +293,10 @@ def submission_page(result: SubmissionResult, clauses: Mapping[str, Clause], for
             # Students do not see held-out cases, so theirs is said to be about the visible ones only.
             parts.append("<p>No failures among the visible cases.</p>" if hide_points else "<p>No failures.</p>")
         if inherited:
-            parts.append(f'<h2 id="inherited">Failing because of an earlier {e(label)} (no points lost here)</h2>')
+            excused = [graded for members in inherited.values() for graded in members]
+            parts.append(
+                f'<h2 id="inherited">Failing because of an earlier {e(label)} ({e(excused_cost(excused, label, not hide_points))})</h2>'
+            )
             for (lab, symptoms), members in inherited.items():
                 sections = "".join(
                     f"<details><summary><code>{e(graded.case.id)}</code> ({e(label)} {e(graded.case.lab)})</summary>"
@@ -303,7 +306,7 @@ def submission_page(result: SubmissionResult, clauses: Mapping[str, Clause], for
                 )
                 parts.append(
                     f"<h3>{badge('inherited', f'because of {label} {lab}')} {len(members)} case{'s' if len(members) != 1 else ''}: "
-                    f'<code>{e("; ".join(symptoms))}</code></h3><p class="small">Fix {e(label)} {e(lab)} first; these cases cost no points here.</p>{sections}'
+                    f'<code>{e("; ".join(symptoms))}</code></h3><p class="small">Fix {e(label)} {e(lab)} first; {e(excused_cost(members, label, not hide_points))}.</p>{sections}'
                 )
     skipped = skip_reasons([graded.outcome for graded in cases])
     if skipped:

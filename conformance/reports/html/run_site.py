@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from conformance.grading.formats.common import counted
 from conformance.judging.failure_groups import group_failures, skip_reasons
 from conformance.judging.outcome import Outcome
 from conformance.loading.cases import BrokenCase, Case
@@ -47,7 +48,7 @@ def implementation_body(name: str, results: Sequence[Result], clauses: Mapping[s
     groups = group_failures(results, clauses)
     count = sum(len(group.members) for group in groups)
     if groups:
-        parts.append(f'<h2 id="failures">Failures by cause ({count} cases in {len(groups)} groups)</h2>')
+        parts.append(f'<h2 id="failures">Failures by cause ({counted(count, "case")} in {counted(len(groups), "group")})</h2>')
         toc = "".join(
             f'<li><a href="#group-{number}">{e(group.clause or "")} <code>{e(str(group.cause))}</code></a> ({len(group.members)})</li>'
             for number, group in enumerate(groups, start=1)
