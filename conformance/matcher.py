@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
-from conformance.jsontypes import JsonValue
+from conformance.jsontypes import JsonObject, JsonValue
 
 MATCHER_KEYS: Final = frozenset({"$type", "$oneOf", "$any"})
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -55,6 +55,30 @@ class Divergence:
         where = self.path or "(root)"
         text = f"{where}: expected {self.expected} but got {self.actual}"
         return f"{text} ({self.note})" if self.note else text
+
+    def to_json(self) -> JsonObject:
+        """Its JSON form, the one every report and the grading farm write (:meth:`from_json` reads it back)."""
+        return {field: getattr(self, field) for field in _DIVERGENCE_FIELDS}
+
+    @classmethod
+    def from_json(cls, data: object) -> Divergence:
+        """A divergence read back from :meth:`to_json`'s form; :class:`ValueError` when it is not one.
+
+        The JSON may come from a grading worker that ran student code: every field is checked.
+        """
+        if not isinstance(data, dict) or not all(isinstance(value, str) for value in data.values()):
+            raise ValueError("a divergence is an object of strings")
+        unknown = sorted(set(data) - set(_DIVERGENCE_FIELDS))
+        missing = [field for field in _REQUIRED_FIELDS if field not in data]
+        if unknown or missing:
+            raise ValueError(f"a divergence with unknown fields {unknown} or without {missing}")
+        if data.get("kind", "value") not in KINDS:
+            raise ValueError(f"a divergence of unknown kind {data['kind']!r}")
+        return cls(**data)
+
+
+_DIVERGENCE_FIELDS: Final = ("path", "expected", "actual", "note", "kind", "key")
+_REQUIRED_FIELDS: Final = ("path", "expected", "actual")
 
 
 def render(value: JsonValue | _Missing, limit: int = _RENDER_LIMIT) -> str:

@@ -13,7 +13,6 @@ from conformance.clauses import Clause
 from conformance.execution import Outcome, all_divergences
 from conformance.failure_groups import FailureGroup, group_failures, skip_reasons
 from conformance.features import is_not_claimed
-from conformance.matcher import Divergence
 from conformance.profiles import DEFAULT_PROFILE, get_profile
 from conformance.studenttext import scrub
 
@@ -96,19 +95,6 @@ def groups_of(results: list[CaseResult], clauses: Mapping[str, Clause]) -> list[
     return group_failures(((result.case, result.outcome) for result in results if result.case is not None), clauses)
 
 
-def _divergence_json(divergence: Divergence | None) -> object:
-    if divergence is None:
-        return None
-    return {
-        "path": divergence.path,
-        "expected": divergence.expected,
-        "actual": divergence.actual,
-        "note": divergence.note,
-        "kind": divergence.kind,
-        "key": divergence.key,
-    }
-
-
 def _case_json(result: CaseResult, every_divergence: bool, group_key: str) -> dict[str, object]:
     outcome, case = result.outcome, result.case
     entry: dict[str, object] = {
@@ -120,11 +106,11 @@ def _case_json(result: CaseResult, every_divergence: bool, group_key: str) -> di
         "clauses": list(case.clauses) if isinstance(case, Case) else [],
         "features": list(getattr(case, "features", ())) if isinstance(case, Case) else [],
         "message": outcome.message,
-        "divergence": _divergence_json(outcome.divergence),
+        "divergence": outcome.divergence.to_json() if outcome.divergence is not None else None,
         "duration_s": round(outcome.duration_s, 6),
     }
     if every_divergence and isinstance(case, Case) and outcome.observation is not None and outcome.divergence is not None:
-        entry["divergences"] = [_divergence_json(divergence) for divergence in all_divergences(case, outcome.observation)]
+        entry["divergences"] = [divergence.to_json() for divergence in all_divergences(case, outcome.observation)]
     return entry
 
 

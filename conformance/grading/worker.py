@@ -28,7 +28,7 @@ from pathlib import Path
 from conformance.atomicfile import write_text_atomic
 from conformance.execution import Outcome
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, grade_submission
-from conformance.grading.result_json import outcome_to_json, result_to_json
+from conformance.grading.result_json import result_to_json
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -77,7 +77,7 @@ def run(job: Job) -> SubmissionResult:
 
         def record(outcome: Outcome) -> None:
             # Flushed per line: a worker killed the next moment still leaves it in the file.
-            progress.write(json.dumps(outcome_to_json(outcome), ensure_ascii=False) + "\n")
+            progress.write(json.dumps(outcome.to_json(), ensure_ascii=False) + "\n")
             progress.flush()
 
         result = grade_submission(job.impl, job.context, job.options, name=job.name, given=given, on_outcome=record)
