@@ -29,7 +29,6 @@ from conformance.adapters.pi_course import CourseLayoutError, find_node
 from conformance.adapters.process import ProcessAdapter, ProcessOptions
 from conformance.adapters.sandbox import Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
 from conformance.adapters.settings import ImplSettings
-from conformance.profiles import PI_AI_1
 
 NODE_ADAPTER = Path(__file__).resolve().parent / "node" / "pi_ai_adapter.mjs"
 PACKAGE_NAME = "@earendil-works/pi-ai"
@@ -123,7 +122,6 @@ def pi_ai_adapter(path_text: str, settings: ImplSettings) -> Adapter:
     options.require_seal = True  # our adapter seals its lines: one the implementation forges is refused
     name = str((_manifest(package) or {}).get("name") or target.package)
     adapter = ProcessAdapter(options, name=name)
-    adapter.requested_profile = PI_AI_1.name
     return adapter
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from conformance.adapter import Adapter
+from conformance.adapters.kinds import parse_impl
 from conformance.cases import Case
 from conformance.clauses import Clause
 from conformance.execution import Outcome, run_case
@@ -21,10 +22,8 @@ from conformance.profiles import DEFAULT_PROFILE
 
 
 def is_reference(impl: str, profile: str = DEFAULT_PROFILE) -> bool:
-    """True when ``--impl`` names the implementation the profile's expectations are read against."""
-    if profile == DEFAULT_PROFILE:
-        return impl == "reference"
-    return impl.startswith("pi-ai:")  # pi-ai-1: the upstream package itself
+    """True when ``--impl`` names the implementation the profile's expectations are read against (its kind knows)."""
+    return parse_impl(impl).is_reference(profile)
 
 
 def deciding_clause(case: Case, outcome: Outcome, clauses: Mapping[str, Clause]) -> str | None:

@@ -56,6 +56,9 @@ class ImplKind:
     imports_code: ClassVar[bool] = False
     #: Every instance reports the same adapter name, so a matrix column is named by its folder.
     same_adapter_name: ClassVar[bool] = False
+    #: The profile whose expected values were read from this kind's behaviour (the course's
+    #: reference; pi-ai-1's upstream package): when it fails a case, the case may be wrong.
+    reference_of: ClassVar[str | None] = None
 
     @classmethod
     def form(cls) -> str:
@@ -77,6 +80,10 @@ class ImplKind:
     def build(self, target: str, settings: ImplSettings) -> Built | None:
         """Build the target before it is graded; None when this kind (or this target) has nothing to build."""
         return None
+
+    def process_needs(self, build: bool) -> list[Path]:
+        """What its processes read besides the submission (the adapter, the runtime): for ``--run-as`` to check."""
+        return []
 
 
 @dataclass(frozen=True)
@@ -106,6 +113,10 @@ class Impl:
         """The same kind with another target (the built copy of a submission)."""
         return Impl(f"{self.kind.name}:{target}", self.kind, target)
 
+    def is_reference(self, profile: str) -> bool:
+        """Whether it is the implementation ``profile``'s expected values were read from (see :attr:`ImplKind.reference_of`)."""
+        return self.kind.reference_of == profile
+
     def layout_problem(self) -> str | None:
         """Why this is not a submission of its kind, or None."""
         return self.kind.layout_problem(self.target)
@@ -113,6 +124,10 @@ class Impl:
     def build(self, settings: ImplSettings) -> Built | None:
         """Build it (see :meth:`ImplKind.build`)."""
         return self.kind.build(self.target, settings)
+
+    def process_needs(self, build: bool) -> list[Path]:
+        """What its processes read besides the submission, ``build`` or not (see :meth:`ImplKind.process_needs`)."""
+        return self.kind.process_needs(build)
 
     def planned_isolation(self, settings: ImplSettings) -> str:
         """The isolation it gets (or would have got) with ``settings``: ``bwrap``, ``none`` or ``in-process``."""
