@@ -24,6 +24,7 @@ from conformance.adapter import (
     track_abandonment,
 )
 from conformance.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
+from conformance.derived import derive
 from conformance.features import not_claimed_reason
 from conformance.jsontypes import JsonObject, JsonValue
 from conformance.matcher import MISSING, Divergence, Observed, first_divergence, iter_divergences
@@ -300,7 +301,8 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
             raise
         return done("errored", f"the implementation raised {type(error).__name__}: {error}")
     try:
-        return _judge(adapter, case, observation, done)
+        # What the harness derives from the observation (derived.py) is added before judging, whatever the transport.
+        return _judge(adapter, case, derive(case, observation), done)
     except Exception as error:  # an answer the grader cannot judge (nested past the recursion limit...) errors its own case
         return done("errored", f"{GRADER_ERROR}: judging the answer failed: {type(error).__name__}: {error}")
 
