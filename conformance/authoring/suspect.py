@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from conformance.adapter import Adapter
 from conformance.adapters.kinds import parse_impl
 from conformance.cases import Case
 from conformance.clauses import Clause
-from conformance.execution import Outcome, run_case
+from conformance.engine import AdapterFactory, Loop, Policy
+from conformance.execution import Outcome
 from conformance.feedback import rank_clauses
 from conformance.loader import Suite
 from conformance.profiles import DEFAULT_PROFILE
@@ -48,11 +48,14 @@ def expectation_note(case: Case, outcome: Outcome, clauses: Mapping[str, Clause]
     )
 
 
-def reference_failures(suite: Suite, adapter: Adapter, clauses: Mapping[str, Clause], reference: str) -> list[str]:
-    """One paragraph per case of ``suite`` that ``adapter`` (the reference) does not pass, saying what to check."""
+def reference_failures(suite: Suite, fresh: AdapterFactory, clauses: Mapping[str, Clause], reference: str) -> list[str]:
+    """One paragraph per case of ``suite`` that the reference (``fresh`` starts it) does not pass, saying what to check.
+
+    The cases run on the engine's loop, as ``run`` runs them.
+    """
     found: list[str] = []
-    for case in suite.cases:
-        outcome = run_case(adapter, case)
+    outcomes = Loop(Policy(), fresh).run(fresh(), suite.cases)
+    for case, outcome in zip(suite.cases, outcomes, strict=True):
         if outcome.status in ("failed", "errored"):
             what = str(outcome.divergence) if outcome.divergence is not None else outcome.message.strip().splitlines()[0]
             found.append(f"{case.id} ({case.location}): {what}\n  {expectation_note(case, outcome, clauses, reference)}")
