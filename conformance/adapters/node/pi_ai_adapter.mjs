@@ -7,31 +7,19 @@
 // PACKAGE_DIR is the installed package (node_modules/@earendil-works/pi-ai). The program
 // imports its public entry point (dist/index.js), speaks the JSON-lines protocol of
 // spec/protocol.md on stdin/stdout and states `profile: "pi-ai-1"` in its handshake. The
-// protocol server and the waiting, consuming and serializing machinery are runtime.mjs's,
-// shared with pi_course_adapter.mjs, so the two profiles observe streams in exactly the same way.
+// protocol server (protocol.mjs) and the waiting, consuming and serializing machinery
+// (observation.mjs) are shared with pi_course_adapter.mjs, so the two profiles observe
+// streams in exactly the same way.
 //
 // No dependencies beyond the package under test: Node.js 20 built-ins only.
 
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import {
-  ASSISTANT_TERMINAL_FIELDS,
-  LoadFailed,
-  NotImplemented,
-  ProtocolError,
-  Threw,
-  callStep,
-  describe,
-  fingerprint,
-  importWatched,
-  isObject,
-  playCallSteps,
-  playStreamSteps,
-  safeString,
-  serve,
-  toJson,
-} from "./runtime.mjs";
+// protocol.mjs first: it loads channel.mjs, which captures the built-ins the channel relies on.
+import { importWatched, serve } from "./protocol.mjs";
+import { LoadFailed, NotImplemented, ProtocolError, Threw, describe, safeString } from "./failures.mjs";
+import { ASSISTANT_TERMINAL_FIELDS, callStep, fingerprint, isObject, playCallSteps, playStreamSteps, toJson } from "./observation.mjs";
 
 // ---------------------------------------------------------------------------------------
 // the package
