@@ -96,3 +96,21 @@ def test_run_as_asks_the_kind_what_its_processes_read() -> None:
     assert parse_impl("cmd:./port").process_needs(build=True) == []
     assert parse_impl("reference").process_needs(build=False) == []
     assert submission_kind(PI_AI_1.name).usage == "pi-ai:PATH"
+
+
+def test_the_kind_asks_for_its_own_profile_when_none_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.adapters import pi_ai
+    from conformance.adapters.process import ProcessAdapter, ProcessOptions
+    from conformance.adapters.settings import ImplSettings
+
+    def unstarted(target: str, settings: ImplSettings) -> ProcessAdapter:
+        return ProcessAdapter(ProcessOptions.from_settings(["true"], settings))  # started only by its first case
+
+    monkeypatch.setattr(pi_ai, "pi_ai_adapter", unstarted)
+    for profile, requested in ((None, PI_AI_1.name), (PI_AI_1.name, PI_AI_1.name), (DEFAULT_PROFILE, None)):
+        adapter = parse_impl("pi-ai:/nowhere").adapter(profile=profile)
+        assert isinstance(adapter, ProcessAdapter) and adapter.requested_profile == requested, profile
+        adapter.close()
+    command = parse_impl("cmd:true").adapter()
+    assert isinstance(command, ProcessAdapter) and command.requested_profile is None
+    command.close()

@@ -101,9 +101,12 @@ class Impl:
             return Path(self.kind.folder_of(self.target)).expanduser().resolve().name or self.spec
         return self.spec
 
-    def adapter(self, settings: ImplSettings | None = None, profile: str = DEFAULT_PROFILE) -> Adapter:
-        """Start it (:class:`ImplSpecError` when it cannot be), told the profile it is checked against."""
-        return self.kind.make_adapter(self.target, settings or ImplSettings(), profile)
+    def adapter(self, settings: ImplSettings | None = None, profile: str | None = None) -> Adapter:
+        """Start it (:class:`ImplSpecError` when it cannot be), told the profile it is checked against.
+
+        Without ``profile``: the one profile its kind implements, else the default profile.
+        """
+        return self.kind.make_adapter(self.target, settings or ImplSettings(), profile or self.kind.profile or DEFAULT_PROFILE)
 
     def column_name(self, adapter: Adapter) -> str:
         """Its name next to other implementations (a matrix column): as its handshake named it, unless all share one."""
