@@ -206,3 +206,33 @@ def test_a_new_value_contradicting_a_string_the_spec_quotes_is_refused_even_when
     assert code == 1 and diff == "", err
     assert 'contradicts SM-EXHAUST-1, which quotes "ScriptedModel 没有更多响应" exactly' in err, err
     assert path.read_text(encoding="utf-8") == before
+
+
+def test_the_check_of_the_other_cases_runs_on_the_engine_and_every_reference_is_closed(root: Path) -> None:
+    import reference_impl
+    from conformance.adapters.binding import BindingAdapter
+    from conformance.adapters.interface import GaveUp
+    from conformance.authoring.regen import regenerate
+
+    started: list[BindingAdapter] = []
+    closed: list[BindingAdapter] = []
+
+    class Reference(BindingAdapter):
+        """The first adapter gives every operation up, as a process adapter does after timeouts."""
+
+        def prepare(self, operation: str, lab: str) -> None:
+            if self is started[0]:
+                raise GaveUp(f"not run: {operation} timed out 3 times in a row")
+
+        def close(self) -> None:
+            closed.append(self)
+
+    def fresh() -> BindingAdapter:
+        started.append(Reference(reference_impl, name="reference"))
+        return started[-1]
+
+    seed(root / "ch03" / "text-of.yaml", 'value: "先读取\\n再回答"', 'value: "stale"')
+    # Each given-up case passes when retried alone, as run would retry it: regen is not refused.
+    result = regenerate([TEXT_OF], root, fresh)
+    assert result.refused == [] and '+      value: "先读取\\n再回答"' in result.diff
+    assert len(started) > 2 and sorted(map(id, closed)) == sorted(map(id, started))

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
+from dataclasses import replace
+
+import pytest
 
 from conformance.adapters.interface import Adapter, HarnessError, ImplementationThrew, OperationNotSupported
 from conformance.adapters.reference import create as reference_adapter
 from conformance.common.jsontypes import JsonObject
+from conformance.judging.outcome import Divergence, Outcome, OutcomeFormatError
 from conformance.loading.cases import BrokenCase, Case
 from conformance.running.execution import run_case
 
@@ -154,3 +159,32 @@ def test_a_wait_ends_when_the_loop_is_idle_and_still_sees_late_timers() -> None:
     idle_result, idle_elapsed, late_result = asyncio.run(scenario())
     assert idle_result is False and idle_elapsed < 10.0  # far from the 30 s deadline: the loop was idle
     assert late_result is True
+
+
+def test_an_outcome_survives_its_trip_through_json() -> None:
+    class Wrong(Adapter):
+        def text_of(self, input: JsonObject) -> JsonObject:
+            return {"value": "ho", "input_unchanged": True}
+
+    failed = run_case(Wrong(), TEXT_CASE)
+    assert failed.status == "failed" and failed.divergence is not None and failed.observation is not None
+    for outcome in (failed, replace(failed, status="errored", divergence=None, timed_out=True, given_up=True, hung=True, step_index=2)):
+        assert Outcome.from_json(json.loads(json.dumps(outcome.to_json()))) == outcome
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"status": "great"},
+        {"case_id": 7},
+        {"duration_s": "1"},
+        {"observation": [1]},
+        {"step_index": 1.5},
+        {"divergence": {"path": "value"}},
+    ],
+)
+def test_json_that_is_not_an_outcome_is_refused(change: dict[str, object]) -> None:
+    good = Outcome("c", "failed", "m", 0.5, divergence=Divergence("value", '"hi"', '"ho"')).to_json()
+    assert Outcome.from_json(good).divergence == Divergence("value", '"hi"', '"ho"')
+    with pytest.raises(OutcomeFormatError):
+        Outcome.from_json({**good, **change})

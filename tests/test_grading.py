@@ -278,6 +278,8 @@ def test_markdown_and_json_reports_carry_every_failing_case(textof_result: Submi
     assert {case_id for case_id, entry in cases.items() if entry["status"] != "passed"} == set(failing)
     first = cases[failing[0]]
     assert first["divergence"]["path"] == "value" and first["feedback"].startswith("value: expected")
+    # The divergence as every report writes it (Divergence.to_json): kind and key included.
+    assert set(first["divergence"]) == {"path", "expected", "actual", "note", "kind", "key"}
 
 
 def test_the_grade_command_writes_each_format_to_its_own_file(tmp_path: Path) -> None:

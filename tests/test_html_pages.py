@@ -26,7 +26,7 @@ from conformance.judging.feedback import event_types, first_difference
 from conformance.reports.html.class_site import write_class_site
 from conformance.reports.html.layout import anchor, slugs
 from conformance.reports.html.matrix_site import ImplRun, write_matrix_site
-from conformance.reports.html.run_site import write_run_site
+from conformance.reports.html.run_site import RunPage, write_run_site
 from conformance.reports.html.svg import bins, histogram
 from conformance.running.execution import run_case
 from tests.variants import VARIANTS
@@ -232,7 +232,7 @@ def test_a_students_site_shows_each_student_only_themselves(
 def test_run_and_matrix_sites(results: list[SubmissionResult], context: GradingContext, tmp_path: Path) -> None:
     shared = next(result for result in results if result.name == "partials-shared-between-events")
     pairs = [(graded.case, graded.outcome) for graded in shared.score.cases]
-    run = write_run_site(tmp_path / "run", "shared <b>", pairs, context.clauses)
+    run = write_run_site(tmp_path / "run", RunPage("shared <b>", pairs, context.clauses))
     text = (run.folder / "index.html").read_text(encoding="utf-8")
     assert "shared &lt;b&gt;" in text and "Failures by cause" in text
     assert diverged_rows(text)[anchor("sm-text-three-blocks-partials-not-shared")] == 0
@@ -285,7 +285,9 @@ def test_a_perfect_submission_has_no_empty_failures_section(
         page = (tmp_path / folder / "s-correct.html").read_text(encoding="utf-8")
         assert "Failures by cause" not in page and 'id="failures"' not in page
         assert "<p>No failures.</p>" in page
-    run = write_run_site(tmp_path / "run", "correct", [(graded.case, graded.outcome) for graded in correct.score.cases], context.clauses)
+    run = write_run_site(
+        tmp_path / "run", RunPage("correct", [(graded.case, graded.outcome) for graded in correct.score.cases], context.clauses)
+    )
     text = (run.folder / "index.html").read_text(encoding="utf-8")
     assert "Failures by cause" not in text and "<p>No failures.</p>" in text
     check_site(run.folder)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conformance.common.jsontypes import JsonValue
 from conformance.judging.matcher import MISSING, first_divergence
+from conformance.judging.outcome import Divergence
 
 
 def message(expected: JsonValue, actual: JsonValue, path: str = "") -> str | None:
@@ -124,3 +127,27 @@ def test_a_divergence_says_its_kind_and_an_unexpected_key() -> None:
     assert matcher is not None and matcher.kind == "type"
     other = first_divergence({"a": [1, 2]}, {"a": [1, 3]})
     assert other is not None and (other.path, other.kind) == ("a[1]", "value")
+
+
+def test_a_divergence_survives_its_trip_through_json() -> None:
+    found = first_divergence({"a": {}}, {"a": {"b c": 1}})
+    assert found is not None and found.kind == "unexpected" and found.key == "b c"
+    text = json.dumps(found.to_json())
+    assert Divergence.from_json(json.loads(text)) == found
+    assert set(found.to_json()) == {"path", "expected", "actual", "note", "kind", "key"}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        ["path", "expected", "actual"],
+        {"path": "a", "expected": "1"},  # no actual
+        {"path": "a", "expected": "1", "actual": 2},  # not a string
+        {"path": "a", "expected": "1", "actual": "2", "kind": "worse"},
+        {"path": "a", "expected": "1", "actual": "2", "points": "9"},  # a field no divergence has
+    ],
+)
+def test_json_that_is_not_a_divergence_is_refused(data: object) -> None:
+    with pytest.raises(ValueError):
+        Divergence.from_json(data)

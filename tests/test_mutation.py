@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from conformance.adapters.interface import Adapter
+from conformance.judging.outcome import Outcome
+from conformance.loading.cases import Case
 from conformance.mutation.operators import OPERATORS, Step, all_mutants
 from conformance.mutation.runner import PACKAGE_DIR, MutationRun, run_mutants, sample
 from conformance.mutation.score_report import EQUIVALENTS_FILE, build_report, load_declared
+from conformance.running import engine
 
 SAMPLE_SIZE = 30
 SAMPLE_SEED = 10
@@ -65,6 +70,29 @@ def test_the_original_passes_and_a_plain_bug_is_killed(mutants: list) -> None:  
     flip = next(m for m in mutants if m.file.endswith("projection.py") and m.operator == "string-change" and "'\\n'" in m.diff)
     verdict = run.judge(flip)
     assert verdict.killed and verdict.by.startswith("text-of-")
+
+
+def test_a_mutant_runs_on_the_engines_loop_and_stops_at_its_first_failure(
+    mutants: list,  # type: ignore[type-arg]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ran: list[int] = []
+    original_run = engine.Loop.run
+
+    def counting(loop: engine.Loop, adapter: Adapter, cases: Sequence[Case]) -> list[Outcome]:
+        outcomes = original_run(loop, adapter, cases)
+        ran.append(sum(not outcome.message.startswith(engine.NOT_RUN) for outcome in outcomes))
+        return outcomes
+
+    monkeypatch.setattr(engine.Loop, "run", counting)
+    run = MutationRun()
+    flip = next(m for m in mutants if m.file.endswith("projection.py") and m.operator == "string-change" and "'\\n'" in m.diff)
+    assert not run.judge(None).killed and ran == [len(run.cases)]
+    verdict = run.judge(flip)
+    # The loop stopped after the killing case: the cases after it were not run.
+    assert verdict.killed and ran[1] < len(run.cases)
+    # The killer is tried first on the next mutant: it alone runs.
+    assert run.judge(flip).by == verdict.by and ran[2] == 1
 
 
 def test_the_real_package_is_untouched_by_a_mutant_run(mutants: list) -> None:  # type: ignore[type-arg]

@@ -1,4 +1,4 @@
-"""The two Node.js adapters share one protocol server (node/runtime.mjs).
+"""The two Node.js adapters share one protocol server (node/protocol.mjs) and one way of observing (node/observation.mjs).
 
 Each adapter's handshake lists the operations of its handler tables, and
 ``conformance/spec/profiles.py`` lists each profile's operations: the two must agree, or a case
@@ -8,6 +8,7 @@ would be skipped as unsupported (or an operation offered that no fixture can rea
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -104,3 +105,28 @@ def test_modules_are_loaded_between_notices_and_never_again_once_failed(
     hello = json.dumps({"seq": 1, "op": "hello", "protocol": 1, "failed_modules": failed})
     answers = talk(adapter, argument, [hello, request])
     assert answers[1] == {"seq": 2, "ok": False, "error": {"kind": "load_failed", "message": failed[module]}}
+
+
+NODE_DIR = Path(__file__).resolve().parent.parent / "conformance" / "adapters" / "node"
+
+
+def _relative_imports(name: str) -> list[str]:
+    """The ``./x.mjs`` modules ``name`` imports, in order."""
+    return re.findall(r'^import [^;]*? from "\./([\w.]+\.mjs)";', (NODE_DIR / name).read_text(encoding="utf-8"), re.M | re.S)
+
+
+def test_the_runtime_is_split_into_a_protocol_side_and_an_observation_side() -> None:
+    # No cycle: observing knows nothing of the protocol; the protocol only resets and checks stray errors.
+    assert "protocol.mjs" not in _relative_imports("observation.mjs")
+    assert _relative_imports("failures.mjs") == []
+    protocol = (NODE_DIR / "protocol.mjs").read_text(encoding="utf-8")
+    observation = (NODE_DIR / "observation.mjs").read_text(encoding="utf-8")
+    assert "export function serve(" in protocol and "node:readline" in protocol
+    assert "node:readline" not in observation and "export class Consumer" in observation
+    # channel.mjs captures the built-ins first: it is the first module each side loads,
+    # and each adapter loads the protocol side first.
+    assert _relative_imports("protocol.mjs")[0] == _relative_imports("observation.mjs")[0] == "channel.mjs"
+    for adapter in ("pi_course_adapter.mjs", "pi_ai_adapter.mjs"):
+        assert _relative_imports(adapter)[0] == "protocol.mjs", adapter
+    assert not (NODE_DIR / "runtime.mjs").exists()
+    assert all(len(path.read_text(encoding="utf-8").splitlines()) <= 400 for path in NODE_DIR.glob("*.mjs") if "adapter" not in path.name)

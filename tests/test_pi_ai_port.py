@@ -134,7 +134,7 @@ def test_a_handle_without_a_method_skips_the_faux_cases_naming_it(pi_ai_suite: S
 
 
 def test_the_abort_summary_tells_a_kept_prefix_from_anything_else() -> None:
-    from conformance.adapters.pi_ai_binding import abort_summary
+    from conformance.running.derived import abort_summary
 
     script: Any = {"content": [{"type": "thinking", "thinking": "hmm"}, {"type": "toolCall", "id": "t1", "name": "read", "arguments": {}}]}
 

@@ -34,7 +34,7 @@ def wrong_expectation(tmp_path: Path) -> Path:
 
 def test_the_note_names_the_clause_that_decides_the_value_and_quotes_it(tmp_path: Path) -> None:
     root = wrong_expectation(tmp_path)
-    [found] = reference_failures(load_suite(root), resolve_adapter("reference"), load_clauses(), "the reference")
+    [found] = reference_failures(load_suite(root), lambda: resolve_adapter("reference"), load_clauses(), "the reference")
     assert found.startswith(f"{CASE} (fixtures/{EXHAUSTION}:")
     assert "the case itself may be wrong: check the expected value at steps[" in found
     # SM-EXHAUST-1 quotes the message exactly: it decides, though the case cites it last.
@@ -63,3 +63,25 @@ def test_the_test_run_stops_at_once_with_that_message(tmp_path: Path) -> None:
 def test_only_the_profiles_reference_is_the_reference() -> None:
     assert is_reference("reference") and not is_reference("cmd:./port") and not is_reference("pi-course:.")
     assert is_reference("pi-ai:/tmp/pi-ai", "pi-ai-1") and not is_reference("reference", "pi-ai-1")
+
+
+def test_the_reference_check_runs_on_the_engine_so_a_given_up_case_is_retried_alone(tmp_path: Path) -> None:
+    import reference_impl
+    from conformance.adapters.binding import BindingAdapter
+    from conformance.adapters.interface import GaveUp
+
+    started: list[BindingAdapter] = []
+
+    class GivesUpFirst(BindingAdapter):
+        """The first adapter gives every operation up, as a process adapter does after timeouts; a fresh one answers."""
+
+        def prepare(self, operation: str, lab: str) -> None:
+            if self is started[0]:
+                raise GaveUp(f"not run: {operation} timed out 3 times in a row")
+
+    def fresh() -> BindingAdapter:
+        started.append(GivesUpFirst(reference_impl, name="reference"))
+        return started[-1]
+
+    root = scratch(tmp_path, {"ch03/text-of.yaml": ["text-of-readme-user"]})
+    assert reference_failures(load_suite(root), fresh, load_clauses(), "the reference") == [] and len(started) == 2

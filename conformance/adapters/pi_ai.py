@@ -30,7 +30,6 @@ from conformance.adapters.process import ProcessAdapter
 from conformance.adapters.process_options import ProcessOptions
 from conformance.adapters.sandbox import Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
 from conformance.adapters.settings import ImplSettings
-from conformance.spec.profiles import PI_AI_1
 
 NODE_ADAPTER = Path(__file__).resolve().parent / "node" / "pi_ai_adapter.mjs"
 PACKAGE_NAME = "@earendil-works/pi-ai"
@@ -124,7 +123,6 @@ def pi_ai_adapter(path_text: str, settings: ImplSettings) -> Adapter:
     options.require_seal = True  # our adapter seals its lines: one the implementation forges is refused
     name = str((_manifest(package) or {}).get("name") or target.package)
     adapter = ProcessAdapter(options, name=name)
-    adapter.requested_profile = PI_AI_1.name
     return adapter
 
 

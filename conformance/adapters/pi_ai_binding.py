@@ -62,18 +62,10 @@ _TERMINAL_FIELDS = {"done": "message", "error": "error"}
 
 
 @dataclass
-class _FauxCall(_Call):
-    """A faux_provider call: a scripted-model call plus the scripted message it plays (for ``abort_summary``)."""
-
-    script: JsonValue = None
-
-
-@dataclass
 class _Responses:
     """What the binding handed to the provider as response steps, and what factories recorded."""
 
     recorded: list[JsonValue]
-    script: list[JsonValue]  # the scripted message each later call plays, in queue order (None: a factory that throws)
     given: list[Any]  # the step objects handed over, to tell whether playing changed them
     given_before: str = ""
 
@@ -163,9 +155,9 @@ class PiAiBindingAdapter(BindingAdapter):
 
     async def _play_faux_provider(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:
         faux = self._call("faux_provider", *([copy.deepcopy(input["options"])] if "options" in input else []))
-        responses = _Responses(recorded=[], script=[], given=[])
+        responses = _Responses(recorded=[], given=[])
         self._set_responses(faux, responses, input.get("responses", []), append=False)
-        calls: dict[str, _FauxCall] = {}
+        calls: dict[str, _Call] = {}
         observations: list[JsonValue] = []
         for step in steps:
             action = step["action"]
@@ -178,7 +170,7 @@ class PiAiBindingAdapter(BindingAdapter):
                 model = self._call_method(faux, "faux_provider()", "get_model", *arguments)
                 if model is None:
                     raise HarnessError(f"the faux provider has no model {step.get('model')!r}")
-                call = _FauxCall(None, script=responses.script.pop(0) if responses.script else None)
+                call = _Call(None)
                 calls[str(step["call"])] = call
                 observation["threw"] = self._faux_stream(faux, model, call, step)
             elif action == "abort":
@@ -220,18 +212,13 @@ class PiAiBindingAdapter(BindingAdapter):
 
     def _set_responses(self, faux: Any, responses: _Responses, given: JsonValue, append: bool) -> None:
         """Hand the case's response steps to the provider (``set_responses`` or ``append_responses``)."""
-        made = self._response_steps(given, responses.recorded)
-        objects = [step for step, _ in made]
+        objects = self._response_steps(given, responses.recorded)
         self._call_method(faux, "faux_provider()", "append_responses" if append else "set_responses", list(objects))
-        if append:
-            responses.given += objects
-            responses.script += [script for _, script in made]
-        else:
-            responses.given, responses.script = objects, [script for _, script in made]
+        responses.given = [*responses.given, *objects] if append else objects
         responses.given_before = self._steps_fingerprint(responses.given)
 
-    def _response_steps(self, given: JsonValue, recorded: list[JsonValue]) -> list[tuple[Any, JsonValue]]:
-        """The provider's steps for the case's responses, each with the message it scripts.
+    def _response_steps(self, given: JsonValue, recorded: list[JsonValue]) -> list[Any]:
+        """The provider's steps for the case's responses.
 
         ``{message: M}`` is the message itself; ``{factory: M}`` a function that records the
         context it is called with and returns M; ``{factory_throws: TEXT}`` one that records
@@ -239,16 +226,16 @@ class PiAiBindingAdapter(BindingAdapter):
         """
         if not isinstance(given, list):
             raise HarnessError("responses must be a list")
-        made: list[tuple[Any, JsonValue]] = []
+        made: list[Any] = []
         for response in given:
             if not isinstance(response, dict):
                 raise HarnessError(f"a response is an object, not {response!r}")
             if "message" in response:
-                made.append((self.to_impl(response["message"]), response["message"]))
+                made.append(self.to_impl(response["message"]))
             elif "factory" in response:
-                made.append((self._factory(recorded, self.to_impl(response["factory"]), None), response["factory"]))
+                made.append(self._factory(recorded, self.to_impl(response["factory"]), None))
             elif "factory_throws" in response:
-                made.append((self._factory(recorded, None, str(response["factory_throws"])), None))
+                made.append(self._factory(recorded, None, str(response["factory_throws"])))
             else:
                 raise HarnessError(f"unknown response form {sorted(response)}")
         return made
@@ -267,7 +254,7 @@ class PiAiBindingAdapter(BindingAdapter):
         """The given steps as they are now: messages through ``to_json``, factories by identity."""
         return "\n".join(f"factory {id(step)}" if callable(step) else self._fingerprint(step) for step in given)
 
-    def _faux_stream(self, faux: Any, model: Any, call: _FauxCall, step: JsonObject) -> str | None:
+    def _faux_stream(self, faux: Any, model: Any, call: _Call, step: JsonObject) -> str | None:
         """Call ``faux.provider.stream()`` as the step asks; the step's ``threw`` observation."""
         signal_mode = step.get("signal", "none")
         if signal_mode not in _SIGNAL_MODES:
@@ -291,17 +278,15 @@ class PiAiBindingAdapter(BindingAdapter):
             return describe_exception(error)
         return None
 
-    async def _consume_aborting(self, call: _FauxCall, abort_after: JsonValue) -> JsonObject:
-        """``consume`` with ``abort_after: N``: abort the call's controller once N events arrived; summarize the end."""
+    async def _consume_aborting(self, call: _Call, abort_after: JsonValue) -> JsonObject:
+        """``consume`` with ``abort_after: N``: abort the call's controller once N events arrived (the harness sums up the end)."""
         if call.stream is None:
             return {"threw": "there is no stream: stream() threw"}
         controller = call.controller
         if controller is None:
             raise HarnessError("abort_after needs a call with signal: controller")
         call.consumer.on_event = lambda count: controller.abort() if count == abort_after else None
-        observation = await self._call_step("consume", call)
-        observation["abort_summary"] = abort_summary(observation["events"], call.script)
-        return observation
+        return await self._call_step("consume", call)
 
 
 def field_of(value: Any, name: str) -> Any:
@@ -336,38 +321,3 @@ def tool_calls_are_final(events: list[Any]) -> bool | None:
         return isinstance(index, int) and 0 <= index < len(blocks) and field_of(event, "toolCall") is blocks[index]
 
     return all(is_final(event) for event in ends)
-
-
-def abort_summary(events: JsonValue, script: JsonValue) -> JsonObject:
-    """What is stable about a stream aborted mid-way (PA-FAUX-ABORT-3), from the events' JSON.
-
-    The terminal event's shape, and whether every kept block is a prefix of the scripted block.
-    """
-    received = events if isinstance(events, list) else []
-    last = received[-1] if received and isinstance(received[-1], dict) else {}
-    message = last.get(_TERMINAL_FIELDS.get(str(last.get("type")), "message"))
-    message = message if isinstance(message, dict) else {}
-    scripted = script.get("content") if isinstance(script, dict) else None
-    scripted = scripted if isinstance(scripted, list) else []
-    content = message.get("content")
-    content = content if isinstance(content, list) else []
-    return {
-        "type": last.get("type"),
-        "reason": last.get("reason"),
-        "stop_reason": message.get("stopReason"),
-        "error_message": message.get("errorMessage"),
-        "content_is_prefix": len(content) <= len(scripted) and all(map(_kept_prefix, content, scripted)),
-        "start_first": bool(received) and isinstance(received[0], dict) and received[0].get("type") == "start",
-        "one_terminal": sum(isinstance(event, dict) and event.get("type") in _TERMINAL_FIELDS for event in received) == 1,
-    }
-
-
-def _kept_prefix(kept: JsonValue, full: JsonValue) -> bool:
-    """A kept block is the scripted one cut short: its text a prefix, a tool call's id and name the same."""
-    if not isinstance(kept, dict) or not isinstance(full, dict) or kept.get("type") != full.get("type"):
-        return False
-    field = {"text": "text", "thinking": "thinking"}.get(str(kept.get("type")))
-    if field is not None:
-        text, whole = kept.get(field), full.get(field)
-        return isinstance(text, str) and isinstance(whole, str) and whole.startswith(text)
-    return kept.get("type") == "toolCall" and kept.get("id") == full.get("id") and kept.get("name") == full.get("name")

@@ -14,7 +14,7 @@ import copy
 import dataclasses
 import difflib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,8 +28,9 @@ from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.loading import shared_files
 from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
+from conformance.running.engine import Loop, Policy, close
 from conformance.running.execution import compare, run_case
-from conformance.spec.clauses import load_profile_clauses
+from conformance.spec.clauses import Clause, load_profile_clauses
 from conformance.spec.paths import fixtures_dir
 from conformance.spec.profiles import DEFAULT_PROFILE, get_profile
 from conformance.spec.schemas import validator
@@ -77,17 +78,25 @@ def regenerate(
     if unknown:
         raise RegenRefused(f"no case with id {', '.join(unknown)}")
     clauses = load_profile_clauses(profile)
-    adapter = adapter_factory() if adapter_factory else _reference()
+    factory = adapter_factory or _reference
     named = list(dict.fromkeys(case_ids))
-    _require_reference_passes_others(adapter, [case for case in suite.cases if case.id not in named])
+    _require_reference_passes_others(factory, [case for case in suite.cases if case.id not in named])
+    adapter = factory()
+    try:
+        return _regenerate(adapter, [by_id[case_id] for case_id in named], root, clauses, profile)
+    finally:
+        close(adapter)
 
+
+def _regenerate(adapter: Adapter, cases: list[Case], root: Path, clauses: Mapping[str, Clause], profile: str) -> RegenResult:
+    """The new expectations of ``cases`` from ``adapter`` (the reference), file by file."""
     result = RegenResult()
     texts: dict[str, FixtureText] = {}
     rewriters: dict[str, textedit.Rewriter] = {}
     edits: dict[str, list[textedit.Edit]] = {}
     intended: dict[str, JsonValue] = {}
     # Document order, so that an anchor's new value is known before the aliases that use it.
-    for case in sorted((by_id[case_id] for case_id in named), key=lambda case: (case.file, case.line)):
+    for case in sorted(cases, key=lambda case: (case.file, case.line)):
         fixture = texts.setdefault(case.file, read(real_path(case.file, root), root))
         rewriter = rewriters.setdefault(case.file, textedit.Rewriter(fixture.text))
         data = intended.setdefault(case.file, copy.deepcopy(fixture.data))
@@ -144,8 +153,10 @@ def _reference() -> Adapter:
     return create()
 
 
-def _require_reference_passes_others(adapter: Adapter, others: list[Case]) -> None:
-    failing = [outcome for outcome in (run_case(adapter, case) for case in others) if outcome.status != "passed"]
+def _require_reference_passes_others(factory: Callable[[], Adapter], others: list[Case]) -> None:
+    # On the engine's loop, as run runs them: a case an adapter gave up on is retried alone.
+    outcomes = Loop(Policy(), factory).run(factory(), others)
+    failing = [outcome for outcome in outcomes if outcome.status != "passed"]
     if failing:
         listing = "\n  ".join(f"{outcome.case_id}: {outcome.status}: {_first_line(outcome.message)}" for outcome in failing)
         raise RegenRefused(f"the reference fails {len(failing)} other case(s), so it is no source of expectations:\n  {listing}")

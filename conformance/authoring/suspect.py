@@ -11,21 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from conformance.adapters.interface import Adapter
+from conformance.adapters.kinds import parse_impl
 from conformance.judging.feedback import rank_clauses
 from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
 from conformance.loading.loader import Suite
-from conformance.running.execution import run_case
+from conformance.running.engine import AdapterFactory, Loop, Policy
 from conformance.spec.clauses import Clause
 from conformance.spec.profiles import DEFAULT_PROFILE
 
 
 def is_reference(impl: str, profile: str = DEFAULT_PROFILE) -> bool:
-    """True when ``--impl`` names the implementation the profile's expectations are read against."""
-    if profile == DEFAULT_PROFILE:
-        return impl == "reference"
-    return impl.startswith("pi-ai:")  # pi-ai-1: the upstream package itself
+    """True when ``--impl`` names the implementation the profile's expectations are read against (its kind knows)."""
+    return parse_impl(impl).is_reference(profile)
 
 
 def deciding_clause(case: Case, outcome: Outcome, clauses: Mapping[str, Clause]) -> str | None:
@@ -50,11 +48,14 @@ def expectation_note(case: Case, outcome: Outcome, clauses: Mapping[str, Clause]
     )
 
 
-def reference_failures(suite: Suite, adapter: Adapter, clauses: Mapping[str, Clause], reference: str) -> list[str]:
-    """One paragraph per case of ``suite`` that ``adapter`` (the reference) does not pass, saying what to check."""
+def reference_failures(suite: Suite, fresh: AdapterFactory, clauses: Mapping[str, Clause], reference: str) -> list[str]:
+    """One paragraph per case of ``suite`` that the reference (``fresh`` starts it) does not pass, saying what to check.
+
+    The cases run on the engine's loop, as ``run`` runs them.
+    """
     found: list[str] = []
-    for case in suite.cases:
-        outcome = run_case(adapter, case)
+    outcomes = Loop(Policy(), fresh).run(fresh(), suite.cases)
+    for case, outcome in zip(suite.cases, outcomes, strict=True):
         if outcome.status in ("failed", "errored"):
             what = str(outcome.divergence) if outcome.divergence is not None else outcome.message.strip().splitlines()[0]
             found.append(f"{case.id} ({case.location}): {what}\n  {expectation_note(case, outcome, clauses, reference)}")

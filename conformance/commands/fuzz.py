@@ -7,11 +7,14 @@ import logging
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds import IMPL_FORMS, ImplSpecError, parse_impl
 from conformance.commands.checks import EXIT_USAGE
 from conformance.commands.options import TIMEOUT, add_process_options, process_settings
+
+if TYPE_CHECKING:
+    from conformance.running.engine import AdapterFactory
 
 EXIT_FOUND = 1
 
@@ -44,12 +47,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     fuzz.set_defaults(handler=fuzz_command)
 
 
-def suite_failures(implementation: Adapter) -> list[str]:
-    """Ids of the bundled course cases ``implementation`` fails or errors (skipped ones aside)."""
-    from conformance.loading.loader import load_suite
-    from conformance.running.execution import run_case
+def suite_failures(fresh: AdapterFactory, timeout_s: float | None = None) -> list[str]:
+    """Ids of the bundled course cases the implementation ``fresh`` starts fails or errors (skipped ones aside).
 
-    return [case.id for case in load_suite().cases if run_case(implementation, case).status in ("failed", "errored")]
+    Run by the engine's loop, as ``run`` and ``grade`` run them (given-up cases retried
+    alone), so the count matches what ``run`` would report.
+    """
+    from conformance.loading.loader import load_suite
+    from conformance.running.engine import Loop, Policy
+
+    cases = load_suite().cases
+    outcomes = Loop(Policy(timeout_s=timeout_s), fresh).run(fresh(), cases)
+    return [outcome.case_id for outcome in outcomes if outcome.status in ("failed", "errored")]
 
 
 def fuzz_command(args: argparse.Namespace) -> int:
@@ -90,7 +99,7 @@ def fuzz_command(args: argparse.Namespace) -> int:
             f"({stats.examples} programs, shrunk in {finding.shrink_s:.1f} s)\n"
             f"  {case.id} (lab {case.lab}, {', '.join(case.clauses)}): {divergence}"
         )
-        known = suite_failures(implementation)
+        known = suite_failures(lambda: impl.adapter(settings))
         if known:
             # The finding may be one the suite already reports: say so, so nobody files it as new.
             print(

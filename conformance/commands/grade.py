@@ -13,7 +13,6 @@ from pathlib import Path
 from types import FrameType
 
 from conformance.adapters.kinds import IMPL_FORMS, default_impl, default_template, parse_impl, profile_problem
-from conformance.adapters.pi_course import student_process_needs
 from conformance.adapters.run_as import RunAsError, parse_run_as, run_as_problem
 from conformance.commands.checks import (
     EXIT_USAGE,
@@ -157,12 +156,12 @@ def _impl_problem(impl: str, args: argparse.Namespace, option: str = "--impl") -
     return profile_problem(impl, args.profile, option) or parse_impl(impl).trust_problem(args.trust_python)
 
 
-def _options(args: argparse.Namespace) -> GradeOptions:
-    """Grading options from the command line; :class:`RunAsError` when ``--run-as`` cannot work here."""
+def _options(args: argparse.Namespace, impl: str) -> GradeOptions:
+    """Grading options from the command line for ``impl`` (or a template of it); :class:`RunAsError` when ``--run-as`` cannot work here."""
     run_as = None
     if args.run_as:
         run_as = parse_run_as(args.run_as)
-        problem = run_as_problem(run_as, student_process_needs(build=args.build))
+        problem = run_as_problem(run_as, parse_impl(impl).process_needs(args.build))
         if problem:
             raise RunAsError(problem)
     settings = process_settings(args, run_as=run_as)
@@ -190,7 +189,7 @@ def grade_command(args: argparse.Namespace) -> int:
     try:
         context = _context(args)
         known = baselines.load_baseline(Path(args.baseline)) if args.baseline else None
-        options = _options(args)
+        options = _options(args, args.impl)
     except (RubricError, baselines.BaselineError, RunAsError) as error:
         print(f"pi-conformance grade: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -250,7 +249,7 @@ def grade_batch_command(args: argparse.Namespace) -> int:
         context = _context(args)
         submissions = select_shard(discover_submissions(directory), *shard)
         names = [path.name for path in submissions]
-        grade_options = _options(args)
+        grade_options = _options(args, args.impl_template)
         journal = Journal.open(out, columns(context.rubric), shard, names, fresh=args.fresh, profile=args.profile)
     except (RubricError, ShardError, JournalError, RunAsError) as error:
         return usage(str(error))

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from conformance.adapters.kinds import IMPL_FORMS, Impl, ImplSpecError, parse_impl
+from conformance.adapters.kinds import IMPL_FORMS, Impl, ImplSpecError, parse_impl, submission_spec
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import EXIT_USAGE, output_folder_problem
 from conformance.commands.options import FIXTURES, TIMEOUT, add_process_options, process_settings
@@ -117,7 +117,7 @@ def compat_command(args: argparse.Namespace) -> int:
     settings = process_settings(args)
     runs: list[VersionRun] = []
     for version in versions:
-        impl = f"pi-ai:{prefixes[version]}?package={args.package}"
+        impl = submission_spec(PI_AI_1.name, f"{prefixes[version]}?package={args.package}")
         try:
             _, outcomes = run_implementation(parse_impl(impl), cases, settings, args.timeout, PI_AI_1.name)
         except ImplSpecError as error:

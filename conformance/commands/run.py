@@ -16,6 +16,7 @@ from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, add_pr
 
 if TYPE_CHECKING:
     from conformance.commands.pytest_plugin import RunState
+    from conformance.reports.html.class_site import SiteStats
 
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suite"
 EXIT_NO_CASES = 5
@@ -128,14 +129,22 @@ def run_command(args: argparse.Namespace) -> int:
         print("pi-conformance: no case matches the selection", file=sys.stderr)
         return EXIT_NO_CASES
     if args.html:
-        from conformance.reports.html.run_site import write_from_run
-
-        print(f"pi-conformance: html report: {write_from_run(Path(args.html), state, args.impl).line()}")
+        print(f"pi-conformance: html report: {_write_html(Path(args.html), state, args.impl).line()}")
     if state.baseline is not None:
         # Known failures are fine; a regression or a case that now passes (stale) is not.
         return 0 if baseline_verdict(state).holds else 1
     # A case whose feature is not claimed is neither a pass nor a failure: it does not fail the run.
     return 0 if all(result.outcome.status == "passed" or is_not_claimed(result.outcome.message) for result in state.results) else 1
+
+
+def _write_html(folder: Path, state: RunState, impl: str) -> SiteStats:
+    """``--html``: the run's site, named after the implementation, its cases grouped by lab (or the profile's area)."""
+    from conformance.reports.html.run_site import RunPage, write_run_site
+    from conformance.spec.profiles import get_profile
+
+    pairs = [(result.case, result.outcome) for result in state.results if result.case is not None]
+    name = state.adapter.name if state.adapter is not None and state.adapter.name else impl
+    return write_run_site(folder, RunPage(name, pairs, state.clauses, get_profile(state.profile).group_label))
 
 
 class _Session:

@@ -30,7 +30,7 @@ from conformance.farm.reaper import Reaper
 from conformance.farm.spawner import Worker, WorkerSpawner, WorkerStartError
 from conformance.farm.worker import EXIT_GRADER_FAILED, Job
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, planned_isolation
-from conformance.grading.result_json import ResultFormatError, outcome_from_json, result_from_json
+from conformance.grading.result_json import ResultFormatError, result_from_json
 from conformance.grading.scoring import score
 from conformance.grading.status import NOT_RUN, SubmissionStatus
 from conformance.judging.outcome import Outcome
@@ -203,7 +203,7 @@ def _progress(path: Path, context: GradingContext) -> dict[str, Outcome]:
     text = _read(path) or ""
     for line in text.splitlines():
         try:
-            outcome = outcome_from_json(json.loads(line))
+            outcome = Outcome.from_json(json.loads(line))
         except (ValueError, ResultFormatError):
             break  # the line the worker died writing
         if outcome.case_id in ids:

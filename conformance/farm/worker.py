@@ -26,7 +26,7 @@ from pathlib import Path
 
 from conformance.common.atomic_file import write_text_atomic
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, grade_submission
-from conformance.grading.result_json import outcome_to_json, result_to_json
+from conformance.grading.result_json import result_to_json
 from conformance.judging.outcome import Outcome
 
 _PR_SET_PDEATHSIG = 1
@@ -76,7 +76,7 @@ def run(job: Job) -> SubmissionResult:
 
         def record(outcome: Outcome) -> None:
             # Flushed per line: a worker killed the next moment still leaves it in the file.
-            progress.write(json.dumps(outcome_to_json(outcome), ensure_ascii=False) + "\n")
+            progress.write(json.dumps(outcome.to_json(), ensure_ascii=False) + "\n")
             progress.flush()
 
         result = grade_submission(job.impl, job.context, job.options, name=job.name, given=given, on_outcome=record)

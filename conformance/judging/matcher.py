@@ -32,11 +32,6 @@ MISSING: Final = _Missing()
 Observed: TypeAlias = "JsonValue | _Missing"
 
 
-#: The kinds of divergence: a key or item the observation lacks, one it has beyond the
-#: expectation, a value of another JSON type, another value of the same type.
-KINDS: Final = ("missing", "unexpected", "type", "value")
-
-
 def render(value: JsonValue | _Missing, limit: int = _RENDER_LIMIT) -> str:
     """Render a value as compact, readable JSON (non-ASCII kept), cut at ``limit`` chars."""
     if isinstance(value, _Missing):

@@ -3,9 +3,10 @@
 A mutant is loaded by executing the package's modules (one of them mutated) into fresh
 module objects under a private package name, so the real ``reference_impl`` is never
 touched and no Python process is started per mutant. The cases are loaded once; each
-mutant runs them through :func:`conformance.running.execution.run_case` with a
-:class:`~conformance.adapters.binding.BindingAdapter` over the mutant package, exactly as
-the reference adapter does, and stops at the first case that does not pass.
+mutant runs them through the engine's loop (:class:`conformance.running.engine.Loop`, the policy
+every command shares) with a :class:`~conformance.adapters.binding.BindingAdapter` over the
+mutant package, exactly as the reference adapter does, and stops at the first case that does
+not pass.
 """
 
 from __future__ import annotations
@@ -26,11 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from conformance.adapters.binding import BindingAdapter
+from conformance.adapters.interface import Adapter
 from conformance.common.jsontypes import JsonObject
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import OPERATIONS, Case
 from conformance.loading.loader import load_suite
 from conformance.mutation.operators import Mutant, all_mutants
-from conformance.running.execution import run_case
+from conformance.running.engine import Loop, Policy
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent.parent / "reference_impl"
 _MUTANT_PACKAGE = "_pi_mutant"
@@ -164,18 +167,30 @@ class MutationRun:
             return Verdict(
                 mutant.id if mutant else "original", True, f"load: {type(error).__name__}: {error}", time.perf_counter() - started
             )
-        adapter = _MutantAdapter(binding, name="mutant")
         by_id = {case.id: case for case in self.cases}
         ordered = [by_id[i] for i in self._killers] + [case for case in self.cases if case.id not in self._killers]
-        for case in ordered:
-            outcome = run_case(adapter, case, self.timeout_s)
-            if outcome.status != "passed":
-                if case.id in self._killers:
-                    self._killers.remove(case.id)
-                self._killers.insert(0, case.id)
-                del self._killers[40:]
-                return Verdict(mutant.id if mutant else "original", True, f"{case.id}: {outcome.status}", time.perf_counter() - started)
-        return Verdict(mutant.id if mutant else "original", False, "", time.perf_counter() - started)
+        # The engine's loop, stopped by the first case that does not pass: the cases after it are not run.
+        killer: list[Outcome] = []
+        stop = threading.Event()
+
+        def first_failure(outcome: Outcome) -> Outcome:
+            if outcome.status != "passed" and not killer:
+                killer.append(outcome)
+                stop.set()
+            return outcome
+
+        def fresh() -> Adapter:
+            return _MutantAdapter(binding, name="mutant")
+
+        Loop(Policy(timeout_s=self.timeout_s, stop=stop), fresh, on_outcome=first_failure).run(fresh(), ordered)
+        if not killer:
+            return Verdict(mutant.id if mutant else "original", False, "", time.perf_counter() - started)
+        case_id = killer[0].case_id
+        if case_id in self._killers:
+            self._killers.remove(case_id)
+        self._killers.insert(0, case_id)
+        del self._killers[40:]
+        return Verdict(mutant.id if mutant else "original", True, f"{case_id}: {killer[0].status}", time.perf_counter() - started)
 
 
 # -- parallel driver ------------------------------------------------------------------------

@@ -19,8 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance.adapters.kinds import submission_kind
 from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
+from conformance.spec.profiles import PI_AI_1
 
 PACKAGE = "@earendil-works/pi-ai"
 _VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
@@ -121,7 +123,7 @@ def render_page(cases: Sequence[Case], runs: Sequence[VersionRun], areas: Sequen
         "installed from npm and run against the pi-ai-1 cases. The cases' expected values are",
         "upstream 1.6.0's behaviour (`spec/pi-ai-1/spec.md`), so a case that fails on a version is a",
         "behaviour that version does not have yet; each row below names the case that shows it",
-        "(`pi-conformance run --profile pi-ai-1 --impl pi-ai:PATH -k ID`).",
+        f"(`pi-conformance run --profile pi-ai-1 --impl {submission_kind(PI_AI_1.name).usage} -k ID`).",
         "",
         "## Passed per area",
         "",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conformance.common.student_text import scrub
 from conformance.judging.failure_groups import FailureGroup, group_failures, skip_reasons
-from conformance.judging.outcome import Divergence, Outcome
+from conformance.judging.outcome import Outcome
 from conformance.loading.cases import BrokenCase, Case
 from conformance.running.execution import all_divergences
 from conformance.spec.clauses import Clause
@@ -96,19 +96,6 @@ def groups_of(results: list[CaseResult], clauses: Mapping[str, Clause]) -> list[
     return group_failures(((result.case, result.outcome) for result in results if result.case is not None), clauses)
 
 
-def _divergence_json(divergence: Divergence | None) -> object:
-    if divergence is None:
-        return None
-    return {
-        "path": divergence.path,
-        "expected": divergence.expected,
-        "actual": divergence.actual,
-        "note": divergence.note,
-        "kind": divergence.kind,
-        "key": divergence.key,
-    }
-
-
 def _case_json(result: CaseResult, every_divergence: bool, group_key: str) -> dict[str, object]:
     outcome, case = result.outcome, result.case
     entry: dict[str, object] = {
@@ -120,11 +107,11 @@ def _case_json(result: CaseResult, every_divergence: bool, group_key: str) -> di
         "clauses": list(case.clauses) if isinstance(case, Case) else [],
         "features": list(getattr(case, "features", ())) if isinstance(case, Case) else [],
         "message": outcome.message,
-        "divergence": _divergence_json(outcome.divergence),
+        "divergence": outcome.divergence.to_json() if outcome.divergence is not None else None,
         "duration_s": round(outcome.duration_s, 6),
     }
     if every_divergence and isinstance(case, Case) and outcome.observation is not None and outcome.divergence is not None:
-        entry["divergences"] = [_divergence_json(divergence) for divergence in all_divergences(case, outcome.observation)]
+        entry["divergences"] = [divergence.to_json() for divergence in all_divergences(case, outcome.observation)]
     return entry
 
 

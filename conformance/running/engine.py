@@ -1,7 +1,8 @@
 """The one loop over cases: every command that runs cases against an implementation runs them here.
 
-``run`` (the pytest plugin), ``grade``, ``matrix`` and ``fuzz`` share its policy, so that the
-same implementation gets the same status for every case whichever command ran it:
+``run`` (the pytest plugin), ``grade``, ``matrix``, ``fuzz``, the mutation runner and the
+check that the references pass every case share its policy, so that the same implementation
+gets the same status for every case whichever command ran it:
 
 - a case runs with its own timeout (:func:`conformance.running.execution.run_case`);
 - the loop stops between cases when ``stop`` is set or the ``deadline`` has passed, and the

@@ -25,6 +25,7 @@ from conformance.common.student_text import cap, schema_problem, scrub
 from conformance.judging.matcher import MISSING, Observed, first_divergence, iter_divergences
 from conformance.judging.outcome import Divergence, Outcome, Status
 from conformance.loading.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
+from conformance.running.derived import derive
 from conformance.spec.features import not_claimed_reason
 from conformance.spec.profiles import get_profile, mismatch_message
 from conformance.spec.schemas import validator
@@ -230,7 +231,8 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
             raise
         return done("errored", f"the implementation raised {type(error).__name__}: {error}")
     try:
-        return _judge(adapter, case, observation, done)
+        # What the harness derives from the observation (derived.py) is added before judging, whatever the transport.
+        return _judge(adapter, case, derive(case, observation), done)
     except Exception as error:  # an answer the grader cannot judge (nested past the recursion limit...) errors its own case
         return done("errored", f"{GRADER_ERROR}: judging the answer failed: {type(error).__name__}: {error}")
 

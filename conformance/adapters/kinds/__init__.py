@@ -99,8 +99,8 @@ def submission_kind(profile: str) -> ImplKind:
     return kind
 
 
-def submission_spec(profile: str, folder: Path) -> str:
-    """The ``--impl`` of the submission folder ``folder`` of ``profile``."""
+def submission_spec(profile: str, folder: Path | str) -> str:
+    """The ``--impl`` of the submission folder ``folder`` (with the kind's options, if any) of ``profile``."""
     return f"{submission_kind(profile).name}:{folder}"
 
 

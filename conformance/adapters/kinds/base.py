@@ -56,6 +56,9 @@ class ImplKind:
     imports_code: ClassVar[bool] = False
     #: Every instance reports the same adapter name, so a matrix column is named by its folder.
     same_adapter_name: ClassVar[bool] = False
+    #: The profile whose expected values were read from this kind's behaviour (the course's
+    #: reference; pi-ai-1's upstream package): when it fails a case, the case may be wrong.
+    reference_of: ClassVar[str | None] = None
 
     @classmethod
     def form(cls) -> str:
@@ -78,6 +81,10 @@ class ImplKind:
         """Build the target before it is graded; None when this kind (or this target) has nothing to build."""
         return None
 
+    def process_needs(self, build: bool) -> list[Path]:
+        """What its processes read besides the submission (the adapter, the runtime): for ``--run-as`` to check."""
+        return []
+
 
 @dataclass(frozen=True)
 class Impl:
@@ -94,9 +101,12 @@ class Impl:
             return Path(self.kind.folder_of(self.target)).expanduser().resolve().name or self.spec
         return self.spec
 
-    def adapter(self, settings: ImplSettings | None = None, profile: str = DEFAULT_PROFILE) -> Adapter:
-        """Start it (:class:`ImplSpecError` when it cannot be), told the profile it is checked against."""
-        return self.kind.make_adapter(self.target, settings or ImplSettings(), profile)
+    def adapter(self, settings: ImplSettings | None = None, profile: str | None = None) -> Adapter:
+        """Start it (:class:`ImplSpecError` when it cannot be), told the profile it is checked against.
+
+        Without ``profile``: the one profile its kind implements, else the default profile.
+        """
+        return self.kind.make_adapter(self.target, settings or ImplSettings(), profile or self.kind.profile or DEFAULT_PROFILE)
 
     def column_name(self, adapter: Adapter) -> str:
         """Its name next to other implementations (a matrix column): as its handshake named it, unless all share one."""
@@ -106,6 +116,10 @@ class Impl:
         """The same kind with another target (the built copy of a submission)."""
         return Impl(f"{self.kind.name}:{target}", self.kind, target)
 
+    def is_reference(self, profile: str) -> bool:
+        """Whether it is the implementation ``profile``'s expected values were read from (see :attr:`ImplKind.reference_of`)."""
+        return self.kind.reference_of == profile
+
     def layout_problem(self) -> str | None:
         """Why this is not a submission of its kind, or None."""
         return self.kind.layout_problem(self.target)
@@ -113,6 +127,10 @@ class Impl:
     def build(self, settings: ImplSettings) -> Built | None:
         """Build it (see :meth:`ImplKind.build`)."""
         return self.kind.build(self.target, settings)
+
+    def process_needs(self, build: bool) -> list[Path]:
+        """What its processes read besides the submission, ``build`` or not (see :meth:`ImplKind.process_needs`)."""
+        return self.kind.process_needs(build)
 
     def planned_isolation(self, settings: ImplSettings) -> str:
         """The isolation it gets (or would have got) with ``settings``: ``bwrap``, ``none`` or ``in-process``."""

@@ -59,3 +59,8 @@ class Course(ImplKind):
             return None  # starting it says why
         built = build(project.resolve(), settings)
         return Built(built.report, with_runtime(str(built.project(project.resolve())), runtime), built.remove)
+
+    def process_needs(self, build: bool) -> list[Path]:
+        from conformance.adapters.pi_course import student_process_needs
+
+        return student_process_needs(build)

@@ -21,6 +21,7 @@ class PiAi(ImplKind):
         " options ?package=NAME (another package under PATH) and &runtime=bun"
     )
     profile = PI_AI_1.name
+    reference_of = PI_AI_1.name
     folder_target = True
 
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
@@ -50,3 +51,8 @@ class PiAi(ImplKind):
         except PiAiLayoutError as error:
             return str(error)
         return None
+
+    def process_needs(self, build: bool) -> list[Path]:
+        from conformance.adapters.pi_course import student_process_needs
+
+        return student_process_needs(build=False)  # the same Node.js adapters' folder and node; nothing is built

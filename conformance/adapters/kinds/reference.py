@@ -16,6 +16,7 @@ class Reference(ImplKind):
     meaning = "the bundled Python reference, in process"
     takes_target = False
     profile = DEFAULT_PROFILE
+    reference_of = DEFAULT_PROFILE
     separate_process = False
 
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:

@@ -7,31 +7,19 @@
 // PACKAGE_DIR is the installed package (node_modules/@earendil-works/pi-ai). The program
 // imports its public entry point (dist/index.js), speaks the JSON-lines protocol of
 // spec/protocol.md on stdin/stdout and states `profile: "pi-ai-1"` in its handshake. The
-// protocol server and the waiting, consuming and serializing machinery are runtime.mjs's,
-// shared with pi_course_adapter.mjs, so the two profiles observe streams in exactly the same way.
+// protocol server (protocol.mjs) and the waiting, consuming and serializing machinery
+// (observation.mjs) are shared with pi_course_adapter.mjs, so the two profiles observe
+// streams in exactly the same way.
 //
 // No dependencies beyond the package under test: Node.js 20 built-ins only.
 
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import {
-  ASSISTANT_TERMINAL_FIELDS,
-  LoadFailed,
-  NotImplemented,
-  ProtocolError,
-  Threw,
-  callStep,
-  describe,
-  fingerprint,
-  importWatched,
-  isObject,
-  playCallSteps,
-  playStreamSteps,
-  safeString,
-  serve,
-  toJson,
-} from "./runtime.mjs";
+// protocol.mjs first: it loads channel.mjs, which captures the built-ins the channel relies on.
+import { importWatched, serve } from "./protocol.mjs";
+import { LoadFailed, NotImplemented, ProtocolError, Threw, describe, safeString } from "./failures.mjs";
+import { ASSISTANT_TERMINAL_FIELDS, callStep, fingerprint, isObject, playCallSteps, playStreamSteps, toJson } from "./observation.mjs";
 
 // ---------------------------------------------------------------------------------------
 // the package
@@ -188,25 +176,19 @@ function responseSteps(responses, recorder) {
   if (!Array.isArray(responses)) throw new ProtocolError("responses must be an array");
   return responses.map((response) => {
     if (!isObject(response)) throw new ProtocolError(`a response is an object, not ${safeString(response)}`);
-    if ("message" in response) return { step: structuredClone(response.message), script: response.message };
+    if ("message" in response) return structuredClone(response.message);
     if ("factory" in response) {
       const message = structuredClone(response.factory);
-      return {
-        step: (context, _options, state) => {
-          recorder.push({ context: toJson(context, "the context"), call_count: state.callCount });
-          return message;
-        },
-        script: response.factory,
+      return (context, _options, state) => {
+        recorder.push({ context: toJson(context, "the context"), call_count: state.callCount });
+        return message;
       };
     }
     if ("factory_throws" in response) {
       const text = String(response.factory_throws);
-      return {
-        step: (context, _options, state) => {
-          recorder.push({ context: toJson(context, "the context"), call_count: state.callCount });
-          throw new Error(text);
-        },
-        script: null,
+      return (context, _options, state) => {
+        recorder.push({ context: toJson(context, "the context"), call_count: state.callCount });
+        throw new Error(text);
       };
     }
     throw new ProtocolError(`unknown response form ${JSON.stringify(Object.keys(response))}`);
@@ -217,19 +199,15 @@ async function playFauxProvider(pkg, input, steps, deadlineS) {
   const fauxProvider = await pkg.find("fauxProvider");
   const faux = callApi("fauxProvider", fauxProvider, "options" in input ? [structuredClone(input.options)] : []);
   const recorder = []; // what factory steps were called with
-  let script = []; // mirror of the pending responses: the scripted message each call plays
   let given = []; // the step objects handed over, to tell whether playing changed them
   let givenBefore = "";
   const setResponses = (responses, append) => {
-    const made = responseSteps(responses, recorder);
-    const objects = made.map((entry) => entry.step);
+    const objects = responseSteps(responses, recorder);
     if (append) {
       faux.appendResponses(objects);
-      script.push(...made.map((entry) => entry.script));
       given.push(...objects);
     } else {
       faux.setResponses(objects);
-      script = made.map((entry) => entry.script);
       given = objects;
     }
     givenBefore = fingerprint(given);
@@ -241,7 +219,7 @@ async function playFauxProvider(pkg, input, steps, deadlineS) {
     open(step) {
       const model = "model" in step ? faux.getModel(String(step.model)) : faux.getModel();
       if (model === undefined) throw new ProtocolError(`the faux provider has no model ${JSON.stringify(step.model)}`);
-      return { model, script: script.length > 0 ? script.shift() : null };
+      return { model };
     },
     stream: (call, step, signal) => callStream(faux, call, step, signal),
     callStep: fauxCallStep,
@@ -298,40 +276,8 @@ async function consumeAborting(call, abortAfter, deadlineS) {
   call.consumer.onEvent = (count) => {
     if (count === abortAfter) call.controller.abort();
   };
-  const observation = await call.consumer.finish(call.stream, deadlineS);
-  observation.abort_summary = abortSummary(call);
-  return observation;
-}
-
-/**
- * What is stable about a stream aborted mid-way (spec/pi-ai-1/spec.md, PA-FAUX-ABORT-3): the
- * terminal event's shape, and that every kept block is a prefix of the scripted block.
- */
-function abortSummary(call) {
-  const events = call.consumer.received;
-  const last = events.at(-1);
-  const message = isObject(last) ? (last.type === "error" ? last.error : last.message) : undefined;
-  const scripted = isObject(call.script) && Array.isArray(call.script.content) ? call.script.content : [];
-  const content = isObject(message) && Array.isArray(message.content) ? message.content : [];
-  const isPrefix = (kept, full) => typeof kept === "string" && typeof full === "string" && full.startsWith(kept);
-  const contentIsPrefix =
-    content.length <= scripted.length &&
-    content.every((block, index) => {
-      const full = scripted[index];
-      if (!isObject(block) || !isObject(full) || block.type !== full.type) return false;
-      if (block.type === "text") return isPrefix(block.text, full.text);
-      if (block.type === "thinking") return isPrefix(block.thinking, full.thinking);
-      return block.type === "toolCall" && block.id === full.id && block.name === full.name;
-    });
-  return {
-    type: isObject(last) ? (last.type ?? null) : null,
-    reason: isObject(last) ? (last.reason ?? null) : null,
-    stop_reason: isObject(message) ? (message.stopReason ?? null) : null,
-    error_message: isObject(message) ? (message.errorMessage ?? null) : null,
-    content_is_prefix: contentIsPrefix,
-    start_first: isObject(events[0]) && events[0].type === "start",
-    one_terminal: events.filter((event) => isObject(event) && ASSISTANT_TERMINAL_FIELDS.has(event.type)).length === 1,
-  };
+  // The harness sums up how the stream ended (abort_summary) from these events and the case.
+  return call.consumer.finish(call.stream, deadlineS);
 }
 
 // ---------------------------------------------------------------------------------------

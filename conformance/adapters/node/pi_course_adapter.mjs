@@ -8,32 +8,27 @@
 // packages/pi-course/dist/src/*.js). The program speaks the JSON-lines protocol of
 // spec/protocol.md on stdin/stdout and observes exactly as the in-process Python adapter
 // (conformance/adapters/binding.py) does, so the same fixtures judge both. The protocol server
-// and the machinery shared with pi_ai_adapter.mjs are in runtime.mjs.
+// (protocol.mjs), the failures (failures.mjs) and the observing machinery (observation.mjs)
+// are shared with pi_ai_adapter.mjs.
 //
 // No dependencies: Node.js 20 built-ins only.
 
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+// protocol.mjs first: it loads channel.mjs, which captures the built-ins the channel relies on.
+import { importWatched, serve } from "./protocol.mjs";
+import { LoadFailed, NotImplemented, ProtocolError, Threw, describe, isNotImplemented, safeString } from "./failures.mjs";
 import {
   ASSISTANT_TERMINAL_FIELDS,
-  LoadFailed,
-  NotImplemented,
-  ProtocolError,
-  Threw,
-  describe,
   fingerprint,
-  importWatched,
-  isNotImplemented,
   isObject,
   playCallSteps,
   playStreamSteps,
-  safeString,
-  serve,
   toJson,
   track,
   waitFor,
-} from "./runtime.mjs";
+} from "./observation.mjs";
 
 // ---------------------------------------------------------------------------------------
 // the student's modules

@@ -34,10 +34,7 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
     cases: list[JsonValue] = []
     for graded in result.score.cases:
         outcome = graded.outcome
-        divergence: JsonValue = None
-        if outcome.divergence is not None:
-            d = outcome.divergence
-            divergence = {"path": d.path, "expected": d.expected, "actual": d.actual, "note": d.note}
+        divergence: JsonValue = outcome.divergence.to_json() if outcome.divergence is not None else None
         cases.append(
             {
                 "id": graded.case.id,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from conformance.grading.formats.common import counted
 from conformance.judging.failure_groups import group_failures, skip_reasons
@@ -18,10 +18,6 @@ from conformance.reports.html.class_site import SiteStats
 from conformance.reports.html.layout import anchor, badge, e, page, write_page
 from conformance.reports.run_summary import STATUSES
 from conformance.spec.clauses import Clause
-from conformance.spec.profiles import DEFAULT_PROFILE, get_profile
-
-if TYPE_CHECKING:
-    from conformance.commands.pytest_plugin import RunState
 
 Result = tuple[Case | BrokenCase, Outcome]
 
@@ -73,21 +69,23 @@ def implementation_body(name: str, results: Sequence[Result], clauses: Mapping[s
     return "\n".join(parts)
 
 
-def write_run_site(
-    folder: Path, name: str, results: Iterable[Result], clauses: Mapping[str, Clause], group_label: str = "lab"
-) -> SiteStats:
+@dataclass(frozen=True)
+class RunPage:
+    """What ``run --html`` shows, in the renderer's own terms (no runner state): one implementation's results."""
+
+    #: The implementation's name, as the page's heading.
+    name: str
+    results: Sequence[Result]
+    clauses: Mapping[str, Clause]
+    #: What the page calls the groups cases are summed up by: ``lab``, or the profile's word (``area``).
+    group_label: str = "lab"
+
+
+def write_run_site(folder: Path, run: RunPage) -> SiteStats:
     """Write ``folder/index.html`` for one implementation's run."""
     started = time.perf_counter()
     stats = SiteStats(folder)
-    body = implementation_body(name, list(results), clauses, group_label)
-    stats.add(write_page(folder, "index.html", page(f"pi-conformance: {name}", body, [(name, None)])))
+    body = implementation_body(run.name, list(run.results), run.clauses, run.group_label)
+    stats.add(write_page(folder, "index.html", page(f"pi-conformance: {run.name}", body, [(run.name, None)])))
     stats.seconds = time.perf_counter() - started
     return stats
-
-
-def write_from_run(folder: Path, state: RunState, impl: str) -> SiteStats:
-    """The site of a ``run`` (its pytest session's state): named after the implementation, grouped by lab or area."""
-    pairs = [(result.case, result.outcome) for result in state.results if result.case is not None]
-    name = state.adapter.name if state.adapter is not None and state.adapter.name else impl
-    label = "lab" if state.profile == DEFAULT_PROFILE else get_profile(state.profile).group_label
-    return write_run_site(folder, name, pairs, state.clauses, label)

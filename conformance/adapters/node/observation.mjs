@@ -1,19 +1,15 @@
-// What the Node.js adapters (pi_course_adapter.mjs, pi_ai_adapter.mjs) share: the JSON-lines
-// protocol server of spec/protocol.md, the failures that map onto its error kinds, JSON views
-// of implementation values, stray errors from deferred work, and the waiting and consuming
-// that scenario steps do. Each adapter keeps only how it loads its implementation, its
-// operations and its scenario players, so both profiles observe streams the same way.
+// Building observations (spec/fixture-format.md): JSON views of implementation values, the
+// stray errors of deferred work, and the waiting and consuming that scenario steps do. The
+// Node.js adapters (pi_course_adapter.mjs, pi_ai_adapter.mjs) build every observation with
+// these, so both profiles observe streams the same way; protocol.mjs carries them.
 //
 // No dependencies: Node.js 20 built-ins only.
 
 // channel.mjs first: it captures the built-ins the channel relies on before anything else runs.
-import { parseJson, startSealing, stringifyJson, writeLine } from "./channel.mjs";
-import { createInterface } from "node:readline";
-import { neverSettles, settleOrIdle } from "./settling.mjs";
+import { parseJson, stringifyJson } from "./channel.mjs";
+import { NotImplemented, ProtocolError, Threw, describe, isNotImplemented, threwFrom } from "./failures.mjs";
+import { settleOrIdle } from "./settling.mjs";
 
-const PROTOCOL = 1;
-const DEFAULT_PROFILE = "course";
-const DEFAULT_SETTLE_DEADLINE_S = 0.25;
 // Event-loop turns a settle step yields; each turn also drains every queued microtask.
 const SETTLE_TICKS = 20;
 
@@ -28,75 +24,6 @@ export const ASSISTANT_TERMINAL_FIELDS = new Map([
 
 /** How a model-call scenario's `stream` step may pass an abort signal. */
 const SIGNAL_MODES = new Set(["none", "aborted", "controller"]);
-
-// ---------------------------------------------------------------------------------------
-// failures: each maps onto one kind of error response
-// ---------------------------------------------------------------------------------------
-
-/** The implementation lacks what the operation needs: the case is skipped. */
-export class NotImplemented extends Error {}
-/** The implementation threw (or returned a non-JSON value) where a value is expected. */
-export class Threw extends Error {}
-/** The request cannot be played (bad request, unknown action): the case errors. */
-export class ProtocolError extends Error {}
-/** The operation needs a module whose loading killed an earlier process of this run: the case errors. */
-export class LoadFailed extends Error {}
-
-// ---------------------------------------------------------------------------------------
-// loading implementation modules, with notices (spec/protocol.md, "Loading notices")
-// ---------------------------------------------------------------------------------------
-
-// Set by serve(): writes one protocol line. Until then (no server), notices go nowhere.
-let writeNotice = () => {};
-// Modules the runner said must not be loaded again (the handshake's failed_modules).
-let failedModules = {};
-
-/**
- * Import an implementation module, telling the runner before and after: if loading it kills
- * this process (or writes on stdout), the runner charges that to the module, not to the case,
- * and the next process is told not to load it again. A module named in the handshake's
- * `failed_modules` is not imported: the promise rejects with LoadFailed and the runner's words.
- */
-export function importWatched(name, url) {
-  if (Object.hasOwn(failedModules, name)) return Promise.reject(new LoadFailed(failedModules[name]));
-  writeNotice({ notice: "loading", module: name });
-  const loaded = () => writeNotice({ notice: "loaded", module: name });
-  return import(url).finally(loaded);
-}
-
-/** `Name: message` of anything implementation code threw (binding.py's describe_exception). */
-export function describe(error) {
-  if (error instanceof Error || (error !== null && typeof error === "object" && "message" in error)) {
-    const name = error.name || error.constructor?.name || "Error";
-    return `${name}: ${error.message}`;
-  }
-  return `non-Error value thrown: ${safeString(error)}`;
-}
-
-/** A short text form of any value, even one whose toString throws. */
-export function safeString(value) {
-  try {
-    return typeof value === "string" ? JSON.stringify(value) : String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
-}
-
-/** The course's placeholders throw "not implemented in lab 3.1" and the like. */
-export function isNotImplemented(error) {
-  const message = error !== null && typeof error === "object" ? error.message : error;
-  return typeof message === "string" && /not implemented/i.test(message);
-}
-
-/** null, or what `action` threw: a scenario step observes throws instead of failing. */
-export function threwFrom(action) {
-  try {
-    action();
-    return null;
-  } catch (error) {
-    return describe(error);
-  }
-}
 
 // ---------------------------------------------------------------------------------------
 // JSON views of values the implementation produced
@@ -175,16 +102,16 @@ class StrayErrors {
   }
 }
 
-// Only the server touches this: installStrayErrorHandlers once, resetStrayErrors per operation.
+// Only the protocol server (protocol.mjs) touches this: installStrayErrorHandlers once, resetStrayErrors per operation.
 let strays = new StrayErrors();
 
 /** Start a fresh record of stray errors: each operation sees only its own. */
-function resetStrayErrors() {
+export function resetStrayErrors() {
   strays = new StrayErrors();
 }
 
 /** Route uncaught exceptions and unhandled rejections to `log` and the current record. */
-function installStrayErrorHandlers(log) {
+export function installStrayErrorHandlers(log) {
   const onStrayError = (kind) => (error) => {
     log(`${kind} from the implementation: ${error instanceof Error && error.stack ? error.stack : describe(error)}`);
     strays.note(error);
@@ -193,11 +120,17 @@ function installStrayErrorHandlers(log) {
   process.on("unhandledRejection", onStrayError("unhandled rejection"));
 }
 
+/** Throw NotImplemented if deferred work of the current operation threw a placeholder error. */
+export function throwIfStrayPlaceholder() {
+  strays.throwIfPlaceholder();
+}
+
 // ---------------------------------------------------------------------------------------
 // waiting: the only places where a scenario yields to the event loop
 // ---------------------------------------------------------------------------------------
 
-const tick = () => new Promise((resolve) => setImmediate(resolve));
+/** One turn of the event loop (the protocol server also lets a left-over rejection be reported with it). */
+export const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Let deferred work run: queued microtasks, woken consumers, their continuations. */
 export async function settle() {
@@ -435,154 +368,4 @@ export async function playStreamSteps(stream, terminalField, steps, deadlineS, e
     observations.push(observation);
   }
   return { steps: observations };
-}
-
-// ---------------------------------------------------------------------------------------
-// the protocol server
-// ---------------------------------------------------------------------------------------
-
-function errorResponse(kind, message) {
-  return { ok: false, error: { kind, message } };
-}
-
-/**
- * Serve the protocol on stdin/stdout for one implementation, until `stop` or end of input.
- *
- * `adapter` is what is specific to the implementation:
- * - `name`: the program's name, in its usage line and its log lines;
- * - `argument`: the one command-line argument it takes, as the usage line shows it;
- * - `profile`: the profile its handshake states;
- * - `open(argument)`: the implementation (loaded lazily by the adapter), given to handlers;
- * - `implementation(impl)`: the handshake's `implementation` object;
- * - `operations`: op -> `async (impl, input) => observation`;
- * - `scenarios`: op -> `async (impl, input, steps, deadlineS) => observation`.
- * The handshake lists the keys of `operations` then of `scenarios`: the handler tables are
- * the adapter's only list of what it supports.
- */
-export function serve(adapter) {
-  // Implementation code may console.log at import time or while playing a turn; one stray
-  // line on stdout would break the protocol, so everything except our responses goes to stderr.
-  // Responses go through channel.mjs, which writes on fd 1 itself (sealed once asked for).
-  process.stdout.write = (...args) => process.stderr.write(...args);
-  const respond = writeLine;
-  writeNotice = respond;
-  const log = (text) => process.stderr.write(`[${adapter.name}] ${text}\n`);
-  installStrayErrorHandlers(log);
-
-  const [argument, ...extra] = process.argv.slice(2);
-  if (!argument || extra.length > 0) {
-    process.stderr.write(`usage: node ${adapter.name}.mjs <${adapter.argument}>\n`);
-    process.exit(2);
-  }
-  const server = new Server(adapter, adapter.open(argument), respond, log);
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  // One request at a time, in order, even if the runner writes ahead.
-  let queue = Promise.resolve();
-  let stopping = false;
-  lines.on("line", (line) => {
-    if (stopping || line.trim() === "") return;
-    queue = queue.then(async () => {
-      if (stopping) return;
-      if (!(await server.handle(line))) {
-        stopping = true;
-        lines.close();
-      }
-    });
-  });
-  lines.on("close", () => {
-    // Implementation code may leave timers or handles behind: exit explicitly once answered.
-    queue.then(() => process.exit(0));
-  });
-}
-
-class Server {
-  constructor(adapter, impl, respond, log) {
-    this.adapter = adapter;
-    this.impl = impl;
-    this.respond = respond;
-    this.log = log;
-    this.settleDeadlineS = DEFAULT_SETTLE_DEADLINE_S;
-    this.operations = [...Object.keys(adapter.operations), ...Object.keys(adapter.scenarios)];
-  }
-
-  hello(request) {
-    if (typeof request.settle_deadline_s === "number" && request.settle_deadline_s > 0) {
-      this.settleDeadlineS = request.settle_deadline_s;
-    }
-    if (isObject(request.failed_modules)) failedModules = request.failed_modules;
-    const implementation = this.adapter.implementation(this.impl);
-    const response = { ok: true, protocol: PROTOCOL, profile: this.adapter.profile, implementation, operations: this.operations };
-    if (typeof request.channel_key === "string") {
-      startSealing(request.channel_key); // this response is the first sealed line
-      response.sealed = true;
-    }
-    return response;
-  }
-
-  async operation(request) {
-    const { op, input, steps } = request;
-    if (!isObject(input)) throw new ProtocolError(`${op} needs an input object`);
-    if (Object.hasOwn(this.adapter.operations, op)) return { ok: true, observation: await this.adapter.operations[op](this.impl, input) };
-    if (!Array.isArray(steps)) throw new ProtocolError(`${op} needs a steps array`);
-    return { ok: true, observation: await this.adapter.scenarios[op](this.impl, input, steps, this.settleDeadlineS) };
-  }
-
-  /** Run one operation; its failures (and stray "not implemented" throws) become errors. */
-  async guardedOperation(request) {
-    resetStrayErrors();
-    try {
-      const response = await this.operation(request);
-      await tick(); // let a rejection left unhandled by the last step be reported now
-      strays.throwIfPlaceholder();
-      return response;
-    } catch (error) {
-      if (error instanceof NotImplemented) return errorResponse("not_implemented", error.message);
-      if (error instanceof Threw) return errorResponse("threw", error.message);
-      if (error instanceof ProtocolError) return errorResponse("protocol", error.message);
-      if (error instanceof LoadFailed) return errorResponse("load_failed", error.message);
-      this.log(`internal error: ${error?.stack ?? describe(error)}`);
-      return errorResponse("protocol", `the adapter failed: ${describe(error)}`);
-    }
-  }
-
-  /** Answer one request line; never throws. Returns false once the server should stop. */
-  async handle(line) {
-    let request;
-    try {
-      request = parseJson(line);
-    } catch (error) {
-      // Answer with the request's own seq if one can be read, so the runner can match it.
-      const seq = Number(/"seq"\s*:\s*(\d+)/.exec(line)?.[1] ?? 0);
-      this.respond({ seq, ...errorResponse("protocol", `not JSON: ${describe(error)}`) });
-      return true;
-    }
-    const seq = Number.isInteger(request?.seq) && request.seq >= 0 ? request.seq : 0;
-    if (!isObject(request) || typeof request.op !== "string") {
-      this.respond({ seq, ...errorResponse("protocol", "a request is an object with seq and op") });
-      return true;
-    }
-    if (request.op === "hello") {
-      this.respond({ seq, ...this.hello(request) });
-      return true;
-    }
-    if (request.op === "stop") {
-      this.respond({ seq, ok: true });
-      return false;
-    }
-    if (!this.operations.includes(request.op)) {
-      // Another profile's operation is the likely mistake; the default profile goes unnamed.
-      const profile = this.adapter.profile === DEFAULT_PROFILE ? "" : ` (profile ${this.adapter.profile})`;
-      this.respond({ seq, ...errorResponse("protocol", `unknown op ${JSON.stringify(request.op)}${profile}`) });
-      return true;
-    }
-    // An operation still pending once nothing is left that could finish it is answered as
-    // hung at once, instead of holding the runner until its timeout kills this process. Its
-    // work is abandoned: should it ever finish, nobody answers for it.
-    const work = this.guardedOperation(request);
-    const hung = neverSettles(work).then(() =>
-      errorResponse("hung", `${request.op} never finishes: it is still pending while the event loop is idle (nothing is left that could settle it)`),
-    );
-    this.respond({ seq, ...(await Promise.race([work, hung])) });
-    return true;
-  }
 }

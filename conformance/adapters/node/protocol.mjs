@@ -1,0 +1,189 @@
+// The JSON-lines protocol side of the Node.js adapters (spec/protocol.md): the server that
+// reads requests on stdin and answers on stdout (sealed through channel.mjs), the handshake,
+// loading notices, and the error response each failure (failures.mjs) maps onto. An adapter
+// hands serve() its operations and scenario players; observation.mjs builds what they return.
+//
+// No dependencies: Node.js 20 built-ins only.
+
+// channel.mjs first: it captures the built-ins the channel relies on before anything else runs.
+import { parseJson, startSealing, writeLine } from "./channel.mjs";
+import { createInterface } from "node:readline";
+import { LoadFailed, NotImplemented, ProtocolError, Threw, describe } from "./failures.mjs";
+import { installStrayErrorHandlers, isObject, resetStrayErrors, throwIfStrayPlaceholder, tick } from "./observation.mjs";
+import { neverSettles } from "./settling.mjs";
+
+const PROTOCOL = 1;
+const DEFAULT_PROFILE = "course";
+const DEFAULT_SETTLE_DEADLINE_S = 0.25;
+
+// ---------------------------------------------------------------------------------------
+// loading implementation modules, with notices (spec/protocol.md, "Loading notices")
+// ---------------------------------------------------------------------------------------
+
+// Set by serve(): writes one protocol line. Until then (no server), notices go nowhere.
+let writeNotice = () => {};
+// Modules the runner said must not be loaded again (the handshake's failed_modules).
+let failedModules = {};
+
+/**
+ * Import an implementation module, telling the runner before and after: if loading it kills
+ * this process (or writes on stdout), the runner charges that to the module, not to the case,
+ * and the next process is told not to load it again. A module named in the handshake's
+ * `failed_modules` is not imported: the promise rejects with LoadFailed and the runner's words.
+ */
+export function importWatched(name, url) {
+  if (Object.hasOwn(failedModules, name)) return Promise.reject(new LoadFailed(failedModules[name]));
+  writeNotice({ notice: "loading", module: name });
+  const loaded = () => writeNotice({ notice: "loaded", module: name });
+  return import(url).finally(loaded);
+}
+
+// ---------------------------------------------------------------------------------------
+// the protocol server
+// ---------------------------------------------------------------------------------------
+
+function errorResponse(kind, message) {
+  return { ok: false, error: { kind, message } };
+}
+
+/**
+ * Serve the protocol on stdin/stdout for one implementation, until `stop` or end of input.
+ *
+ * `adapter` is what is specific to the implementation:
+ * - `name`: the program's name, in its usage line and its log lines;
+ * - `argument`: the one command-line argument it takes, as the usage line shows it;
+ * - `profile`: the profile its handshake states;
+ * - `open(argument)`: the implementation (loaded lazily by the adapter), given to handlers;
+ * - `implementation(impl)`: the handshake's `implementation` object;
+ * - `operations`: op -> `async (impl, input) => observation`;
+ * - `scenarios`: op -> `async (impl, input, steps, deadlineS) => observation`.
+ * The handshake lists the keys of `operations` then of `scenarios`: the handler tables are
+ * the adapter's only list of what it supports.
+ */
+export function serve(adapter) {
+  // Implementation code may console.log at import time or while playing a turn; one stray
+  // line on stdout would break the protocol, so everything except our responses goes to stderr.
+  // Responses go through channel.mjs, which writes on fd 1 itself (sealed once asked for).
+  process.stdout.write = (...args) => process.stderr.write(...args);
+  const respond = writeLine;
+  writeNotice = respond;
+  const log = (text) => process.stderr.write(`[${adapter.name}] ${text}\n`);
+  installStrayErrorHandlers(log);
+
+  const [argument, ...extra] = process.argv.slice(2);
+  if (!argument || extra.length > 0) {
+    process.stderr.write(`usage: node ${adapter.name}.mjs <${adapter.argument}>\n`);
+    process.exit(2);
+  }
+  const server = new Server(adapter, adapter.open(argument), respond, log);
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  // One request at a time, in order, even if the runner writes ahead.
+  let queue = Promise.resolve();
+  let stopping = false;
+  lines.on("line", (line) => {
+    if (stopping || line.trim() === "") return;
+    queue = queue.then(async () => {
+      if (stopping) return;
+      if (!(await server.handle(line))) {
+        stopping = true;
+        lines.close();
+      }
+    });
+  });
+  lines.on("close", () => {
+    // Implementation code may leave timers or handles behind: exit explicitly once answered.
+    queue.then(() => process.exit(0));
+  });
+}
+
+class Server {
+  constructor(adapter, impl, respond, log) {
+    this.adapter = adapter;
+    this.impl = impl;
+    this.respond = respond;
+    this.log = log;
+    this.settleDeadlineS = DEFAULT_SETTLE_DEADLINE_S;
+    this.operations = [...Object.keys(adapter.operations), ...Object.keys(adapter.scenarios)];
+  }
+
+  hello(request) {
+    if (typeof request.settle_deadline_s === "number" && request.settle_deadline_s > 0) {
+      this.settleDeadlineS = request.settle_deadline_s;
+    }
+    if (isObject(request.failed_modules)) failedModules = request.failed_modules;
+    const implementation = this.adapter.implementation(this.impl);
+    const response = { ok: true, protocol: PROTOCOL, profile: this.adapter.profile, implementation, operations: this.operations };
+    if (typeof request.channel_key === "string") {
+      startSealing(request.channel_key); // this response is the first sealed line
+      response.sealed = true;
+    }
+    return response;
+  }
+
+  async operation(request) {
+    const { op, input, steps } = request;
+    if (!isObject(input)) throw new ProtocolError(`${op} needs an input object`);
+    if (Object.hasOwn(this.adapter.operations, op)) return { ok: true, observation: await this.adapter.operations[op](this.impl, input) };
+    if (!Array.isArray(steps)) throw new ProtocolError(`${op} needs a steps array`);
+    return { ok: true, observation: await this.adapter.scenarios[op](this.impl, input, steps, this.settleDeadlineS) };
+  }
+
+  /** Run one operation; its failures (and stray "not implemented" throws) become errors. */
+  async guardedOperation(request) {
+    resetStrayErrors();
+    try {
+      const response = await this.operation(request);
+      await tick(); // let a rejection left unhandled by the last step be reported now
+      throwIfStrayPlaceholder();
+      return response;
+    } catch (error) {
+      if (error instanceof NotImplemented) return errorResponse("not_implemented", error.message);
+      if (error instanceof Threw) return errorResponse("threw", error.message);
+      if (error instanceof ProtocolError) return errorResponse("protocol", error.message);
+      if (error instanceof LoadFailed) return errorResponse("load_failed", error.message);
+      this.log(`internal error: ${error?.stack ?? describe(error)}`);
+      return errorResponse("protocol", `the adapter failed: ${describe(error)}`);
+    }
+  }
+
+  /** Answer one request line; never throws. Returns false once the server should stop. */
+  async handle(line) {
+    let request;
+    try {
+      request = parseJson(line);
+    } catch (error) {
+      // Answer with the request's own seq if one can be read, so the runner can match it.
+      const seq = Number(/"seq"\s*:\s*(\d+)/.exec(line)?.[1] ?? 0);
+      this.respond({ seq, ...errorResponse("protocol", `not JSON: ${describe(error)}`) });
+      return true;
+    }
+    const seq = Number.isInteger(request?.seq) && request.seq >= 0 ? request.seq : 0;
+    if (!isObject(request) || typeof request.op !== "string") {
+      this.respond({ seq, ...errorResponse("protocol", "a request is an object with seq and op") });
+      return true;
+    }
+    if (request.op === "hello") {
+      this.respond({ seq, ...this.hello(request) });
+      return true;
+    }
+    if (request.op === "stop") {
+      this.respond({ seq, ok: true });
+      return false;
+    }
+    if (!this.operations.includes(request.op)) {
+      // Another profile's operation is the likely mistake; the default profile goes unnamed.
+      const profile = this.adapter.profile === DEFAULT_PROFILE ? "" : ` (profile ${this.adapter.profile})`;
+      this.respond({ seq, ...errorResponse("protocol", `unknown op ${JSON.stringify(request.op)}${profile}`) });
+      return true;
+    }
+    // An operation still pending once nothing is left that could finish it is answered as
+    // hung at once, instead of holding the runner until its timeout kills this process. Its
+    // work is abandoned: should it ever finish, nobody answers for it.
+    const work = this.guardedOperation(request);
+    const hung = neverSettles(work).then(() =>
+      errorResponse("hung", `${request.op} never finishes: it is still pending while the event loop is idle (nothing is left that could settle it)`),
+    );
+    this.respond({ seq, ...(await Promise.race([work, hung])) });
+    return true;
+  }
+}
