@@ -17,6 +17,7 @@ from pathlib import Path
 
 from conformance.authoring import placeholders
 from conformance.authoring.files import FixtureText, read
+from conformance.authoring.ids import shared_words
 from conformance.authoring.problems import Problem
 from conformance.common.jsontypes import JsonObject
 from conformance.loading import validation_cache
@@ -238,7 +239,6 @@ def _prefix_problems(cases: list[Case]) -> list[Problem]:
     Only a file with at least two other cases has a convention to read; a shared file's cases
     come from each of its profiles' loads and are counted once.
     """
-    from conformance.authoring.scaffold import shared_words  # scaffold imports this module
 
     by_file: dict[str, dict[str, Case]] = {}
     for case in cases:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.authoring.files import FixtureText, read
+from conformance.authoring.ids import shared_words
 from conformance.authoring.lint import HEADER_PREFIX, SCHEMA_FILE
 from conformance.loading.cases import LABS, OPERATIONS, PURE_OPERATIONS
 from conformance.loading.loader import fixture_files
@@ -249,21 +250,6 @@ def _prefix(fixture: FixtureText | None, texts: list[FixtureText], operation: st
     ids = ids or ids_in(texts)
     shared = shared_words(ids)
     return "-".join(shared) + "-" if shared else DEFAULT_PREFIX[operation]
-
-
-def shared_words(ids: list[str]) -> list[str]:
-    """The leading words every id shares (the file's id prefix), as a list of words."""
-    if not ids:
-        return []
-    words = [identifier.split("-") for identifier in ids]
-    shared: list[str] = []
-    for position, word in enumerate(words[0]):
-        if all(len(other) > position and other[position] == word for other in words):
-            shared.append(word)
-        else:
-            break
-    # One id alone gives no convention to read; its first two words usually name the topic (sm-abort-…).
-    return shared[: min(2, len(shared) - 1)] if len(shared) == len(words[0]) else shared
 
 
 def choose_id(case_id: str | None, slug: str | None, prefix: str, taken: set[str]) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.authoring.files import FixtureText, read
+from conformance.authoring.ids import shared_words
 from conformance.authoring.scaffold import (
     BODIES,
     EXAMPLE_CLAUSE,
@@ -25,7 +26,6 @@ from conformance.authoring.scaffold import (
     choose_id,
     named_file,
     new_file,
-    shared_words,
 )
 from conformance.loading import shared_files
 from conformance.loading.loader import fixture_files

@@ -155,7 +155,7 @@ def case_id(program: Program) -> str:
 @functools.cache
 def operation_prefix(operation: str) -> str:
     """The words (two at most) every bundled course id of ``operation`` starts with; the operation's name otherwise."""
-    from conformance.authoring.scaffold import shared_words
+    from conformance.authoring.ids import shared_words
     from conformance.loading.loader import load_suite
 
     ids = [case.id for case in load_suite().cases if case.operation == operation]

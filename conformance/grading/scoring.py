@@ -27,9 +27,8 @@ from dataclasses import dataclass, replace
 from conformance.grading.attribution import Inherited, attribute
 from conformance.grading.rubric import Rubric, profile_groups
 from conformance.judging.failure_groups import group_failures
-from conformance.judging.outcome import Outcome
+from conformance.judging.outcome import STATUSES, Outcome
 from conformance.loading.cases import Case
-from conformance.reports.run_summary import STATUSES
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,8 @@ _REQUIRED_FIELDS: Final = ("path", "expected", "actual")
 
 
 Status = Literal["passed", "failed", "errored", "skipped"]
+#: Every status, in the order reports list them.
+STATUSES: Final[tuple[Status, ...]] = get_args(Status)
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,12 @@ from pathlib import Path
 
 from conformance.common.student_text import scrub
 from conformance.judging.failure_groups import FailureGroup, group_failures, skip_reasons
-from conformance.judging.outcome import Outcome
+from conformance.judging.outcome import STATUSES, Outcome
 from conformance.loading.cases import BrokenCase, Case
 from conformance.running.execution import all_divergences
 from conformance.spec.clauses import Clause
 from conformance.spec.features import is_not_claimed
 from conformance.spec.profiles import DEFAULT_PROFILE, get_profile
-
-STATUSES = ("passed", "failed", "errored", "skipped")
 
 
 @dataclass(frozen=True)
@@ -36,7 +34,7 @@ def summary(results: Iterable[CaseResult]) -> dict[str, int]:
     counts: Counter[str] = Counter(result.outcome.status for result in results)
     not_claimed = sum(1 for result in results if _not_claimed(result))
     counts["skipped"] -= not_claimed
-    counted = {"total": len(results), **{status: counts.get(status, 0) for status in STATUSES}}
+    counted: dict[str, int] = {"total": len(results), **{status: counts.get(status, 0) for status in STATUSES}}
     return {**counted, "not_claimed": not_claimed} if not_claimed else counted
 
 

@@ -11,12 +11,11 @@ from pathlib import Path
 
 from conformance.grading.formats.common import counted
 from conformance.judging.failure_groups import group_failures, skip_reasons
-from conformance.judging.outcome import Outcome
+from conformance.judging.outcome import STATUSES, Outcome
 from conformance.loading.cases import BrokenCase, Case
 from conformance.reports.html.casepage import case_section
 from conformance.reports.html.class_site import SiteStats
 from conformance.reports.html.layout import anchor, badge, e, page, write_page
-from conformance.reports.run_summary import STATUSES
 from conformance.spec.clauses import Clause
 
 Result = tuple[Case | BrokenCase, Outcome]
