@@ -147,7 +147,7 @@ def main() -> None:
         impls = args.impl or [
             "reference",
             f"cmd:{sys.executable} -m conformance.server --impl reference",
-            *(["pi-course:tests/js/course-correct"] if shutil.which("node") else []),
+            *(["pi-course:tests/support/js/course-correct"] if shutil.which("node") else []),
         ]
         for impl in impls:
             rows.append(Row(label(impl), run_command(impl), REPO, warm))

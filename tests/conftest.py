@@ -12,10 +12,8 @@ import pytest
 from conformance.cases import Case
 from conformance.loader import Suite, load_suite
 from conformance.profiles import PROFILES
-from tests.graded_class import GradedClass, grade_class
-from tests.js_variants import ensure_generated
-
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.graded_class import GradedClass, grade_class
+from tests.support.js_variants import ensure_generated
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

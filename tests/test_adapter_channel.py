@@ -18,7 +18,7 @@ from conformance.adapters.process import unsealed
 from conformance.adapters.settings import ImplSettings
 from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
-from tests.grading_batch import patched_copy
+from tests.support.grading_batch import patched_copy
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is needed for the course adapter")
 

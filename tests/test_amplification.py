@@ -1,7 +1,7 @@
 """An oversized answer costs its own case, not the grader's memory or the staff's disk; a grader
 failure on one case costs that case, not the submission.
 
-Drills of issue 23 (items 3 and 4). A ``cmd:`` program (``tests/fakes/hostile_text.py``)
+Drills of issue 23 (items 3 and 4). A ``cmd:`` program (``tests/support/fakes/hostile_text.py``)
 answers every case of lab 3.1 with about a megabyte: a value of the wrong type (the schema
 error used to quote it whole), an observation that is not an object (the protocol error
 did), a thrown message, an extra key. ``grade`` runs in a child process whose peak memory
@@ -24,11 +24,11 @@ from conformance.grading import grader
 from conformance.grading.grader import GradeOptions, GradingContext, grade_submission, planned_isolation, prepare
 from conformance.grading.rubric import parse_rubric
 from conformance.grading.supervisor import grade_supervised
-from tests.batch_helpers import RUBRIC, rows
-from tests.cli_runner import cli_env
-from tests.conftest import REPO
+from tests.support.batch_helpers import RUBRIC, rows
+from tests.support.cli_runner import cli_env
+from tests.support.paths import REPO
 
-FAKE = REPO / "tests" / "fakes" / "hostile_text.py"
+FAKE = REPO / "tests" / "support" / "fakes" / "hostile_text.py"
 #: What grading lab 3.1 may cost at most, whatever the answers; it costs about 60 MB with correct ones.
 PEAK_MEMORY_MB = 300
 #: Each report of one submission, whatever the answers.

@@ -15,8 +15,8 @@ from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
 from conformance.matcher import Divergence
-from tests.laundering_projects import CHEATS, HONEST, make_laundering_project
-from tests.variants import VARIANTS
+from tests.support.laundering_projects import CHEATS, HONEST, make_laundering_project
+from tests.support.variants import VARIANTS
 
 LABS = ("3.1", "3.2", "4.1", "4.2")
 #: Lab 4.1 bugs that lab 4.2's cases also observe: without attribution they cost points in both.
@@ -30,7 +30,7 @@ def test_a_bug_later_labs_observe_costs_points_only_in_its_own_lab(name: str) ->
     variant = next(variant for variant in VARIANTS if variant.name == name)
     labs = {lab: {"weight": 25} for lab in LABS[LABS.index(variant.lab) :]}
     context = prepare(parse_rubric({"version": 1, "name": "from the bug's lab on", "labs": labs}, "test"))
-    result = grade_submission(f"python:tests.variants:{name.replace('-', '_')}", context, name=name)
+    result = grade_submission(f"python:tests.support.variants:{name.replace('-', '_')}", context, name=name)
     lost = {lab.lab for lab in result.score.labs if lab.points < lab.max_points}
     assert lost == {variant.lab}
     later = [graded for graded in result.score.cases if graded.case.lab != variant.lab and graded.outcome.status == "failed"]
@@ -204,7 +204,7 @@ def test_a_silent_stream_is_said_plainly() -> None:
 
 @pytest.fixture(scope="module")
 def laundering_scores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Score]:
-    """The default rubric's score of each laundering project (tests/laundering_projects.py)."""
+    """The default rubric's score of each laundering project (tests/support/laundering_projects.py)."""
     if shutil.which("node") is None:
         pytest.skip("Node.js 18+ is needed to grade the JavaScript submissions and is not installed")
     context = prepare(load_rubric())

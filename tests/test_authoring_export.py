@@ -13,7 +13,7 @@ import yaml
 
 from conformance.authoring.export import LOAD_BUNDLE, ExportRefused, export_bundle
 from conformance.authoring.version import spec_version
-from tests.conftest import REPO
+from tests.support.paths import REPO
 from tests.test_authoring_support import run_fixtures, scratch
 
 # Enough to load the bundle: the standard library and PyYAML, nothing of this project.

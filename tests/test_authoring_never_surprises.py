@@ -15,8 +15,8 @@ from conformance.authoring.lint import lint
 from conformance.clauses import load_clauses
 from conformance.execution import run_case
 from conformance.loader import load_suite
-from tests.cli_runner import cli
-from tests.conftest import REPO
+from tests.support.cli_runner import cli
+from tests.support.paths import REPO
 from tests.test_authoring_support import run_fixtures
 from tests.test_pi_course import EXPECTATIONS, outcome_problems
 

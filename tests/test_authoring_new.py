@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conformance.authoring.lint import lint
-from tests.cli_runner import cli
+from tests.support.cli_runner import cli
 from tests.test_authoring_support import run_fixtures, scratch
 
 # What an author types over each placeholder of a text_of scaffold (the values come from IR-TEXT-1, IR-TEXT-2).

@@ -11,7 +11,7 @@ import pytest
 from conformance import cli
 from conformance.authoring import canonical, placeholders, yamltext
 from conformance.authoring.files import read
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 # Small, self-contained real cases: one file each, every lab present.
 DEFAULT_PICKS: dict[str, list[str]] = {

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.cli_runner import cli
-from tests.conftest import REPO
+from tests.support.cli_runner import cli
+from tests.support.paths import REPO
 
-JS = REPO / "tests" / "js"
+JS = REPO / "tests" / "support" / "js"
 COMMAND_GRADER = "classroom-resources/autograding-command-grader@v1"
 REPORTER = "classroom-resources/autograding-grading-reporter@v1"
 

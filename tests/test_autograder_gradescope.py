@@ -30,13 +30,13 @@ from conformance.autograder.finish import finish, isolation_line
 from conformance.grading.formats import gradescope
 from conformance.grading.grader import grade_submission, prepare
 from conformance.grading.rubric import load_rubric
-from tests.cli_runner import cli
-from tests.conftest import REPO
-from tests.course_projects import monorepo
-from tests.gradescope_format import problems
-from tests.held_out_set import write_held_out
+from tests.support.cli_runner import cli
+from tests.support.course_projects import monorepo
+from tests.support.gradescope_format import problems
+from tests.support.held_out_set import write_held_out
+from tests.support.paths import REPO
 
-JS = REPO / "tests" / "js"
+JS = REPO / "tests" / "support" / "js"
 PUBLIC_HELD_OUT = "text-of-readme-assistant-skips-tool-call"
 
 
@@ -116,7 +116,9 @@ def test_bad_inputs_are_refused_before_anything_is_written(tmp_path: Path, wheel
 def test_results_pass_gradescopes_format_and_say_how_students_were_isolated(tmp_path: Path) -> None:
     context = prepare(load_rubric(), held_out=write_held_out(tmp_path / "private") and tmp_path / "private")
     results = tmp_path / "results.json"
-    results.write_text(gradescope.render(grade_submission("python:tests.variants:textof_mixes_in_tool_names", context), context.clauses))
+    results.write_text(
+        gradescope.render(grade_submission("python:tests.support.variants:textof_mixes_in_tool_names", context), context.clauses)
+    )
     assert problems(json.loads(results.read_text())) == []
     finished = finish(results, 0, None, "nobody")
     assert problems(finished) == []

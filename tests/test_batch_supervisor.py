@@ -22,8 +22,8 @@ from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.result_json import ResultFormatError, result_from_json, result_to_json
 from conformance.grading.rubric import parse_rubric
 from conformance.grading.supervisor import grade_supervised
-from tests.batch_helpers import RUBRIC, cli, cli_env, make_class, rows
-from tests.conftest import REPO
+from tests.support.batch_helpers import RUBRIC, cli, cli_env, make_class, rows
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process groups, prctl and /proc are Linux features here")
 

@@ -9,7 +9,7 @@ from conformance.adapters.reference import create as reference_adapter
 from conformance.cases import Case
 from conformance.execution import run_case
 from conformance.loader import Suite
-from tests.variants import VARIANTS, Variant
+from tests.support.variants import VARIANTS, Variant
 
 
 def test_there_are_at_least_twelve_variants() -> None:

@@ -22,8 +22,8 @@ from conformance import toolchain
 from conformance.adapters import course_build
 from conformance.adapters.course_build import SubmissionTooLarge, copy_submission
 from conformance.adapters.sandbox import probe
-from tests.attack_projects import copy_project
-from tests.cli_runner import cli
+from tests.support.attack_projects import copy_project
+from tests.support.cli_runner import cli
 
 pytestmark = pytest.mark.skipif(shutil.which("npm") is None or shutil.which("node") is None, reason="Node.js and npm are needed for builds")
 needs_toolchain = pytest.mark.skipif(not toolchain.status().installed, reason=f"{toolchain.status().problem}")

@@ -9,10 +9,10 @@ import pytest
 
 from conformance.commands.check import HELD_OUT_NOTE
 from conformance.loader import load_suite
-from tests.cli_runner import cli
-from tests.conftest import REPO
+from tests.support.cli_runner import cli
+from tests.support.paths import REPO
 
-JS = REPO / "tests" / "js"
+JS = REPO / "tests" / "support" / "js"
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed to check a pi-course project")
 
 

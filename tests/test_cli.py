@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from conformance.loader import load_suite
-from tests.cli_runner import cli
-from tests.conftest import REPO
+from tests.support.cli_runner import cli
+from tests.support.paths import REPO
 from tests.test_loader import GOOD_CASE, HEADER, write
 
 
@@ -37,7 +37,9 @@ def test_reference_passes_a_lab_and_prints_the_summary(tmp_path: Path) -> None:
 
 def test_a_broken_implementation_exits_1_with_the_divergence(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
-    result = run_cli("--impl", "python:tests.variants:textof_mixes_in_tool_names", "-k", "text_of or text-of", "--report-json", str(report))
+    result = run_cli(
+        "--impl", "python:tests.support.variants:textof_mixes_in_tool_names", "-k", "text_of or text-of", "--report-json", str(report)
+    )
     assert result.returncode == 1
     assert "clause:  IR-TEXT-1" in result.stdout  # the group's full example
     assert re.search(r"^\[1\] \d+ cases: IR-TEXT-1  text_of value", result.stdout, flags=re.MULTILINE)
@@ -78,7 +80,7 @@ def test_broken_fixture_is_reported_and_the_rest_still_runs(tmp_path: Path) -> N
 
 def test_a_hopeless_program_reports_every_case_and_exits_1(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
-    fake = f"{sys.executable} tests/fakes/misbehaving.py exit-immediately"
+    fake = f"{sys.executable} tests/support/fakes/misbehaving.py exit-immediately"
     started = time.perf_counter()
     result = run_cli("--impl", f"cmd:{fake}", "--env", f"PYTHONPATH={REPO}", "--report-json", str(report))
     assert time.perf_counter() - started < 60
@@ -97,7 +99,7 @@ def test_the_suite_runs_as_plain_pytest_with_impl_and_lab() -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     command = [sys.executable, "-m", "pytest", "conformance/suite", "-q", "-p", "no:cacheprovider"]
     broken = subprocess.run(
-        [*command, "--impl", "python:tests.variants:textof_mixes_in_tool_names", "--lab", "3.1", "-m", "clause_IR_TEXT_1"],
+        [*command, "--impl", "python:tests.support.variants:textof_mixes_in_tool_names", "--lab", "3.1", "-m", "clause_IR_TEXT_1"],
         capture_output=True,
         text=True,
         cwd=REPO,

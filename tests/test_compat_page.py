@@ -13,8 +13,8 @@ import pytest
 from conformance.compat import VersionRun, render_page
 from conformance.execution import Outcome
 from conformance.loader import load_suite
-from tests.cli_runner import cli
-from tests.conftest import REPO
+from tests.support.cli_runner import cli
+from tests.support.paths import REPO
 
 # 1.4.0 simulates the session cache with another formula; 1.6.0 is the version the cases were read from.
 OLDER, NEWER = "1.4.0", "1.6.0"

@@ -1,6 +1,6 @@
 """Course-shaped TypeScript projects, submitted without node_modules, build with the pinned toolchain.
 
-The shapes mirror the course repository (``tests/course_projects.py``): ``"types": ["node"]``
+The shapes mirror the course repository (``tests/support/course_projects.py``): ``"types": ["node"]``
 and no devDependencies in ``packages/pi-course``. Before the toolchain shipped
 ``@types/node``, both graded 0/100 with ``error TS2688: Cannot find type definition file for 'node'``.
 """
@@ -16,8 +16,8 @@ import pytest
 from conformance import toolchain
 from conformance.adapters.sandbox import probe
 from conformance.loader import load_suite
-from tests.cli_runner import cli
-from tests.course_projects import monorepo, single_package
+from tests.support.cli_runner import cli
+from tests.support.course_projects import monorepo, single_package
 
 #: Every bundled course case (a new case must not break these tests).
 ALL = len(load_suite().cases)

@@ -1,4 +1,4 @@
-"""tests/js/course-ts keeps the shape of the real course repository (see tests/course_projects.py).
+"""tests/support/js/course-ts keeps the shape of the real course repository (see tests/support/course_projects.py).
 
 The grader's TypeScript build has to cope with exactly this shape; if the mirror drifted
 (say, devDependencies crept into the package), tests built on it would stop proving that.
@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.course_projects import PACKAGE, monorepo, single_package
+from tests.support.course_projects import PACKAGE, monorepo, single_package
 
 
 def _json(path: Path) -> Any:

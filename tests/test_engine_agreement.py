@@ -20,12 +20,12 @@ from conformance.commands.matrix import run_implementation
 from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
 from conformance.profiles import DEFAULT_PROFILE
-from tests.cli_runner import cli
-from tests.grading_batch import patched_copy
+from tests.support.cli_runner import cli
+from tests.support.grading_batch import patched_copy
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed to run the JavaScript projects")
 
-#: The project's bug, as a patch to one compiled module of course-correct (see tests/grading_batch.py).
+#: The project's bug, as a patch to one compiled module of course-correct (see tests/support/grading_batch.py).
 VARIANTS = {
     # every assistant message loops forever: timeouts, a restart, then the transport gives up on text_of
     "hangs-in-textof": (

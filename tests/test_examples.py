@@ -9,10 +9,10 @@ import pytest
 from conformance.adapters.process import ProcessAdapter, ProcessOptions
 from conformance.execution import run_case
 from conformance.loader import Suite
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 NODE = shutil.which("node")
-COURSE_TYPES = REPO / "tests" / "js" / "course-correct" / "packages" / "pi-course" / "dist" / "src" / "types.js"
+COURSE_TYPES = REPO / "tests" / "support" / "js" / "course-correct" / "packages" / "pi-course" / "dist" / "src" / "types.js"
 
 
 @pytest.mark.skipif(NODE is None, reason="Node.js is not installed; the example adapter is JavaScript")

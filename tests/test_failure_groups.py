@@ -15,10 +15,10 @@ from conformance.execution import Outcome
 from conformance.failure_groups import cause_of, group_failures, variable_numbers_normalised
 from conformance.loader import load_suite
 from conformance.matcher import Divergence
-from tests.cli_runner import cli
-from tests.conftest import REPO
+from tests.support.cli_runner import cli
+from tests.support.paths import REPO
 
-SHARED_PARTIAL = "python:tests.variants:partials_shared_between_events"
+SHARED_PARTIAL = "python:tests.support.variants:partials_shared_between_events"
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -14,8 +14,8 @@ from conformance.execution import Outcome
 from conformance.feedback import COURSE_HINT_MARKER, failure_report, porter_hint
 from conformance.loader import Suite
 from conformance.matcher import Divergence
-from tests.cli_runner import cli
-from tests.conftest import REPO
+from tests.support.cli_runner import cli
+from tests.support.paths import REPO
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -1,4 +1,4 @@
-"""The hints a student reads first fit the bug: graded on every one-bug JS variant of ``tests/js/variants``.
+"""The hints a student reads first fit the bug: graded on every one-bug JS variant of ``tests/support/js/variants``.
 
 A featured case (shown in full first, :func:`conformance.grading.featured.featured_by_lab`)
 must not show a hint naming an observation key that did not diverge, nor a course function
@@ -22,7 +22,7 @@ from conformance.grading.featured import featured_by_lab
 from conformance.grading.formats.terminal import DEFAULT_DETAILS_PER_LAB
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
-from tests.js_variants import VARIANTS, ensure_generated
+from tests.support.js_variants import VARIANTS, ensure_generated
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed for the pi-course: transport and is not installed"),

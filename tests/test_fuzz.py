@@ -34,8 +34,9 @@ from conformance.fuzz.engine import Differ, fuzz
 from conformance.fuzz.strategies import Program
 from reference_impl.ir import assistant_message
 from reference_impl.scripted_model import finish
-from tests.cli_runner import cli
-from tests.js_variants import JS, REPO, ensure_generated
+from tests.support.cli_runner import cli
+from tests.support.js_variants import JS, ensure_generated
+from tests.support.paths import REPO
 
 NODE = shutil.which("node")
 # Per variant: the fuzzer must find the bug within this budget (issue 10: 60 s).
@@ -202,7 +203,7 @@ def _variants() -> list[str]:
 
 
 def _fuzz_variant(name: str, emit: Path) -> tuple[str, int, str]:
-    args = ["fuzz", "--impl", f"pi-course:tests/js/variants/{name}", "--seconds", str(VARIANT_BUDGET_S)]
+    args = ["fuzz", "--impl", f"pi-course:tests/support/js/variants/{name}", "--seconds", str(VARIANT_BUDGET_S)]
     done = cli(*args, "--shrink-seconds", str(SHRINK_BUDGET_S), "--emit", str(emit / name), timeout=VARIANT_BUDGET_S + 120)
     return name, done.returncode, done.stdout + done.stderr
 

@@ -51,7 +51,7 @@ from types import SimpleNamespace
 
 from conformance.adapters.pi_ai_binding import PiAiBindingAdapter
 from examples.pi_ai_port import text
-from tests.pi_ai_port import HELPERS
+from tests.support.pi_ai_port import HELPERS
 
 
 def content_text(content, separator=" "):

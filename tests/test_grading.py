@@ -29,10 +29,10 @@ from conformance.grading.scoring import score
 from conformance.grading.shard import ShardError, parse_shard, select_shard
 from conformance.grading.status import classify
 from conformance.loader import Suite
-from tests.cli_runner import cli
-from tests.conftest import REPO
+from tests.support.cli_runner import cli
+from tests.support.paths import REPO
 
-TEXTOF_BUG = "python:tests.variants:textof_mixes_in_tool_names"
+TEXTOF_BUG = "python:tests.support.variants:textof_mixes_in_tool_names"
 
 
 def rubric_data(**labs: object) -> dict[str, object]:

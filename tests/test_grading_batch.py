@@ -1,8 +1,8 @@
 """Grading a class of JavaScript submissions: one batch of 22 generated folders, checked from every side.
 
-The batch (``tests/grading_batch.py``) mixes correct copies, every broken variant under
-``tests/js/variants``, a build that fails, two hanging submissions, a crashing one and an
-empty one. It is graded once per session (``tests/graded_class.py``, shared with the HTML
+The batch (``tests/support/grading_batch.py``) mixes correct copies, every broken variant under
+``tests/support/js/variants``, a build that fails, two hanging submissions, a crashing one and an
+empty one. It is graded once per session (``tests/support/graded_class.py``, shared with the HTML
 tests) with ``grade-batch --jobs 2``, which builds each submission; the tests then read its
 gradebook and report folders.
 """
@@ -20,9 +20,9 @@ import pytest
 
 from conformance.clauses import load_clauses
 from conformance.loader import load_suite
-from tests.cli_runner import cli
-from tests.graded_class import GradedClass
-from tests.grading_batch import JS
+from tests.support.cli_runner import cli
+from tests.support.graded_class import GradedClass
+from tests.support.grading_batch import JS
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None, reason="Node.js 18+ is needed to grade the JavaScript submissions and is not installed"
@@ -193,7 +193,7 @@ def test_every_report_folder_has_every_format_and_they_parse(batch: Batch) -> No
 def test_grade_prints_a_summary_with_the_hint_for_one_student() -> None:
     result = cli("grade", "--impl", f"pi-course:{JS / 'variants' / 'exhaustion-throws'}", "--details", "1")
     assert result.returncode == 0, result.stderr
-    # exhaustion-throws fails 15 cases of lab 4.2 (tests/js/variants.json).
+    # exhaustion-throws fails 15 cases of lab 4.2 (tests/support/js/variants.json).
     lab42 = lab_points("4.2", 15)
     assert f"lab 4.2   {lab42:.2f} / 25.00" in result.stdout
     assert f"total     {75 + lab42:.2f} / 100.00" in result.stdout

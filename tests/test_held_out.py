@@ -10,10 +10,10 @@ import pytest
 from conformance.grading.formats import gradescope
 from conformance.grading.grader import grade_submission, prepare
 from conformance.grading.rubric import RubricError, load_rubric, parse_rubric
-from tests.cli_runner import cli
-from tests.held_out_set import write_held_out
+from tests.support.cli_runner import cli
+from tests.support.held_out_set import write_held_out
 
-TEXTOF_BUG = "python:tests.variants:textof_mixes_in_tool_names"
+TEXTOF_BUG = "python:tests.support.variants:textof_mixes_in_tool_names"
 
 
 def test_held_out_cases_join_their_lab_and_are_all_held_out(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import sys
 from conformance.adapters.settings import ImplSettings
 from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import parse_rubric
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 LEAKER = f"cmd:{sys.executable} {REPO / 'tests' / 'fakes' / 'misbehaving.py'} leak-on:*"
 

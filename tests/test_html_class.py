@@ -1,6 +1,6 @@
-"""``grade-batch --html`` on the session's graded class (``tests/graded_class.py``), checked as files and in a browser.
+"""``grade-batch --html`` on the session's graded class (``tests/support/graded_class.py``), checked as files and in a browser.
 
-The class (``tests/grading_batch.py``) has correct copies, one submission per known bug,
+The class (``tests/support/grading_batch.py``) has correct copies, one submission per known bug,
 and misbehaving ones (a failed build, hangs, a crash, no project). The site must show each
 bug as a failure group of its student, highlight the first differing event of every trace,
 and load in headless Chromium (Debian's ``chromium``, driven by Playwright, never a
@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from conformance.html.layout import anchor
-from tests.conftest import REPO
-from tests.graded_class import GradedClass
-from tests.grading_batch import BROKEN
+from tests.support.graded_class import GradedClass
+from tests.support.grading_batch import BROKEN
+from tests.support.paths import REPO
 from tests.test_html_pages import check_site, diverged_rows
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed to grade the JavaScript submissions")

@@ -29,7 +29,7 @@ from conformance.html.layout import anchor, slugs
 from conformance.html.matrix_site import ImplRun, write_matrix_site
 from conformance.html.run_site import write_run_site
 from conformance.html.svg import bins, histogram
-from tests.variants import VARIANTS
+from tests.support.variants import VARIANTS
 
 EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 BY_NAME = {variant.name: variant for variant in VARIANTS}
@@ -60,7 +60,7 @@ def context() -> GradingContext:
 @pytest.fixture(scope="module")
 def results(context: GradingContext) -> list[SubmissionResult]:
     missing = [name for name in CLASS if name not in BY_NAME]
-    assert not missing, f"tests/variants.py has no variant {missing}"
+    assert not missing, f"tests/support/variants.py has no variant {missing}"
     graded = [_grade("correct", reference_adapter(), context)]
     graded += [_grade(name, BindingAdapter(BY_NAME[name].binding, name=name), context) for name in CLASS]
     graded.append(_grade(EVIL, BindingAdapter(_evil_binding(), name="evil"), context))

@@ -13,7 +13,7 @@ import pytest
 
 from conformance.cli import main
 from conformance.grading.batch import impl_for
-from tests.batch_helpers import RUBRIC, cli, make_class
+from tests.support.batch_helpers import RUBRIC, cli, make_class
 
 
 def _refused(result: object, *needles: str) -> None:

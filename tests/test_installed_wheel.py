@@ -19,8 +19,8 @@ import pytest
 
 from conformance.adapters.sandbox import probe
 from conformance.loader import load_suite
-from tests.course_projects import monorepo, single_package
-from tests.js_variants import REPO
+from tests.support.course_projects import monorepo, single_package
+from tests.support.paths import REPO
 
 #: Every bundled course case (a new case must not break these tests).
 ALL = len(load_suite().cases)

@@ -19,7 +19,7 @@ from conformance.adapters.resolve import resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.execution import run_case
 from conformance.loader import Suite
-from tests.grading_batch import patched_copy
+from tests.support.grading_batch import patched_copy
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed for pi-course: projects and is not installed")
 

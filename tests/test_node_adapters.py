@@ -19,7 +19,7 @@ from conformance.adapters.pi_course import NODE_ADAPTER as PI_COURSE_ADAPTER
 from conformance.adapters.pi_course import modules_dir
 from conformance.jsontypes import JsonObject
 from conformance.profiles import COURSE, PI_AI_1, Profile
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="Node.js 18+ is needed for the Node.js adapters and is not installed")
@@ -45,7 +45,7 @@ def fake_pi_ai(tmp_path: Path) -> Path:
 
 def adapters(fake_pi_ai: Path) -> dict[str, tuple[Path, Path, Profile]]:
     return {
-        "course": (PI_COURSE_ADAPTER, modules_dir(REPO / "tests" / "js" / "course-correct"), COURSE),
+        "course": (PI_COURSE_ADAPTER, modules_dir(REPO / "tests" / "support" / "js" / "course-correct"), COURSE),
         "pi-ai-1": (PI_AI_ADAPTER, fake_pi_ai, PI_AI_1),
     }
 

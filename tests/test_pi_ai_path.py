@@ -13,7 +13,7 @@ from conformance.authoring import lint as lint_module
 from conformance.authoring import next_steps
 from conformance.authoring.lint import lint
 from conformance.profiles import mismatch_message
-from tests.cli_runner import cli
+from tests.support.cli_runner import cli
 from tests.test_authoring_support import DEFAULT_PICKS, run_fixtures, scratch
 
 PLAYBACK = "pi-ai-1/faux-playback.yaml"

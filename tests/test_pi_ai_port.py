@@ -23,7 +23,7 @@ from conformance.execution import Outcome, run_case
 from conformance.loader import Suite, load_suite
 from examples.pi_ai_port import event_stream, faux, js_text
 from examples.pi_ai_port.conformance import ADAPTER
-from tests.cli_runner import cli
+from tests.support.cli_runner import cli
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from conformance.adapters.settings import ImplSettings
 from conformance.cases import Case
 from conformance.execution import run_case
 from conformance.loader import Suite, load_suite
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 NODE = shutil.which("node")
 BUN = shutil.which("bun")
@@ -151,7 +151,7 @@ def test_the_pi_ai_adapter_runs_under_bun(tmp_path: Path, content_text_cases: li
 @needs_bun
 def test_the_course_adapter_runs_under_bun_through_cmd() -> None:
     adapter_file = REPO / "conformance" / "adapters" / "node" / "pi_course_adapter.mjs"
-    modules = modules_dir(REPO / "tests" / "js" / "course-correct")
+    modules = modules_dir(REPO / "tests" / "support" / "js" / "course-correct")
     suite = load_suite()
     cases = [case for case in suite.cases if case.operation in ("text_of", "event_stream", "scripted_model")][:60]
     failed = statuses(f"cmd:{BUN} {adapter_file} {modules}", cases)

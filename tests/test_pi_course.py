@@ -1,6 +1,6 @@
 """pi-course: the project's JavaScript course implementation passes, and each broken variant fails right.
 
-tests/js/variants.json says, for every folder under tests/js, which case must fail with
+tests/support/js/variants.json says, for every folder under tests/support/js, which case must fail with
 which message and, per lab, how many cases at least fail or are skipped (every other case
 passes; lab sizes come from the fixtures).
 """
@@ -20,9 +20,9 @@ from conformance.adapters.pi_course import modules_dir, pi_course_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.execution import Outcome, run_case
 from conformance.loader import Suite
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
-JS = REPO / "tests" / "js"
+JS = REPO / "tests" / "support" / "js"
 EXPECTATIONS: dict[str, dict[str, object]] = {
     name: value for name, value in json.loads((JS / "variants.json").read_text(encoding="utf-8")).items() if not name.startswith("_")
 }

@@ -13,9 +13,9 @@ import pytest
 
 from conformance.adapters.kinds import parse_impl
 from conformance.adapters.pi_course import CourseLayoutError, split_runtime, with_runtime
-from tests.cli_runner import cli
-from tests.conftest import REPO
-from tests.course_projects import monorepo
+from tests.support.cli_runner import cli
+from tests.support.course_projects import monorepo
+from tests.support.paths import REPO
 
 BUN = shutil.which("bun")
 needs_bun = pytest.mark.skipif(BUN is None, reason="needs bun on PATH (npm install --prefix DIR bun; DIR/node_modules/.bin on PATH)")

@@ -25,8 +25,8 @@ from conformance.fuzz import private
 from conformance.grading.rubric import Rubric, load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
 from conformance.loader import load_suite
-from tests.cli_runner import cli
-from tests.fakes.lookup_table import LookupTable, record
+from tests.support.cli_runner import cli
+from tests.support.fakes.lookup_table import LookupTable, record
 
 SECRET = "staff only: tests/test_private_set.py"
 

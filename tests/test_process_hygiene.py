@@ -25,9 +25,9 @@ from conformance.adapters.sandbox import probe
 from conformance.adapters.settings import ImplSettings
 from conformance.execution import run_case
 from conformance.loader import Suite
-from tests.attack_projects import append_to_module, copy_project, kill_leftovers, new_marker, spawn_child_js, wait_until_gone
-from tests.cli_runner import cli
-from tests.conftest import REPO
+from tests.support.attack_projects import append_to_module, copy_project, kill_leftovers, new_marker, spawn_child_js, wait_until_gone
+from tests.support.cli_runner import cli
+from tests.support.paths import REPO
 
 SERVER = ["-m", "conformance.server", "--impl", "reference"]
 NODE = shutil.which("node")
@@ -102,7 +102,7 @@ def test_a_hung_program_with_a_stray_child_times_out_promptly_and_restarts(sandb
 
 def grade_cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     # --no-build: the stray children start when a compiled module loads, which a build never does.
-    # The strays inherit the program's pipes, not the grader's: a CLI forked by tests.cli_runner will do.
+    # The strays inherit the program's pipes, not the grader's: a CLI forked by tests.support.cli_runner will do.
     return cli("grade", "--no-build", *args, timeout=timeout)
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from conformance.adapters.process import SUPERVISOR
-from tests.attack_projects import kill_leftovers, new_marker, running_with, wait_until_gone
+from tests.support.attack_projects import kill_leftovers, new_marker, running_with, wait_until_gone
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the supervisor uses Linux's child subreaper and /proc")
 

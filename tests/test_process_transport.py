@@ -16,10 +16,10 @@ from conformance.adapters.process import ProcessAdapter, ProcessOptions
 from conformance.adapters.reference import create as reference_adapter
 from conformance.execution import Outcome, run_case
 from conformance.loader import Suite
-from tests.conftest import REPO
-from tests.variants import VARIANTS
+from tests.support.paths import REPO
+from tests.support.variants import VARIANTS
 
-FAKE = str(REPO / "tests" / "fakes" / "misbehaving.py")
+FAKE = str(REPO / "tests" / "support" / "fakes" / "misbehaving.py")
 
 
 def fake(*modes: str, **options: float) -> ProcessAdapter:
@@ -56,7 +56,7 @@ def test_reference_over_the_protocol_matches_in_process(suite: Suite, closing: l
 @pytest.mark.parametrize("variant", VARIANTS[:4] + VARIANTS[9:12], ids=lambda v: v.name)
 def test_broken_variant_fails_identically_over_the_protocol(variant: object, suite: Suite, closing: list[Adapter]) -> None:
     name = variant.name  # type: ignore[attr-defined]
-    closing.append(remote := served(f"python:tests.variants:{name.replace('-', '_')}"))
+    closing.append(remote := served(f"python:tests.support.variants:{name.replace('-', '_')}"))
     labs = {variant.lab}  # type: ignore[attr-defined]
     ids = [case.id for case in suite.cases if case.lab in labs]
     local = run_all(BindingAdapter(variant.binding, name=name), suite, ids)  # type: ignore[attr-defined]

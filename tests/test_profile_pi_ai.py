@@ -25,8 +25,8 @@ from conformance.clauses import load_profile_clauses
 from conformance.execution import run_case
 from conformance.loader import Suite, load_suite
 from conformance.profiles import PI_AI_1, get_profile
-from tests.cli_runner import cli
-from tests.conftest import REPO
+from tests.support.cli_runner import cli
+from tests.support.paths import REPO
 
 VERSION = "1.6.0"
 CACHE = REPO / ".cache" / f"pi-ai-{VERSION}"
@@ -145,7 +145,7 @@ def test_the_course_project_states_its_profile_in_the_handshake(pi_ai_suite: Sui
         pytest.skip("Node.js is needed for the pi-course: transport")
     from conformance.adapters.pi_course import pi_course_adapter
 
-    adapter = pi_course_adapter(str(REPO / "tests" / "js" / "course-correct"), ImplSettings())
+    adapter = pi_course_adapter(str(REPO / "tests" / "support" / "js" / "course-correct"), ImplSettings())
     try:
         outcome = run_case(adapter, pi_ai_suite.cases[0])
     finally:
@@ -219,7 +219,7 @@ def test_profile_names_are_checked() -> None:
 
 
 def test_a_python_port_plugs_in_through_the_binding_hooks(pi_ai_suite: Suite, suite: Suite) -> None:
-    from tests.pi_ai_port import ADAPTER
+    from tests.support.pi_ai_port import ADAPTER
 
     outcomes = {case.id: run_case(ADAPTER, case) for case in pi_ai_suite.cases}
     areas = {case.id: case.features[0] for case in pi_ai_suite.cases}

@@ -21,10 +21,10 @@ import pytest
 from conformance.adapters import limits, sandbox
 from conformance.adapters.limits import MIB, CgroupSupport, Limits, describe, detect_from, empty_and_remove, supervisor_flags
 from conformance.adapters.process import SUPERVISOR
-from tests.attack_projects import CORRECT, append_to_module
-from tests.batch_helpers import cli_env, rows
-from tests.conftest import REPO
-from tests.grading_batch import patched_copy
+from tests.support.attack_projects import CORRECT, append_to_module
+from tests.support.batch_helpers import cli_env, rows
+from tests.support.grading_batch import patched_copy
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="resource limits use Linux cgroups, rlimits and /proc")
 

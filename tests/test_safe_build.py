@@ -23,9 +23,9 @@ from conformance.adapters.pi_course import NotACourseProject, build, check_cours
 from conformance.adapters.resolve import ImplSpecError, resolve_adapter
 from conformance.adapters.sandbox import probe
 from conformance.adapters.settings import ImplSettings
-from tests.attack_projects import MODULES, copy_project
-from tests.cli_runner import cli
-from tests.grading_batch import FAST_TSC_OPTIONS
+from tests.support.attack_projects import MODULES, copy_project
+from tests.support.cli_runner import cli
+from tests.support.grading_batch import FAST_TSC_OPTIONS
 
 NPM = shutil.which("npm")
 pytestmark = pytest.mark.skipif(NPM is None or shutil.which("node") is None, reason="Node.js and npm are needed for builds")

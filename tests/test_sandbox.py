@@ -23,7 +23,7 @@ from conformance.adapters.pi_course import NODE_ADAPTER, pi_course_adapter
 from conformance.adapters.resolve import resolve_adapter
 from conformance.adapters.sandbox import Sandbox, bwrap_command, choose_isolation, command_sandbox, probe
 from conformance.adapters.settings import ImplSettings
-from tests.attack_projects import (
+from tests.support.attack_projects import (
     append_to_module,
     copy_project,
     empty_project,
@@ -33,9 +33,9 @@ from tests.attack_projects import (
     spawn_child_js,
     wait_until_gone,
 )
-from tests.cli_runner import cli, cli_env
-from tests.conftest import REPO
-from tests.sandbox_attacks import classmate_reexport, fixture_forger, output_rewriter, reference_proxy
+from tests.support.cli_runner import cli, cli_env
+from tests.support.paths import REPO
+from tests.support.sandbox_attacks import classmate_reexport, fixture_forger, output_rewriter, reference_proxy
 from tests.test_process_hygiene import needs_node
 
 WHY_NOT = probe()
@@ -84,7 +84,7 @@ def marker() -> Iterator[str]:
 @needs_bwrap
 def test_auto_picks_bwrap_here_and_adapters_say_so() -> None:
     assert choose_isolation("auto") == "bwrap"
-    adapter = pi_course_adapter(str(REPO / "tests" / "js" / "course-correct"), ImplSettings())
+    adapter = pi_course_adapter(str(REPO / "tests" / "support" / "js" / "course-correct"), ImplSettings())
     try:
         assert adapter.isolation == "bwrap"
     finally:

@@ -11,8 +11,8 @@ from conformance.adapters.resolve import ImplSpecError, resolve_adapter, untrust
 from conformance.adapters.settings import ImplSettings
 from conformance.execution import run_case
 from conformance.loader import Suite
-from tests.cli_runner import cli
-from tests.conftest import REPO
+from tests.support.cli_runner import cli
+from tests.support.paths import REPO
 
 
 def test_auto_falls_back_loudly_and_bwrap_refuses_when_bwrap_cannot_run(
@@ -38,7 +38,10 @@ def test_python_submissions_need_trust() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [["grade", "--impl", "python:tests.variants:textof_mixes_in_tool_names"], ["grade-batch", "tests", "--impl-template", "python:{name}"]],
+    [
+        ["grade", "--impl", "python:tests.support.variants:textof_mixes_in_tool_names"],
+        ["grade-batch", "tests", "--impl-template", "python:{name}"],
+    ],
     ids=["grade", "grade-batch"],
 )
 def test_grade_refuses_python_without_trust_python(command: list[str]) -> None:
@@ -62,7 +65,7 @@ def test_grade_refuses_python_without_trust_python(command: list[str]) -> None:
     ids=["cpu", "memory"],
 )
 def test_limits_hold_inside_the_sandbox_and_are_reported_the_same(mode: str, limits: dict[str, int], fragment: str, suite: Suite) -> None:
-    fake = REPO / "tests" / "fakes" / "misbehaving.py"
+    fake = REPO / "tests" / "support" / "fakes" / "misbehaving.py"
     settings = ImplSettings(env={"PYTHONPATH": str(REPO)}, sandbox="bwrap", **limits)  # type: ignore[arg-type]
     adapter = resolve_adapter(f"cmd:{sys.executable} {fake} {mode}", settings)
     assert adapter.isolation == "bwrap"

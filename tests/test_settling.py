@@ -12,10 +12,10 @@ from conformance.adapters.pi_course import pi_course_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.execution import run_case
 from conformance.loader import Suite
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js on PATH")
-CORRECT = REPO / "tests" / "js" / "course-correct"
+CORRECT = REPO / "tests" / "support" / "js" / "course-correct"
 MODEL = Path("packages/pi-course/dist/src/scripted-model.js")
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conformance.grading.shard import ShardError, auto_shard, resolve_shard, select_shard
-from tests.batch_helpers import cli
+from tests.support.batch_helpers import cli
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.batch_helpers import cli, cli_env, make_class, rows
-from tests.conftest import REPO
+from tests.support.batch_helpers import cli, cli_env, make_class, rows
+from tests.support.paths import REPO
 
 SCHEDULERS = {
     "kubernetes-indexed-job": lambda index: {"JOB_COMPLETION_INDEX": str(index), "PI_SHARD_COUNT": "2"},

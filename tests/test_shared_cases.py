@@ -14,8 +14,8 @@ from conformance.authoring.regen import RegenRefused, regenerate
 from conformance.clauses import load_profile_clauses
 from conformance.loader import load_suite
 from conformance.profiles import COURSE, PI_AI_1
-from tests.cli_runner import cli
-from tests.conftest import REPO
+from tests.support.cli_runner import cli
+from tests.support.paths import REPO
 from tests.test_profile_pi_ai import _install
 
 HEADER = "# yaml-language-server: $schema=https://pi-conformance.dev/schemas/shared-fixture-file.schema.json\n"

@@ -15,8 +15,8 @@ import pytest
 from conformance.cli import build_parser, main
 from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, process_settings
 from conformance.commands.run import pytest_arguments
-from tests.cli_runner import cli_env
-from tests.js_variants import REPO
+from tests.support.cli_runner import cli_env
+from tests.support.paths import REPO
 
 #: Each command and what it needs besides the options under test.
 COMMANDS = {

@@ -1,6 +1,6 @@
 """Student text reaches no report, terminal, spreadsheet or XML file as anything but inert text.
 
-Drills of issue 23 (item 3): a ``cmd:`` program (``tests/fakes/hostile_text.py``) answers with
+Drills of issue 23 (item 3): a ``cmd:`` program (``tests/support/fakes/hostile_text.py``) answers with
 a lone surrogate, terminal escape sequences, Markdown that forges a heading and a total, and
 characters XML cannot hold; a batch holds folders named like spreadsheet formulas. Each is
 graded as a user would, and what comes out is read back the way its consumer reads it.
@@ -22,11 +22,11 @@ from conformance.adapters.settings import ImplSettings
 from conformance.grading.gradebook import read_gradebook
 from conformance.grading.grader import planned_isolation
 from conformance.grading.progress import Progress
-from tests.batch_helpers import RUBRIC
-from tests.cli_runner import cli
-from tests.conftest import REPO
+from tests.support.batch_helpers import RUBRIC
+from tests.support.cli_runner import cli
+from tests.support.paths import REPO
 
-FAKE = REPO / "tests" / "fakes" / "hostile_text.py"
+FAKE = REPO / "tests" / "support" / "fakes" / "hostile_text.py"
 REPORTS = ("markdown", "junit", "json", "gradescope")
 #: ESC, BEL, the 8-bit CSI and a carriage return that is not part of a CRLF: none may be printed.
 RAW_CONTROLS = re.compile("[\x1b\x07\x9b\x00\x7f]|\r(?!\n)")

@@ -10,8 +10,8 @@ from conformance.adapters.resolve import resolve_adapter
 from conformance.authoring.suspect import is_reference, reference_failures
 from conformance.clauses import load_clauses
 from conformance.loader import load_suite
-from tests.cli_runner import cli
 from tests.conftest import stop_if_the_reference_fails_a_case
+from tests.support.cli_runner import cli
 from tests.test_authoring_support import scratch
 
 EXHAUSTION = "ch04/exhaustion.yaml"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conformance import toolchain
-from tests.cli_runner import cli
+from tests.support.cli_runner import cli
 
 
 def fake_npm(folder: Path, script: str) -> str:

@@ -1,7 +1,7 @@
 """A protocol server that serves the reference, but puts hostile text into what it says.
 
-Usage: python tests/fakes/hostile_text.py MODE [SIZE]
-       python tests/fakes/hostile_text.py FOLDER     (a batch's submission: its ``mode`` file holds ``MODE [SIZE]``)
+Usage: python tests/support/fakes/hostile_text.py MODE [SIZE]
+       python tests/support/fakes/hostile_text.py FOLDER     (a batch's submission: its ``mode`` file holds ``MODE [SIZE]``)
 Modes (each applies to every operation; the handshake and ``stop`` stay correct):
   big-wrong-type   the observation's value is an object holding a SIZE-character string
                    (the observation schema fails, and its error would quote the whole value)
@@ -24,7 +24,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from conformance.adapters.reference import create
 from conformance.server import answer

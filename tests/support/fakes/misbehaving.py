@@ -1,6 +1,6 @@
 """A protocol server that serves the reference, except where told to misbehave.
 
-Usage: python tests/fakes/misbehaving.py MODE [MODE ...]
+Usage: python tests/support/fakes/misbehaving.py MODE [MODE ...]
 Modes (OP is an operation name, or * for every operation):
   crash-on:OP  hang-on:OP  spin-on:OP  alloc-on:OP  garbage-on:OP  wrong-seq-on:OP  bad-schema-on:OP  huge-on:OP
   not-implemented-on:OP  threw-on:OP  leak-on:OP (throws with every input seen so far)  banner  exit-immediately  hang-on-hello  slow-hello
@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from conformance.adapters.reference import create
 from conformance.server import answer

@@ -1,6 +1,6 @@
 """Attribution laundering: course projects that try to earn lab 4 points with junk lab 4 code.
 
-Each is a copy of ``tests/js/course-correct`` whose ScriptedModel plays nothing (it
+Each is a copy of ``tests/support/js/course-correct`` whose ScriptedModel plays nothing (it
 records requests, then ends every stream without an event, so ``result()`` stays pending).
 No lab 4 case can pass. The cheats then try to have those failures excused as "because of
 an earlier lab", so that lab 4 keeps its points:
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.attack_projects import MODULES, copy_project
+from tests.support.attack_projects import MODULES, copy_project
 
 #: A ScriptedModel that stores requests correctly and plays nothing at all.
 JUNK_MODEL = """\

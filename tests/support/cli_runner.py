@@ -1,6 +1,6 @@
 """Running ``pi-conformance`` in a process of its own, as a user would: one helper for every test that does.
 
-Each call is a new process, forked by :mod:`tests.cli_zygote`, a server that has already imported
+Each call is a new process, forked by :mod:`tests.support.cli_zygote`, a server that has already imported
 the command line and its heavy dependencies (pytest, jsonschema, yaml). The command still starts
 from a clean slate, with the test's arguments, environment, working folder and ``PYTHONPATH``; what
 it skips is interpreter start-up and about 0.2 s of imports, paid once per test worker instead of
@@ -20,7 +20,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from tests.js_variants import REPO
+from tests.support.paths import REPO
 
 # A reply comes this long after the command's own timeout, or the server is taken for dead.
 _REPLY_GRACE_S = 30
@@ -59,7 +59,7 @@ def _take_server() -> subprocess.Popen[str]:
             server = _idle.pop()
             if server.poll() is None:
                 return server
-    command = [sys.executable, "-m", "tests.cli_zygote"]
+    command = [sys.executable, "-m", "tests.support.cli_zygote"]
     return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=REPO, env=cli_env(), text=True, encoding="utf-8")
 
 

@@ -11,8 +11,8 @@ import csv
 import sys
 from pathlib import Path
 
-from tests.cli_runner import cli, cli_env
-from tests.conftest import REPO
+from tests.support.cli_runner import cli, cli_env
+from tests.support.paths import REPO
 
 __all__ = ["KILL_ONCE", "RUBRIC", "SCRIPT", "cli", "cli_env", "make_class", "rows"]
 

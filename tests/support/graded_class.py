@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.cli_runner import cli
-from tests.grading_batch import Expected, make_batch
+from tests.support.cli_runner import cli
+from tests.support.grading_batch import Expected, make_batch
 
 #: Identical correct copies in the class: enough to show that equal work grades equally.
 CORRECT_COPIES = 3

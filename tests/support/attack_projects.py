@@ -1,4 +1,4 @@
-"""Hostile student projects, generated at test time from ``tests/js/course-correct``.
+"""Hostile student projects, generated at test time from ``tests/support/js/course-correct``.
 
 Each helper copies the correct project into a folder and adds a few lines of JavaScript to
 one of its compiled modules, the way a student (or an accident) would. Processes that the
@@ -16,9 +16,9 @@ import signal
 import time
 from pathlib import Path
 
-from tests.conftest import REPO
+from tests.support.paths import REPO
 
-CORRECT = REPO / "tests" / "js" / "course-correct"
+CORRECT = REPO / "tests" / "support" / "js" / "course-correct"
 MODULES = Path("packages") / "pi-course" / "dist" / "src"
 
 

@@ -1,4 +1,4 @@
-"""Generate a class of submissions from the JavaScript test projects under ``tests/js``.
+"""Generate a class of submissions from the JavaScript test projects under ``tests/support/js``.
 
 Used by ``tests/test_grading_batch.py`` and ``bench/batch_grading.py``. Unchanged projects
 are symlinked (cheap); the misbehaving ones (hanging, crashing, empty) are copies of
@@ -12,10 +12,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.js_variants import ensure_generated
+from tests.support.js_variants import ensure_generated
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
-JS = REPO / "tests" / "js"
+JS = REPO / "tests" / "support" / "js"
 CORRECT = JS / "course-correct"
 DIST = Path("packages/pi-course/dist/src")
 
@@ -98,7 +98,7 @@ def _write_skeleton(target: Path) -> None:
 
 def make_batch(root: Path, correct_copies: int = 5) -> dict[str, Expected]:
     """Fill ``root`` with submissions; what each must grade to, by folder name."""
-    ensure_generated()  # the broken variants are linked from tests/js/variants
+    ensure_generated()  # the broken variants are linked from tests/support/js/variants
     root.mkdir(parents=True, exist_ok=True)
     expected: dict[str, Expected] = {}
     for index in range(1, correct_copies + 1):

@@ -1,5 +1,5 @@
 // Chapter 03: the message IR, its constructors, text projection and system replay.
-// A typed port of tests/js/course-correct (IR-*, SYS-*), with the chapter's interfaces.
+// A typed port of tests/support/js/course-correct (IR-*, SYS-*), with the chapter's interfaces.
 
 /** A text content block. */
 export interface TextContent {

@@ -496,6 +496,6 @@ VARIANTS: list[Variant] = [
     ),
 ]
 
-# Each variant's binding is also reachable as --impl python:tests.variants:<name_with_underscores>.
+# Each variant's binding is also reachable as --impl python:tests.support.variants:<name_with_underscores>.
 for _variant in VARIANTS:
     globals()[_variant.name.replace("-", "_")] = _variant.binding

@@ -1,6 +1,6 @@
-"""The course repository's two shapes, materialised from ``tests/js/course-ts`` for tests.
+"""The course repository's two shapes, materialised from ``tests/support/js/course-ts`` for tests.
 
-``tests/js/course-ts`` mirrors the real course repository: a TypeScript monorepo whose root
+``tests/support/js/course-ts`` mirrors the real course repository: a TypeScript monorepo whose root
 ``package.json`` has the ``workspaces`` and the only devDependencies (``typescript`` and
 ``@types/node``), and ``packages/pi-course`` whose ``tsconfig.json`` asks for
 ``"types": ["node"]``. A student may submit either the whole monorepo or just the package;

@@ -1,6 +1,6 @@
-"""The broken JavaScript course projects under ``tests/js/variants`` are generated, not tracked.
+"""The broken JavaScript course projects under ``tests/support/js/variants`` are generated, not tracked.
 
-``tests/js/make_variants.mjs`` derives each from ``tests/js/course-correct`` with one
+``tests/support/js/make_variants.mjs`` derives each from ``tests/support/js/course-correct`` with one
 textual patch; committing the 13 copies would only duplicate that project.
 """
 
@@ -10,13 +10,14 @@ import shutil
 import subprocess
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-JS = REPO / "tests" / "js"
+from tests.support.paths import REPO
+
+JS = REPO / "tests" / "support" / "js"
 VARIANTS = JS / "variants"
 
 
 def ensure_generated() -> Path:
-    """Generate (or refresh) ``tests/js/variants``; a no-op without Node.js, whose tests skip anyway."""
+    """Generate (or refresh) ``tests/support/js/variants``; a no-op without Node.js, whose tests skip anyway."""
     node = shutil.which("node")
     if node is None:
         return VARIANTS

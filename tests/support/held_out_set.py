@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.js_variants import REPO
+from tests.support.paths import REPO
 
 #: The public file the held-out cases are copied from, and the prefix of their new ids.
 SOURCE = REPO / "fixtures" / "ch03" / "text-of.yaml"

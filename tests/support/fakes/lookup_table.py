@@ -6,7 +6,7 @@ without their expectations). A request whose inputs are in the table gets the re
 answer; any other gets junk. Against the public fixtures it passes everything; against
 inputs it has never seen, nothing.
 
-``pi-conformance run --impl python:tests.fakes.lookup_table:create`` runs it as a submission.
+``pi-conformance run --impl python:tests.support.fakes.lookup_table:create`` runs it as a submission.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A server that forks one ``pi-conformance`` process per request, with the heavy imports already done.
 
-Started by :mod:`tests.cli_runner` as ``python -m tests.cli_zygote``. Each request is a JSON line
+Started by :mod:`tests.support.cli_runner` as ``python -m tests.support.cli_zygote``. Each request is a JSON line
 on stdin (``args``, ``env``, ``cwd``, ``stdout``, ``stderr``, ``timeout``); the server forks, the
 child becomes ``python -m conformance.cli ARGS`` (environment, working folder, ``PYTHONPATH``,
 output files) and the server answers with a JSON line: ``{"returncode": N}`` (minus the signal
