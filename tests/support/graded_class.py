@@ -1,6 +1,6 @@
 """One class of JavaScript submissions, graded once per session and read by several test modules.
 
-``tests/test_grading_batch.py`` checks its gradebook and report folders, ``tests/test_html_class.py``
+``tests/farm/test_grading_batch.py`` checks its gradebook and report folders, ``tests/reports/test_html_class.py``
 its HTML site. Grading the class is the most expensive thing the tests do (every submission is
 built, the hanging ones are retried case by case), so it is done once, with everything both
 need: ``grade-batch --jobs 2 --timeout 0.5 --out OUT --html SITE``.

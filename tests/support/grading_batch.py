@@ -1,6 +1,6 @@
 """Generate a class of submissions from the JavaScript test projects under ``tests/support/js``.
 
-Used by ``tests/test_grading_batch.py`` and ``bench/batch_grading.py``. Unchanged projects
+Used by ``tests/farm/test_grading_batch.py`` and ``bench/batch_grading.py``. Unchanged projects
 are symlinked (cheap); the misbehaving ones (hanging, crashing, empty) are copies of
 ``course-correct`` with one textual patch, checked to apply exactly once.
 """

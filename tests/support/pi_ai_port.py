@@ -1,6 +1,6 @@
 """A partial binding of examples/pi_ai_port: its text and system-replay helpers only, to check what the binding skips.
 
-The whole port passes every pi-ai-1 case (tests/test_pi_ai_port.py); this cut of it binds no
+The whole port passes every pi-ai-1 case (tests/examples/test_pi_ai_port.py); this cut of it binds no
 faux constructors, event streams or faux provider, so those cases are skipped with the name
 that is missing.
 """

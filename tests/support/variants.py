@@ -1,7 +1,7 @@
 """Deliberately broken variants of the reference, each with one bug a student could write.
 
 Each variant is a binding (see ``conformance.adapters.binding``) that is the reference
-with one function or class replaced. ``tests/test_broken_variants.py`` proves that the
+with one function or class replaced. ``tests/judging/test_broken_variants.py`` proves that the
 suite catches every one of them with a message that points at the bug.
 """
 
