@@ -7,11 +7,9 @@ passes; lab sizes come from the fixtures).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -20,12 +18,10 @@ from conformance.adapters.pi_course import modules_dir, pi_course_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.execution import Outcome, run_case
 from conformance.loader import Suite
+from tests.support.js_variants import JS
 from tests.support.paths import REPO
+from tests.support.variant_expectations import EXPECTATIONS, outcome_problems
 
-JS = REPO / "tests" / "support" / "js"
-EXPECTATIONS: dict[str, dict[str, object]] = {
-    name: value for name, value in json.loads((JS / "variants.json").read_text(encoding="utf-8")).items() if not name.startswith("_")
-}
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="Node.js 18+ is needed for the pi-course: transport and is not installed")
 
@@ -36,40 +32,6 @@ def grade(folder: str, suite: Suite, build: bool = False) -> dict[str, Outcome]:
         return {case.id: run_case(adapter, case) for case in suite.cases}
     finally:
         adapter.close()
-
-
-def per_lab(results: dict[str, Outcome], suite: Suite) -> dict[str, dict[str, int]]:
-    labs = {case.id: case.lab for case in suite.cases}
-    counts: dict[str, Counter[str]] = {}
-    for case_id, outcome in results.items():
-        counts.setdefault(labs[case_id], Counter())[outcome.status] += 1
-    return {lab: dict(counter) for lab, counter in sorted(counts.items())}
-
-
-def outcome_problems(expected: dict[str, dict[str, int | str]], results: dict[str, Outcome], suite: Suite) -> list[str]:
-    """How measured per-lab counts differ from a variants.json entry (lab sizes come from ``suite``).
-
-    A listed status needs at least its measured count (``"all"``: every case of the lab); a
-    status not listed needs none, except ``passed``, which takes every case left.
-    """
-    measured = per_lab(results, suite)
-    sizes = Counter(case.lab for case in suite.cases)
-    problems: list[str] = []
-    for lab, size in sorted(sizes.items()):
-        wanted = expected.get(lab, {})
-        got = measured.get(lab, {})
-        for status, count in got.items():
-            if status == "passed":
-                continue
-            minimum = wanted.get(status)
-            if minimum is None:
-                problems.append(f"lab {lab}: {count} {status}, expected none")
-            elif (size if minimum == "all" else int(minimum)) > count:
-                problems.append(f"lab {lab}: {count} {status}, expected at least {minimum} (of {size})")
-        for status, minimum in wanted.items():
-            if status not in got:
-                problems.append(f"lab {lab}: no case {status}, expected {minimum}")
-    return problems
 
 
 @pytest.mark.parametrize("folder", [name for name, spec in EXPECTATIONS.items() if not spec.get("build_fails")])

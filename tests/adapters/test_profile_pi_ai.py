@@ -7,9 +7,7 @@ are skipped with the reason.
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -18,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters.pi_ai import PiAiLayoutError, package_folder, pi_ai_adapter
+from conformance.adapters.pi_ai import PiAiLayoutError, pi_ai_adapter
 from conformance.adapters.reference import create as reference_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.clauses import load_profile_clauses
@@ -26,55 +24,17 @@ from conformance.execution import run_case
 from conformance.loader import Suite, load_suite
 from conformance.profiles import PI_AI_1, get_profile
 from tests.support.cli_runner import cli
+from tests.support.handshake_program import HANDSHAKE_PROGRAM
 from tests.support.paths import REPO
+from tests.support.pi_ai_package import VERSION, install_pi_ai
 
-VERSION = "1.6.0"
-CACHE = REPO / ".cache" / f"pi-ai-{VERSION}"
 # Per area: the cases issue 13 asked for, at least 120 in all.
 MINIMUM_PER_AREA = {"messages": 25, "system-replay": 25, "event-streams": 20, "faux-provider": 35}
 
 
-def _install() -> Path:
-    """The installed package's folder, installing it first when needed; skips with the reason."""
-    given = os.environ.get("PI_AI_PACKAGE_DIR")
-    if given:
-        return package_folder(Path(given))
-    CACHE.parent.mkdir(parents=True, exist_ok=True)
-    # Two pytest-xdist workers can get here at once: one installs, the other waits, then finds it
-    # (two npm installs into one folder fail, and a half-written install looks installed).
-    with (CACHE.parent / f"pi-ai-{VERSION}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            return package_folder(CACHE)
-        except PiAiLayoutError:
-            pass
-        # Installed aside, then renamed into place: an install cut short (Ctrl-C, a full disk)
-        # never leaves a folder that looks installed.
-        partial = CACHE.with_name(CACHE.name + ".partial")
-        for folder in (CACHE, partial):
-            shutil.rmtree(folder, ignore_errors=True)
-        _npm_install(partial)
-        partial.rename(CACHE)
-        return package_folder(CACHE)
-
-
-def _npm_install(prefix: Path) -> None:
-    npm, node = shutil.which("npm"), shutil.which("node")
-    if npm is None or node is None:
-        pytest.skip("Node.js and npm are needed to install @earendil-works/pi-ai and are not on PATH")
-    command = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--loglevel=error", f"@earendil-works/pi-ai@{VERSION}"]
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    except subprocess.TimeoutExpired:
-        pytest.skip(f"npm could not install @earendil-works/pi-ai@{VERSION} within 300 s (is the registry reachable?)")
-    if result.returncode != 0:
-        tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
-        pytest.skip(f"npm could not install @earendil-works/pi-ai@{VERSION} (registry unreachable?): {' / '.join(tail)}")
-
-
 @pytest.fixture(scope="module")
 def pi_ai_package() -> Path:
-    return _install()
+    return install_pi_ai()
 
 
 @pytest.fixture(scope="module")
@@ -235,22 +195,6 @@ def test_a_python_port_plugs_in_through_the_binding_hooks(pi_ai_suite: Suite, su
     # Against the course profile it fails plainly.
     course_outcome = run_case(ADAPTER, suite.cases[0])
     assert course_outcome.status == "failed" and "implements profile 'pi-ai-1'" in course_outcome.message
-
-
-HANDSHAKE_PROGRAM = """
-import json, sys
-for line in sys.stdin:
-    request = json.loads(line)
-    if request["op"] == "hello":
-        name = "saw-" + str(request.get("profile", "nothing"))
-        print(json.dumps({"seq": request["seq"], "ok": True, "protocol": 1, "profile": "course", "implementation": {"name": name}}))
-    elif request["op"] == "stop":
-        print(json.dumps({"seq": request["seq"], "ok": True}))
-        break
-    else:
-        print(json.dumps({"seq": request["seq"], "ok": False, "error": {"kind": "protocol", "message": "never asked"}}))
-    sys.stdout.flush()
-"""
 
 
 def test_the_handshake_carries_the_profile_both_ways(tmp_path: Path, pi_ai_suite: Suite) -> None:

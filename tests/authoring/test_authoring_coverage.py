@@ -10,7 +10,7 @@ import pytest
 from conformance.authoring import coverage
 from conformance.cases import Case
 from conformance.clauses import Clause, load_clauses
-from tests.authoring.test_authoring_support import run_fixtures, scratch
+from tests.support.fixture_scratch import run_fixtures, scratch
 
 
 def test_every_clause_of_the_bundled_fixtures_is_checked(capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,7 +13,7 @@ import yaml
 
 from conformance.authoring.export import LOAD_BUNDLE, ExportRefused, export_bundle
 from conformance.authoring.version import spec_version
-from tests.authoring.test_authoring_support import run_fixtures, scratch
+from tests.support.fixture_scratch import run_fixtures, scratch
 from tests.support.paths import REPO
 
 # Enough to load the bundle: the standard library and PyYAML, nothing of this project.

@@ -10,7 +10,7 @@ import pytest
 from conformance.authoring.lint import SCHEMA_FILE, lint
 from conformance.loader import fixture_files, load_suite
 from conformance.paths import fixtures_dir
-from tests.authoring.test_authoring_support import run_fixtures, scratch
+from tests.support.fixture_scratch import run_fixtures, scratch
 from tests.support.paths import REPO
 
 PROBLEM_LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+): (?P<id>\S+): (?P<message>.+)$")

@@ -15,10 +15,10 @@ from conformance.authoring.lint import lint
 from conformance.clauses import load_clauses
 from conformance.execution import run_case
 from conformance.loader import load_suite
-from tests.adapters.test_pi_course import EXPECTATIONS, outcome_problems
-from tests.authoring.test_authoring_support import run_fixtures
 from tests.support.cli_runner import cli
+from tests.support.fixture_scratch import run_fixtures
 from tests.support.paths import REPO
+from tests.support.variant_expectations import EXPECTATIONS, outcome_problems
 
 
 def bundled_copy(tmp_path: Path) -> Path:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conformance.authoring.lint import lint
-from tests.authoring.test_authoring_support import run_fixtures, scratch
 from tests.support.cli_runner import cli
+from tests.support.fixture_scratch import run_fixtures, scratch
 
 # What an author types over each placeholder of a text_of scaffold (the values come from IR-TEXT-1, IR-TEXT-2).
 FILLED_IN = {

@@ -12,7 +12,7 @@ from conformance.authoring import textedit, yamltext
 from conformance.authoring.lint import lint
 from conformance.execution import run_case
 from conformance.loader import load_suite
-from tests.authoring.test_authoring_support import DEFAULT_PICKS, run_fixtures, scratch
+from tests.support.fixture_scratch import DEFAULT_PICKS, run_fixtures, scratch
 
 TEXT_OF = "text-of-fault-experiment-tool-name-excluded"
 EXHAUST = "sm-exhaust-result-without-consume-resolves"

@@ -15,7 +15,7 @@ from conformance.authoring.problems import Problem
 from conformance.loader import load_suite
 from conformance.paths import schemas_dir
 from conformance.schemas import load_schema, validator
-from tests.authoring.test_authoring_support import DEFAULT_PICKS, scratch
+from tests.support.fixture_scratch import DEFAULT_PICKS, scratch
 
 MULTI = "ch04/multi-turn-and-requests.yaml"
 ABORTS = "ch04/aborts.yaml"

@@ -13,8 +13,8 @@ from conformance.authoring import lint as lint_module
 from conformance.authoring import next_steps
 from conformance.authoring.lint import lint
 from conformance.profiles import mismatch_message
-from tests.authoring.test_authoring_support import DEFAULT_PICKS, run_fixtures, scratch
 from tests.support.cli_runner import cli
+from tests.support.fixture_scratch import DEFAULT_PICKS, run_fixtures, scratch
 
 PLAYBACK = "pi-ai-1/faux-playback.yaml"
 ERRORS = "pi-ai-1/faux-errors.yaml"

@@ -10,9 +10,9 @@ from conformance.adapters.resolve import resolve_adapter
 from conformance.authoring.suspect import is_reference, reference_failures
 from conformance.clauses import load_clauses
 from conformance.loader import load_suite
-from tests.authoring.test_authoring_support import scratch
 from tests.conftest import stop_if_the_reference_fails_a_case
 from tests.support.cli_runner import cli
+from tests.support.fixture_scratch import scratch
 
 EXHAUSTION = "ch04/exhaustion.yaml"
 CASE = "sm-exhaust-empty-script-single-error"

@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 from conformance.loader import load_suite
-from tests.loading.test_loader import GOOD_CASE, HEADER, write
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
+from tests.support.scratch_cases import GOOD_CASE, HEADER, write
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:

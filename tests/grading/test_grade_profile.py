@@ -27,7 +27,8 @@ from conformance.grading.rubric import DEFAULT_RUBRIC, Rubric, RubricError, load
 from conformance.grading.scoring import score
 from conformance.matcher import Divergence
 from conformance.profiles import PI_AI_1
-from tests.adapters.test_profile_pi_ai import HANDSHAKE_PROGRAM, _install
+from tests.support.handshake_program import HANDSHAKE_PROGRAM
+from tests.support.pi_ai_package import install_pi_ai
 
 AREAS = list(PI_AI_1.features)
 EXIT_USAGE = 2
@@ -35,7 +36,7 @@ EXIT_USAGE = 2
 
 @pytest.fixture(scope="module")
 def pi_ai_package() -> Path:
-    return _install()
+    return install_pi_ai()
 
 
 def grade(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

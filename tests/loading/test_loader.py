@@ -8,25 +8,7 @@ from pathlib import Path
 import pytest
 
 from conformance.loader import Suite, load_suite
-
-HEADER = 'chapter: "03"\ntopic: scratch\ncases:\n'
-GOOD_CASE = """\
-  - id: scratch-good
-    lab: "3.1"
-    clauses: [IR-TEXT-1]
-    description: A valid case beside the broken ones.
-    operation: text_of
-    input:
-      message: {role: user, content: [{type: text, text: hi}], timestamp: 1}
-    expect: {value: hi, input_unchanged: true}
-"""
-
-
-def write(folder: Path, name: str, body: str) -> Path:
-    path = folder / "ch03" / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(body), encoding="utf-8")
-    return path
+from tests.support.scratch_cases import GOOD_CASE, HEADER, write
 
 
 def problems(suite: Suite) -> list[str]:

@@ -14,11 +14,11 @@ from conformance.authoring.regen import RegenRefused, regenerate
 from conformance.clauses import load_profile_clauses
 from conformance.loader import load_suite
 from conformance.profiles import COURSE, PI_AI_1
-from tests.adapters.test_profile_pi_ai import _install
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
+from tests.support.pi_ai_package import install_pi_ai
+from tests.support.scratch_cases import SHARED_HEADER as HEADER
 
-HEADER = "# yaml-language-server: $schema=https://pi-conformance.dev/schemas/shared-fixture-file.schema.json\n"
 SHARED = """\
 profile: [course, pi-ai-1]
 topic: shared scratch
@@ -142,7 +142,7 @@ def test_a_shared_case_runs_in_the_course_with_its_clauses(tmp_path: Path) -> No
 
 
 def test_a_shared_case_runs_in_pi_ai_1_with_its_clauses(tmp_path: Path) -> None:
-    package = _install()
+    package = install_pi_ai()
     cases = run_profile(scratch(tmp_path), tmp_path, "--profile", "pi-ai-1", "--impl", f"pi-ai:{package}")["cases"]
     assert isinstance(cases, list)
     [case] = cases
@@ -155,7 +155,7 @@ def test_regen_of_pi_ai_1_needs_a_reference(tmp_path: Path) -> None:
 
 
 def test_regen_of_pi_ai_1_rewrites_a_shared_case_from_pi_ai(tmp_path: Path) -> None:
-    package = _install()
+    package = install_pi_ai()
     from conformance.adapters.resolve import resolve_adapter
 
     root = scratch(tmp_path, SHARED.replace('value: "A\\n\\nB"', 'value: "wrong"'))

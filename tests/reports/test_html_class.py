@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from conformance.html.layout import anchor
-from tests.reports.test_html_pages import check_site, diverged_rows
 from tests.support.graded_class import GradedClass
 from tests.support.grading_batch import BROKEN
+from tests.support.html_pages import check_site, diverged_rows
 from tests.support.paths import REPO
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed to grade the JavaScript submissions")

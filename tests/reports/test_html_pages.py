@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import re
 import types
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from conformance.html.layout import anchor, slugs
 from conformance.html.matrix_site import ImplRun, write_matrix_site
 from conformance.html.run_site import write_run_site
 from conformance.html.svg import bins, histogram
+from tests.support.html_pages import check_site, diverged_rows
 from tests.support.variants import VARIANTS
 
 EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'
@@ -73,62 +73,6 @@ def site(results: list[SubmissionResult], context: GradingContext, tmp_path_fact
     stats = write_class_site(folder, results, context.clauses)
     assert stats.pages == len(results) + 1
     return folder
-
-
-class Links(HTMLParser):
-    """Every href, every id, and every element that could load something."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.hrefs: list[str] = []
-        self.ids: set[str] = set()
-        self.loads: list[str] = []
-        self.scripts = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = dict(attrs)
-        if values.get("id"):
-            self.ids.add(str(values["id"]))
-        if tag == "a" and values.get("href"):
-            self.hrefs.append(str(values["href"]))
-        if tag == "script":
-            self.scripts += 1
-        for key in ("src", "srcset"):
-            if values.get(key):
-                self.loads.append(str(values[key]))
-        if tag == "link":
-            self.loads.append(str(values.get("href")))
-
-
-def parse(path: Path) -> Links:
-    links = Links()
-    links.feed(path.read_text(encoding="utf-8"))
-    return links
-
-
-def check_site(folder: Path) -> None:
-    """Self-contained (nothing loaded, no script) and every link resolves, fragment included."""
-    parsed = {path.name: parse(path) for path in folder.glob("*.html")}
-    problems = []
-    for name, links in parsed.items():
-        if links.loads or links.scripts:
-            problems.append(f"{name}: loads {links.loads} / {links.scripts} scripts")
-        for href in links.hrefs:
-            target, _, fragment = href.partition("#")
-            target = target or name
-            if "/" in target or ":" in target or target not in parsed:
-                problems.append(f"{name}: link {href} leaves the site or names no page")
-            elif fragment and fragment not in parsed[target].ids:
-                problems.append(f"{name}: link {href} names no element")
-    assert problems == []
-
-
-def diverged_rows(text: str) -> dict[str, int]:
-    """Case section id -> the data-index of its highlighted trace row."""
-    rows = {}
-    for match in re.finditer(r'<tr class="diverged" id="(?P<id>[^"]+)-diff" data-index="(?P<index>\d+)"', text):
-        rows[match["id"]] = int(match["index"])
-    return rows
 
 
 def test_the_highlighted_row_is_the_first_differing_event(results: list[SubmissionResult], site: Path) -> None:
@@ -257,7 +201,7 @@ def test_histogram_bins_and_text_equivalent() -> None:
 
 
 def test_the_command_lines(tmp_path: Path) -> None:
-    from tests.farm.test_grading_batch import cli
+    from tests.support.cli_runner import cli
 
     (tmp_path / "subs").mkdir()
     refused = cli("grade-batch", str(tmp_path / "subs"), "--out", str(tmp_path / "out"), "--for-students")

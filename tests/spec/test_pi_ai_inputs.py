@@ -6,7 +6,7 @@ from pathlib import Path
 
 from conformance.authoring.lint import lint
 from conformance.loader import load_suite
-from tests.loading.test_shared_cases import HEADER
+from tests.support.scratch_cases import SHARED_HEADER as HEADER
 
 USAGE = (
     "{input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: {input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0}}"
