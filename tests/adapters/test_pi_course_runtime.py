@@ -36,7 +36,9 @@ def test_the_option_does_not_change_the_submissions_name() -> None:
 
 
 def test_a_missing_runtime_is_one_line(tmp_path: Path) -> None:
-    result = cli("grade", "--impl", f"pi-course:{REPO / 'tests' / 'js' / 'course-correct'}?runtime=bun", env={"PATH": "/usr/bin:/bin"})
+    result = cli(
+        "grade", "--impl", f"pi-course:{REPO / 'tests' / 'support' / 'js' / 'course-correct'}?runtime=bun", env={"PATH": "/usr/bin:/bin"}
+    )
     assert "status   invalid: pi-course: runtime=bun needs 'bun' on PATH, and none was found" in result.stdout, result.stdout
 
 

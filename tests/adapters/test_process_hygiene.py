@@ -27,7 +27,7 @@ from conformance.execution import run_case
 from conformance.loader import Suite
 from tests.support.attack_projects import append_to_module, copy_project, kill_leftovers, new_marker, spawn_child_js, wait_until_gone
 from tests.support.cli_runner import cli
-from tests.support.paths import REPO
+from tests.support.paths import FAKES, REPO
 
 SERVER = ["-m", "conformance.server", "--impl", "reference"]
 NODE = shutil.which("node")
@@ -84,7 +84,7 @@ def test_a_hung_program_with_a_stray_child_times_out_promptly_and_restarts(sandb
     script.write_text(
         "import os, subprocess, sys\n"
         f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(900)', {marker!r}], start_new_session=True)\n"
-        f"os.execv(sys.executable, [sys.executable, {str(REPO / 'tests' / 'fakes' / 'misbehaving.py')!r}, 'hang-on:text_of'])\n",
+        f"os.execv(sys.executable, [sys.executable, {str(FAKES / 'misbehaving.py')!r}, 'hang-on:text_of'])\n",
         encoding="utf-8",
     )
     adapter = resolve_adapter(f"cmd:{sys.executable} {script}", ImplSettings(env={"PYTHONPATH": str(REPO)}, sandbox=sandbox))  # type: ignore[arg-type]

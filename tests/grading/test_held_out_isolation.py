@@ -16,7 +16,7 @@ from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import parse_rubric
 from tests.support.paths import REPO
 
-LEAKER = f"cmd:{sys.executable} {REPO / 'tests' / 'fakes' / 'misbehaving.py'} leak-on:*"
+LEAKER = f"cmd:{sys.executable} {REPO / 'tests' / 'support' / 'fakes' / 'misbehaving.py'} leak-on:*"
 
 
 def test_no_visible_feedback_holds_a_held_out_input() -> None:
