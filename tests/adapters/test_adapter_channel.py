@@ -9,7 +9,6 @@ loads, and seals every line with a key from the handshake: a forged line is refu
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,8 +18,9 @@ from conformance.adapters.settings import ImplSettings
 from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
 from tests.support.grading_batch import patched_copy
+from tests.support.requirements import needs_node
 
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is needed for the course adapter")
+pytestmark = needs_node
 
 TEXT_OF = "export function textOf(message) {\n"
 #: textOf changes its input (a bug the adapter reports as input_unchanged: false) ...

@@ -8,7 +8,6 @@ module has loaded stays the case's own.
 
 from __future__ import annotations
 
-import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -20,8 +19,9 @@ from conformance.adapters.settings import ImplSettings
 from conformance.execution import run_case
 from conformance.loader import Suite
 from tests.support.grading_batch import patched_copy
+from tests.support.requirements import needs_node
 
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed for pi-course: projects and is not installed")
+pytestmark = needs_node
 
 SCRIPTED_MODEL = "dist/src/scripted-model.js"
 

@@ -20,9 +20,10 @@ from conformance.adapters.pi_course import modules_dir
 from conformance.jsontypes import JsonObject
 from conformance.profiles import COURSE, PI_AI_1, Profile
 from tests.support.paths import REPO
+from tests.support.requirements import needs_node
 
 NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="Node.js 18+ is needed for the Node.js adapters and is not installed")
+pytestmark = needs_node
 
 
 def talk(adapter: Path, argument: Path, requests: list[str]) -> list[JsonObject]:

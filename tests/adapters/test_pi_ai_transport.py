@@ -12,19 +12,16 @@ import pytest
 from conformance.adapters.pi_ai import PiAiLayoutError, PiAiTarget, dependency_roots, parse_target, pi_ai_adapter
 from conformance.adapters.pi_course import modules_dir
 from conformance.adapters.resolve import resolve_adapter
-from conformance.adapters.sandbox import SandboxMode, probe
+from conformance.adapters.sandbox import SandboxMode
 from conformance.adapters.settings import ImplSettings
 from conformance.cases import Case
 from conformance.execution import run_case
 from conformance.loader import Suite, load_suite
 from tests.support.paths import REPO
+from tests.support.requirements import needs_bun, needs_bwrap, needs_node
 
 NODE = shutil.which("node")
 BUN = shutil.which("bun")
-needs_node = pytest.mark.skipif(NODE is None, reason="needs Node.js on PATH")
-needs_bun = pytest.mark.skipif(BUN is None, reason="needs bun on PATH (npm install --prefix DIR bun; DIR/node_modules/.bin on PATH)")
-WHY_NOT = probe()
-needs_bwrap = pytest.mark.skipif(WHY_NOT is not None, reason=f"the sandbox cannot run here: {WHY_NOT}")
 
 # contentText, through a dependency: enough to pass every content_text case.
 PACKAGE_INDEX = """\

@@ -20,10 +20,11 @@ from conformance.execution import Outcome, run_case
 from conformance.loader import Suite
 from tests.support.js_variants import JS
 from tests.support.paths import REPO
+from tests.support.requirements import needs_node
 from tests.support.variant_expectations import EXPECTATIONS, outcome_problems
 
 NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(NODE is None, reason="Node.js 18+ is needed for the pi-course: transport and is not installed")
+pytestmark = needs_node
 
 
 def grade(folder: str, suite: Suite, build: bool = False) -> dict[str, Outcome]:

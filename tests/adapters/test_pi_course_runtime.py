@@ -6,7 +6,6 @@ compiled modules runs under the other runtime. The option never reaches the subm
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,9 +15,7 @@ from conformance.adapters.pi_course import CourseLayoutError, split_runtime, wit
 from tests.support.cli_runner import cli
 from tests.support.course_projects import monorepo
 from tests.support.paths import REPO
-
-BUN = shutil.which("bun")
-needs_bun = pytest.mark.skipif(BUN is None, reason="needs bun on PATH (npm install --prefix DIR bun; DIR/node_modules/.bin on PATH)")
+from tests.support.requirements import needs_bun
 
 
 def test_the_runtime_option_is_split_from_the_path() -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -21,18 +20,16 @@ import pytest
 
 from conformance.adapters.process import ProcessAdapter, ProcessOptions
 from conformance.adapters.resolve import resolve_adapter
-from conformance.adapters.sandbox import probe
 from conformance.adapters.settings import ImplSettings
 from conformance.execution import run_case
 from conformance.loader import Suite
 from tests.support.attack_projects import append_to_module, copy_project, kill_leftovers, new_marker, spawn_child_js, wait_until_gone
 from tests.support.cli_runner import cli
 from tests.support.paths import FAKES, REPO
+from tests.support.requirements import needs_bwrap, needs_node
 
 SERVER = ["-m", "conformance.server", "--impl", "reference"]
-NODE = shutil.which("node")
-needs_node = pytest.mark.skipif(NODE is None, reason="Node.js 18+ is needed for pi-course: projects and is not installed")
-SANDBOXES = ["none", pytest.param("bwrap", marks=pytest.mark.skipif(probe() is not None, reason=f"no sandbox here: {probe()}"))]
+SANDBOXES = ["none", pytest.param("bwrap", marks=needs_bwrap)]
 
 
 @pytest.fixture

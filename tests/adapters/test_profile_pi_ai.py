@@ -8,7 +8,6 @@ are skipped with the reason.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -27,6 +26,7 @@ from tests.support.cli_runner import cli
 from tests.support.handshake_program import HANDSHAKE_PROGRAM
 from tests.support.paths import REPO
 from tests.support.pi_ai_package import VERSION, install_pi_ai
+from tests.support.requirements import needs_node, needs_npm
 
 # Per area: the cases issue 13 asked for, at least 120 in all.
 MINIMUM_PER_AREA = {"messages": 25, "system-replay": 25, "event-streams": 20, "faux-provider": 35}
@@ -69,6 +69,8 @@ def test_every_area_is_a_feature_with_enough_cases(pi_ai_suite: Suite) -> None:
     assert sum(per_area.values()) >= 120
 
 
+@needs_node
+@needs_npm
 def test_the_upstream_package_passes_every_case(pi_ai_package: Path, pi_ai_suite: Suite) -> None:
     adapter = pi_ai_adapter(str(pi_ai_package), ImplSettings())
     try:
@@ -89,6 +91,8 @@ def test_the_course_reference_on_pi_ai_cases_fails_naming_the_profiles(pi_ai_sui
         assert "belongs to profile 'pi-ai-1'" in outcome.message
 
 
+@needs_node
+@needs_npm
 def test_the_upstream_package_on_course_cases_fails_naming_the_profiles(pi_ai_package: Path, suite: Suite) -> None:
     adapter = pi_ai_adapter(str(pi_ai_package), ImplSettings())
     try:
@@ -100,9 +104,8 @@ def test_the_upstream_package_on_course_cases_fails_naming_the_profiles(pi_ai_pa
         assert "implements profile 'pi-ai-1', but this case belongs to profile 'course'" in outcome.message, outcome.message
 
 
+@needs_node
 def test_the_course_project_states_its_profile_in_the_handshake(pi_ai_suite: Suite) -> None:
-    if shutil.which("node") is None:
-        pytest.skip("Node.js is needed for the pi-course: transport")
     from conformance.adapters.pi_course import pi_course_adapter
 
     adapter = pi_course_adapter(str(REPO / "tests" / "support" / "js" / "course-correct"), ImplSettings())
@@ -118,6 +121,8 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return cli(*args)
 
 
+@needs_node
+@needs_npm
 def test_run_profile_pi_ai_names_the_profile(pi_ai_package: Path, tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     result = run_cli("run", "--profile", "pi-ai-1", "--impl", f"pi-ai:{pi_ai_package}", "--report-json", str(report))

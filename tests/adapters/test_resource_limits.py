@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from tests.support.attack_projects import CORRECT, append_to_module
 from tests.support.batch_helpers import cli_env, rows
 from tests.support.grading_batch import patched_copy
 from tests.support.paths import REPO
+from tests.support.requirements import needs_bwrap, needs_node
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="resource limits use Linux cgroups, rlimits and /proc")
 
@@ -150,7 +150,7 @@ def test_memory_spread_over_child_processes_is_limited_in_total(test_cgroup: Cap
     assert "the memory limit (256 MiB in total) was reached" in result.stderr
 
 
-@pytest.mark.skipif(sandbox.probe() is not None, reason=f"the sandbox cannot run here: {sandbox.probe()}")
+@needs_bwrap
 @pytest.mark.skipif(not sandbox.tmpfs_size_supported(), reason="this bubblewrap cannot size a tmpfs (--size needs 0.8.0)")
 def test_writing_past_the_private_tmp_fails_with_no_space_left() -> None:
     bwrap = sandbox.find_bwrap() or "bwrap"
@@ -257,7 +257,7 @@ bombTick();
 """
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed to grade the JavaScript submissions and is not installed")
+@needs_node
 def test_a_fork_bomb_in_a_batch_costs_its_classmates_nothing(test_cgroup: CappedGroup, tmp_path: Path) -> None:
     if not test_cgroup.support.has("pids"):
         pytest.skip("no pids cgroup can be written here")

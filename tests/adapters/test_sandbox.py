@@ -21,9 +21,8 @@ import pytest
 from conformance import yamlsafe
 from conformance.adapters.pi_course import NODE_ADAPTER, pi_course_adapter
 from conformance.adapters.resolve import resolve_adapter
-from conformance.adapters.sandbox import Sandbox, bwrap_command, choose_isolation, command_sandbox, probe
+from conformance.adapters.sandbox import Sandbox, bwrap_command, choose_isolation, command_sandbox
 from conformance.adapters.settings import ImplSettings
-from tests.adapters.test_process_hygiene import needs_node
 from tests.support.attack_projects import (
     append_to_module,
     copy_project,
@@ -36,10 +35,9 @@ from tests.support.attack_projects import (
 )
 from tests.support.cli_runner import cli, cli_env
 from tests.support.paths import REPO
+from tests.support.requirements import needs_bwrap, needs_node
 from tests.support.sandbox_attacks import classmate_reexport, fixture_forger, output_rewriter, reference_proxy
 
-WHY_NOT = probe()
-needs_bwrap = pytest.mark.skipif(WHY_NOT is not None, reason=f"the sandbox cannot run here: {WHY_NOT}")
 pytestmark = needs_node
 
 

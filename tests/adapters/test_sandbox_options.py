@@ -13,6 +13,7 @@ from conformance.execution import run_case
 from conformance.loader import Suite
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
+from tests.support.requirements import needs_bwrap
 
 
 def test_auto_falls_back_loudly_and_bwrap_refuses_when_bwrap_cannot_run(
@@ -50,7 +51,7 @@ def test_grade_refuses_python_without_trust_python(command: list[str]) -> None:
     assert "--trust-python" in result.stderr
 
 
-@pytest.mark.skipif(sandbox.probe() is not None, reason=f"the sandbox cannot run here: {sandbox.probe()}")
+@needs_bwrap
 @pytest.mark.parametrize(
     ("mode", "limits", "fragment"),
     [

@@ -6,15 +6,14 @@ import shutil
 import time
 from pathlib import Path
 
-import pytest
-
 from conformance.adapters.pi_course import pi_course_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.execution import run_case
 from conformance.loader import Suite
 from tests.support.paths import REPO
+from tests.support.requirements import needs_node
 
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js on PATH")
+pytestmark = needs_node
 CORRECT = REPO / "tests" / "support" / "js" / "course-correct"
 MODEL = Path("packages/pi-course/dist/src/scripted-model.js")
 

@@ -8,11 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import yaml
 
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
+from tests.support.requirements import needs_node
 
 JS = REPO / "tests" / "support" / "js"
 COMMAND_GRADER = "classroom-resources/autograding-command-grader@v1"
@@ -61,7 +61,7 @@ def test_a_bad_rubric_is_refused(tmp_path: Path) -> None:
     assert refused.returncode == 2 and "not a valid rubric" in refused.stderr
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed to run the workflow's pi-course checks")
+@needs_node
 def test_the_workflows_commands_pass_a_correct_project_and_fail_only_the_buggy_lab(tmp_path: Path) -> None:
     graders = [step for step in steps_of(generate(tmp_path / "template")) if step.get("uses") == COMMAND_GRADER]
     assert len(graders) == 4

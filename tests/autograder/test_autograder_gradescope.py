@@ -35,6 +35,7 @@ from tests.support.course_projects import monorepo
 from tests.support.gradescope_format import problems
 from tests.support.held_out_set import write_held_out
 from tests.support.paths import REPO
+from tests.support.requirements import needs_node, needs_npm, require
 
 JS = REPO / "tests" / "support" / "js"
 PUBLIC_HELD_OUT = "text-of-readme-assistant-skips-tool-call"
@@ -141,13 +142,8 @@ def test_the_validator_catches_what_gradescope_would_not_take() -> None:
 
 # -- setup.sh and run_autograder on a simulated /autograder -------------------------------------
 
-E2E_SKIP = (
-    "not root (student code runs as nobody, which needs root to start)"
-    if os.geteuid() != 0
-    else "Node.js and npm are needed (setup.sh installs the toolchain with npm)"
-    if shutil.which("node") is None or shutil.which("npm") is None
-    else None
-)
+# setup.sh installs the toolchain with npm: the tests below are marked needs_node and needs_npm.
+E2E_SKIP = "not root (student code runs as nobody, which needs root to start)" if os.geteuid() != 0 else None
 
 
 @dataclass
@@ -201,6 +197,7 @@ def clean_env(root: Path, fake_bin: Path) -> dict[str, str]:
 def autograder(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Iterator[Autograder]:
     if E2E_SKIP:
         pytest.skip(E2E_SKIP)
+    require("needs_node", "needs_npm")
     staff = tmp_path_factory.mktemp("staff")
     (staff / "rubric.yaml").write_text(rubric_text(), encoding="utf-8")
     held_out_ids = write_held_out(staff / "held-out")
@@ -243,6 +240,8 @@ def autograder(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Iterato
 pytestmark = pytest.mark.xdist_group("gradescope-autograder")
 
 
+@needs_node
+@needs_npm
 def test_setup_leaves_nothing_students_may_read(autograder: Autograder) -> None:
     for private in (autograder.root / "source", autograder.prefix / "private"):
         assert stat.S_IMODE(private.stat().st_mode) == 0o700 and private.stat().st_uid == 0
@@ -252,6 +251,8 @@ def test_setup_leaves_nothing_students_may_read(autograder: Autograder) -> None:
     print(f"\nzip: {autograder.zip_size} bytes; setup.sh: {autograder.setup_s:.1f} s")
 
 
+@needs_node
+@needs_npm
 def test_a_correct_submission_scores_100_with_held_out_cases_out_of_sight(autograder: Autograder, tmp_path: Path) -> None:
     # The course repository's shape: a TypeScript monorepo without node_modules, built with the toolchain.
     results, elapsed, log = autograder.grade(monorepo(tmp_path / "course-ts"))
@@ -267,6 +268,8 @@ def test_a_correct_submission_scores_100_with_held_out_cases_out_of_sight(autogr
     assert results["extra_data"]["run_as"] == "nobody"  # type: ignore[index]
 
 
+@needs_node
+@needs_npm
 def test_a_one_bug_submission_loses_its_labs_points(autograder: Autograder) -> None:
     results, elapsed, _ = autograder.grade(JS / "variants" / "requests-by-reference")
     print(f"\nrun_autograder (one bug): {elapsed:.1f} s")
@@ -275,6 +278,8 @@ def test_a_one_bug_submission_loses_its_labs_points(autograder: Autograder) -> N
     assert labs["4.1"]["score"] < 25 and all(labs[lab]["score"] == 25 for lab in ("3.1", "3.2", "4.2"))
 
 
+@needs_node
+@needs_npm
 def test_a_build_that_fails_and_an_empty_submission_score_0(autograder: Autograder) -> None:
     failed, elapsed, _ = autograder.grade(JS / "variants" / "build-fails")
     print(f"\nrun_autograder (build fails): {elapsed:.1f} s")
@@ -308,6 +313,8 @@ def snooping_project(autograder: Autograder, folder: Path) -> Path:
     return project
 
 
+@needs_node
+@needs_npm
 def test_student_code_cannot_read_the_source_or_the_held_out_set(autograder: Autograder, tmp_path: Path) -> None:
     project = snooping_project(autograder, tmp_path)
     # The snooping works where nothing stops it: graded as root, unsandboxed, it leaks at build time.

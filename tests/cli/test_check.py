@@ -5,15 +5,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from conformance.commands.check import HELD_OUT_NOTE
 from conformance.loader import load_suite
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
+from tests.support.requirements import needs_node
 
 JS = REPO / "tests" / "support" / "js"
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed to check a pi-course project")
+pytestmark = needs_node
 
 
 def project(name: str, tmp_path: Path) -> Path:

@@ -17,16 +17,17 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters.sandbox import probe
 from conformance.loader import load_suite
 from tests.support.course_projects import monorepo, single_package
 from tests.support.paths import REPO
+from tests.support.requirements import needs_bwrap, needs_node, needs_npm
 
 #: Every bundled course case (a new case must not break these tests).
 ALL = len(load_suite().cases)
 
 pytestmark = [
-    pytest.mark.skipif(shutil.which("npm") is None or shutil.which("node") is None, reason="Node.js and npm are needed for builds"),
+    needs_node,
+    needs_npm,
     # One worker builds and installs it once; the tests below share it.
     pytest.mark.xdist_group("installed-wheel"),
 ]
@@ -101,7 +102,7 @@ def test_the_installed_wheel_grades_a_course_project_without_node_modules_100(in
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="--run-as needs the grader to run as root")
-@pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=pytest.mark.skipif(probe() is not None, reason=f"{probe()}"))])
+@pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
 def test_the_installed_wheel_grades_as_an_unprivileged_user_who_cannot_read_root_files(installed: Installed, sandbox: str) -> None:
     project = monorepo(installed.root / f"student-{sandbox}")
     secret = installed.root / f"source-{sandbox}"

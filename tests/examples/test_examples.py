@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import shutil
 
-import pytest
-
 from conformance.adapters.process import ProcessAdapter, ProcessOptions
 from conformance.execution import run_case
 from conformance.loader import Suite
 from tests.support.paths import REPO
+from tests.support.requirements import needs_node
 
 NODE = shutil.which("node")
 COURSE_TYPES = REPO / "tests" / "support" / "js" / "course-correct" / "packages" / "pi-course" / "dist" / "src" / "types.js"
 
 
-@pytest.mark.skipif(NODE is None, reason="Node.js is not installed; the example adapter is JavaScript")
+@needs_node
 def test_minimal_adapter_passes_its_operations_and_skips_the_rest(suite: Suite) -> None:
     assert NODE is not None
     adapter = ProcessAdapter(ProcessOptions([NODE, str(REPO / "examples" / "minimal_adapter.mjs"), str(COURSE_TYPES)]))

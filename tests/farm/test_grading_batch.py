@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -23,10 +22,9 @@ from conformance.loader import load_suite
 from tests.support.cli_runner import cli
 from tests.support.graded_class import GradedClass
 from tests.support.grading_batch import JS
+from tests.support.requirements import needs_node
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("node") is None, reason="Node.js 18+ is needed to grade the JavaScript submissions and is not installed"
-)
+pytestmark = needs_node
 LABS = ("3.1", "3.2", "4.1", "4.2")
 # Case counts come from the fixtures, so adding a case never breaks these tests.
 CASES = load_suite().cases

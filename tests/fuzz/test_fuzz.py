@@ -8,7 +8,6 @@ import itertools
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -37,8 +36,8 @@ from reference_impl.scripted_model import finish
 from tests.support.cli_runner import cli
 from tests.support.js_variants import JS, ensure_generated
 from tests.support.paths import REPO
+from tests.support.requirements import needs_node
 
-NODE = shutil.which("node")
 # Per variant: the fuzzer must find the bug within this budget (issue 10: 60 s).
 VARIANT_BUDGET_S = 60
 SHRINK_BUDGET_S = 3
@@ -208,7 +207,7 @@ def _fuzz_variant(name: str, emit: Path) -> tuple[str, int, str]:
     return name, done.returncode, done.stdout + done.stderr
 
 
-@pytest.mark.skipif(NODE is None, reason="Node.js 18+ is needed for the pi-course: transport and is not installed")
+@needs_node
 def test_fuzz_finds_every_js_variant_bug(tmp_path: Path) -> None:
     """Each one-bug variant diverges within its budget, and the emitted case lints, passes the reference and fails the variant.
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from conformance.cases import Case
@@ -16,6 +14,7 @@ from conformance.grading.rubric import load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
 from conformance.matcher import Divergence
 from tests.support.laundering_projects import CHEATS, HONEST, make_laundering_project
+from tests.support.requirements import needs_node, require
 from tests.support.variants import VARIANTS
 
 LABS = ("3.1", "3.2", "4.1", "4.2")
@@ -205,8 +204,7 @@ def test_a_silent_stream_is_said_plainly() -> None:
 @pytest.fixture(scope="module")
 def laundering_scores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Score]:
     """The default rubric's score of each laundering project (tests/support/laundering_projects.py)."""
-    if shutil.which("node") is None:
-        pytest.skip("Node.js 18+ is needed to grade the JavaScript submissions and is not installed")
+    require("needs_node")
     context = prepare(load_rubric())
     root = tmp_path_factory.mktemp("laundering")
     scores = {}
@@ -219,6 +217,7 @@ def laundering_scores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Sco
 
 
 @pytest.mark.parametrize("name", CHEATS)
+@needs_node
 def test_a_junk_scripted_model_earns_nothing_in_lab_4(laundering_scores: dict[str, Score], name: str) -> None:
     score = laundering_scores[name]
     assert all(graded.outcome.status != "passed" for graded in score.cases if graded.case.lab in ("4.1", "4.2"))
@@ -227,6 +226,7 @@ def test_a_junk_scripted_model_earns_nothing_in_lab_4(laundering_scores: dict[st
     assert score.points <= laundering_scores[HONEST].points
 
 
+@needs_node
 def test_the_honest_junk_model_keeps_its_lab_3_points(laundering_scores: dict[str, Score]) -> None:
     score = laundering_scores[HONEST]
     assert {lab.lab: lab.points for lab in score.labs} == {"3.1": 25, "3.2": 25, "4.1": 0, "4.2": 0}

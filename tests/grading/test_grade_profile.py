@@ -29,6 +29,7 @@ from conformance.matcher import Divergence
 from conformance.profiles import PI_AI_1
 from tests.support.handshake_program import HANDSHAKE_PROGRAM
 from tests.support.pi_ai_package import install_pi_ai
+from tests.support.requirements import needs_node, needs_npm
 
 AREAS = list(PI_AI_1.features)
 EXIT_USAGE = 2
@@ -74,6 +75,8 @@ def broken_port(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str
 # -- full marks ---------------------------------------------------------------------------
 
 
+@needs_node
+@needs_npm
 def test_the_upstream_package_gets_full_marks_in_four_areas(
     pi_ai_package: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -234,6 +237,8 @@ def test_grade_batch_refuses_course_submissions_under_pi_ai(tmp_path: Path, caps
 # -- a batch ------------------------------------------------------------------------------
 
 
+@needs_node
+@needs_npm
 def test_grade_batch_grades_pi_ai_packages_per_area(pi_ai_package: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     subs = tmp_path / "subs"
     subs.mkdir()

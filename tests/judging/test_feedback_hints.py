@@ -11,7 +11,6 @@ was shown the timestamp hint; one that joins sections before the content was sen
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -23,9 +22,10 @@ from conformance.grading.formats.terminal import DEFAULT_DETAILS_PER_LAB
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
 from tests.support.js_variants import VARIANTS, ensure_generated
+from tests.support.requirements import needs_node
 
 pytestmark = [
-    pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed for the pi-course: transport and is not installed"),
+    needs_node,
     pytest.mark.xdist_group("js-variants-feedback"),
 ]
 

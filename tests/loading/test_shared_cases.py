@@ -17,6 +17,7 @@ from conformance.profiles import COURSE, PI_AI_1
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
 from tests.support.pi_ai_package import install_pi_ai
+from tests.support.requirements import needs_node, needs_npm
 from tests.support.scratch_cases import SHARED_HEADER as HEADER
 
 SHARED = """\
@@ -141,6 +142,8 @@ def test_a_shared_case_runs_in_the_course_with_its_clauses(tmp_path: Path) -> No
     assert (case["id"], case["status"], case["clauses"], case["lab"]) == ("scratch-shared-text", "passed", ["SYS-TEXT-1"], "3.1")
 
 
+@needs_node
+@needs_npm
 def test_a_shared_case_runs_in_pi_ai_1_with_its_clauses(tmp_path: Path) -> None:
     package = install_pi_ai()
     cases = run_profile(scratch(tmp_path), tmp_path, "--profile", "pi-ai-1", "--impl", f"pi-ai:{package}")["cases"]
@@ -154,6 +157,8 @@ def test_regen_of_pi_ai_1_needs_a_reference(tmp_path: Path) -> None:
         regenerate(["scratch-shared-text"], scratch(tmp_path), profile="pi-ai-1")
 
 
+@needs_node
+@needs_npm
 def test_regen_of_pi_ai_1_rewrites_a_shared_case_from_pi_ai(tmp_path: Path) -> None:
     package = install_pi_ai()
     from conformance.adapters.resolve import resolve_adapter

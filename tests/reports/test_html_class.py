@@ -27,10 +27,10 @@ from tests.support.graded_class import GradedClass
 from tests.support.grading_batch import BROKEN
 from tests.support.html_pages import check_site, diverged_rows
 from tests.support.paths import REPO
+from tests.support.requirements import CHROMIUM, needs_chromium, needs_node, require
 
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed to grade the JavaScript submissions")
+pytestmark = needs_node
 
-CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -121,12 +121,9 @@ def test_the_highlighted_row_is_right_for_every_variant(site: Site) -> None:
 
 
 def _browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("headless Chromium (Debian's chromium package, /usr/bin/chromium) is not installed; .ci/run installs it")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("Playwright for Python is not installed (pip install -e '.[dev]')")
+    require("needs_chromium")
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
@@ -159,6 +156,7 @@ def _watched_page(browser: Any) -> tuple[Any, list[str]]:
     return page, problems
 
 
+@needs_chromium
 def test_every_page_loads_without_a_console_error_and_its_links_resolve(site: Site, browser: Any) -> None:
     problems = []
     # One tab for every page (a new tab each costs twice the time): each navigation is a new
@@ -185,6 +183,7 @@ def test_every_page_loads_without_a_console_error_and_its_links_resolve(site: Si
     page.close()
 
 
+@needs_chromium
 def test_the_trace_diff_highlights_the_first_differing_event_and_field(site: Site, browser: Any) -> None:
     divergence = next(case for case in site.report("shared-partial")["cases"] if case["id"] == SHARED_CASE)["divergence"]
     expected_row = int(re.match(r"steps\[\d+\]\.events\[(\d+)\]\.(\w+)", divergence["path"])[1])  # type: ignore[index]

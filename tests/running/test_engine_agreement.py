@@ -9,7 +9,6 @@ compare the status of every case.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -22,8 +21,9 @@ from conformance.grading.rubric import load_rubric
 from conformance.profiles import DEFAULT_PROFILE
 from tests.support.cli_runner import cli
 from tests.support.grading_batch import patched_copy
+from tests.support.requirements import needs_node
 
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js 18+ is needed to run the JavaScript projects")
+pytestmark = needs_node
 
 #: The project's bug, as a patch to one compiled module of course-correct (see tests/support/grading_batch.py).
 VARIANTS = {

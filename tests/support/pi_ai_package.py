@@ -16,6 +16,7 @@ import pytest
 
 from conformance.adapters.pi_ai import PiAiLayoutError, package_folder
 from tests.support.paths import REPO
+from tests.support.requirements import require
 
 VERSION = "1.6.0"
 CACHE = REPO / ".cache" / f"pi-ai-{VERSION}"
@@ -46,9 +47,8 @@ def install_pi_ai() -> Path:
 
 
 def _npm_install(prefix: Path) -> None:
-    npm, node = shutil.which("npm"), shutil.which("node")
-    if npm is None or node is None:
-        pytest.skip("Node.js and npm are needed to install @earendil-works/pi-ai and are not on PATH")
+    require("needs_node", "needs_npm")
+    npm = shutil.which("npm") or "npm"
     command = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--loglevel=error", f"@earendil-works/pi-ai@{VERSION}"]
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=300)

@@ -21,13 +21,12 @@ import pytest
 from conformance import toolchain
 from conformance.adapters import course_build
 from conformance.adapters.course_build import SubmissionTooLarge, copy_submission
-from conformance.adapters.sandbox import probe
 from tests.support.attack_projects import copy_project
 from tests.support.cli_runner import cli
+from tests.support.requirements import needs_bwrap, needs_node, needs_npm, needs_toolchain
 
-pytestmark = pytest.mark.skipif(shutil.which("npm") is None or shutil.which("node") is None, reason="Node.js and npm are needed for builds")
-needs_toolchain = pytest.mark.skipif(not toolchain.status().installed, reason=f"{toolchain.status().problem}")
-SANDBOXES = ["none", pytest.param("bwrap", marks=pytest.mark.skipif(probe() is not None, reason=f"no sandbox here: {probe()}"))]
+pytestmark = [needs_node, needs_npm]
+SANDBOXES = ["none", pytest.param("bwrap", marks=needs_bwrap)]
 
 
 def tree_digest(root: Path) -> dict[str, str]:

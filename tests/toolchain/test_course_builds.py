@@ -7,27 +7,22 @@ and no devDependencies in ``packages/pi-course``. Before the toolchain shipped
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from conformance import toolchain
-from conformance.adapters.sandbox import probe
 from conformance.loader import load_suite
 from tests.support.cli_runner import cli
 from tests.support.course_projects import monorepo, single_package
+from tests.support.requirements import needs_bwrap, needs_node, needs_npm, needs_toolchain
 
 #: Every bundled course case (a new case must not break these tests).
 ALL = len(load_suite().cases)
 
-pytestmark = [
-    pytest.mark.skipif(shutil.which("npm") is None or shutil.which("node") is None, reason="Node.js and npm are needed for builds"),
-    pytest.mark.skipif(not toolchain.status().installed, reason=f"{toolchain.status().problem}"),
-]
+pytestmark = [needs_node, needs_npm, needs_toolchain]
 SHAPES: dict[str, Callable[[Path], Path]] = {"monorepo": monorepo, "single-package": single_package}
-SANDBOXES = ["none", pytest.param("bwrap", marks=pytest.mark.skipif(probe() is not None, reason=f"no sandbox here: {probe()}"))]
+SANDBOXES = ["none", pytest.param("bwrap", marks=needs_bwrap)]
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)

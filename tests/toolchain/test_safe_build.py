@@ -17,20 +17,18 @@ from pathlib import Path
 
 import pytest
 
-from conformance import toolchain
 from conformance.adapters.course_build import BuildResult
 from conformance.adapters.pi_course import NotACourseProject, build, check_course_project, pi_course_adapter
 from conformance.adapters.resolve import ImplSpecError, resolve_adapter
-from conformance.adapters.sandbox import probe
 from conformance.adapters.settings import ImplSettings
 from tests.support.attack_projects import MODULES, copy_project
 from tests.support.cli_runner import cli
 from tests.support.grading_batch import FAST_TSC_OPTIONS
+from tests.support.requirements import needs_bwrap, needs_node, needs_npm, needs_toolchain
 
 NPM = shutil.which("npm")
-pytestmark = pytest.mark.skipif(NPM is None or shutil.which("node") is None, reason="Node.js and npm are needed for builds")
-needs_toolchain = pytest.mark.skipif(not toolchain.status().installed, reason=f"{toolchain.status().problem}")
-SANDBOXES = ["none", pytest.param("bwrap", marks=pytest.mark.skipif(probe() is not None, reason=f"no sandbox here: {probe()}"))]
+pytestmark = [needs_node, needs_npm]
+SANDBOXES = ["none", pytest.param("bwrap", marks=needs_bwrap)]
 TSCONFIG = {
     "compilerOptions": {"target": "es2022", "module": "es2022", "outDir": "dist", "rootDir": ".", "strict": True, **FAST_TSC_OPTIONS},
     "include": ["src"],
