@@ -15,6 +15,7 @@ from conformance.execution import Outcome
 from conformance.loader import load_suite
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
+from tests.support.requirements import needs_node, needs_npm
 
 # 1.4.0 simulates the session cache with another formula; 1.6.0 is the version the cases were read from.
 OLDER, NEWER = "1.4.0", "1.6.0"
@@ -31,6 +32,8 @@ def test_the_page_lists_each_change_under_the_version_that_brought_it() -> None:
     assert "FAIL → pass" in row and "value: expected 1 but got 2" in row and cases[0].clauses[0] in row
 
 
+@needs_node
+@needs_npm
 def test_two_published_versions_give_a_page_backed_by_cases(tmp_path: Path) -> None:
     page = tmp_path / "compat.md"
     result = cli("compat", "--version", OLDER, "--version", NEWER, "--cache", str(REPO / ".cache"), "--out", str(page), "--sandbox", "none")

@@ -11,6 +11,7 @@ import pytest
 
 from conformance import toolchain
 from tests.support.cli_runner import cli
+from tests.support.requirements import needs_node
 
 
 def fake_npm(folder: Path, script: str) -> str:
@@ -95,6 +96,7 @@ def test_install_without_npm_names_what_to_install(tmp_path: Path, monkeypatch: 
         toolchain.install(tmp_path / "t")
 
 
+@needs_node  # the build finds Node.js before it looks for the toolchain
 def test_a_build_without_the_toolchain_fails_in_one_line_naming_the_command(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
