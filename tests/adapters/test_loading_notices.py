@@ -33,7 +33,7 @@ def grade_all(project: Path, suite: Suite) -> tuple[ProcessAdapter, dict[tuple[s
         outcomes = [(case, run_case(adapter, case, 5.0)) for case in suite.cases]
     finally:
         adapter.close()
-    statuses = Counter((case.lab, outcome.status) for case, outcome in outcomes)
+    statuses: Counter[tuple[str, str]] = Counter((case.lab, outcome.status) for case, outcome in outcomes)
     messages = [outcome.message for case, outcome in outcomes if case.operation == "scripted_model"]
     return adapter, dict(statuses), messages
 

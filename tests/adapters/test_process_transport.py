@@ -15,6 +15,7 @@ from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.process import ProcessAdapter, ProcessOptions
 from conformance.adapters.reference import create as reference_adapter
 from conformance.execution import Outcome, run_case
+from conformance.jsontypes import JsonObject
 from conformance.loader import Suite
 from tests.support.paths import REPO
 from tests.support.variants import VARIANTS
@@ -157,10 +158,10 @@ def test_a_protocol_version_mismatch_stops_at_once(suite: Suite, closing: list[A
 def test_the_program_never_sees_expected_values(suite: Suite) -> None:
     from conformance.adapters import process
 
-    sent: list[dict[str, object]] = []
+    sent: list[JsonObject] = []
     original = process.Session.send
 
-    def spy(self: process.Session, message: dict[str, object]) -> None:
+    def spy(self: process.Session, message: JsonObject) -> None:
         sent.append(message)
         original(self, message)
 
@@ -171,8 +172,8 @@ def test_the_program_never_sees_expected_values(suite: Suite) -> None:
         adapter.close()
     finally:
         process.Session.send = original  # type: ignore[method-assign]
-    steps = [step for message in sent for step in message.get("steps", [])]  # type: ignore[attr-defined]
-    assert steps and all("expect" not in step for step in steps)
+    steps = [step for message in sent if isinstance(listed := message.get("steps"), list) for step in listed]
+    assert steps and all(isinstance(step, dict) and "expect" not in step for step in steps)
 
 
 def test_cpu_limit_kills_a_spinning_program(suite: Suite, closing: list[Adapter]) -> None:

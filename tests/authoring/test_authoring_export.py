@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -20,7 +21,8 @@ from tests.support.paths import REPO
 ALLOWED_IMPORTS = {"hashlib", "json", "pathlib", "yaml"}
 
 
-def manifest(bundle: Path) -> dict[str, object]:
+def manifest(bundle: Path) -> dict[str, Any]:
+    """The bundle's manifest.json, parsed (JSON: walked key by key)."""
     data = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
     assert isinstance(data, dict)
     return data
@@ -40,7 +42,7 @@ def test_the_bundle_holds_yaml_json_schemas_spec_and_manifest(tmp_path: Path, ca
     assert f"7 cases, spec and fixtures {spec_version()}, content hash " in out
     data = manifest(bundle)
     assert data["bundle_version"] == data["spec_version"] == spec_version()
-    [entry] = [entry for entry in data["cases"] if entry["id"] == "make-text-empty"]  # type: ignore[union-attr]
+    [entry] = [entry for entry in data["cases"] if entry["id"] == "make-text-empty"]
     assert entry == {
         "id": "make-text-empty",
         "file": "fixtures/ch03/constructors.yaml",
@@ -57,7 +59,7 @@ def test_the_bundle_holds_yaml_json_schemas_spec_and_manifest(tmp_path: Path, ca
         from_yaml = yaml.safe_load((bundle / relative).read_text(encoding="utf-8"))
         json_twin = bundle / "json" / Path(relative.removeprefix("fixtures/")).with_suffix(".json")
         assert json.loads(json_twin.read_text(encoding="utf-8")) == from_yaml  # anchors expanded, same data
-    spec_files = ("spec/spec.md", "spec/fixture-format.md", "spec/protocol.md", "spec/features.yaml")
+    spec_files: tuple[str, ...] = ("spec/spec.md", "spec/fixture-format.md", "spec/protocol.md", "spec/features.yaml")
     spec_files += ("spec/schemas/fixture-file.schema.json",)
     for name in (*spec_files, "CHANGELOG.md"):
         assert (bundle / name).is_file(), name

@@ -25,7 +25,10 @@ def fill_in(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     for key, value in FILLED_IN.items():
         # A function, not a template: the values hold backslashes that re.sub would interpret.
-        text, count = re.subn(rf"^(\s+{key}): .*TODO:.*$", lambda match, v=value: f"{match[1]}: {v}", text, count=1, flags=re.MULTILINE)
+        def fill(match: re.Match[str], v: str = value) -> str:
+            return f"{match[1]}: {v}"
+
+        text, count = re.subn(rf"^(\s+{key}): .*TODO:.*$", fill, text, count=1, flags=re.MULTILINE)
         assert count == 1, key
     path.write_text(text, encoding="utf-8")
 

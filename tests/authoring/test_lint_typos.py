@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -203,11 +204,13 @@ def test_the_fixture_schema_itself_flags_typos_in_expected_events_and_requests(
 
 
 def test_the_fixture_schema_names_the_keys_of_an_expected_event_for_completion() -> None:
-    consume = load_schema("fixture-file.schema.json")["$defs"]["scripted_model_step_expect_consume"]
-    events = load_schema("fixture-file.schema.json")["$defs"]["ExpectedModelEvents"]
+    fixture_defs: Any = load_schema("fixture-file.schema.json")["$defs"]  # parsed JSON, walked key by key
+    consume = fixture_defs["scripted_model_step_expect_consume"]
+    events = fixture_defs["ExpectedModelEvents"]
     assert consume["properties"]["events"] == {"$ref": "#/$defs/ExpectedModelEvents"}
     assert events["else"]["items"] == {"$ref": "expected-ir.schema.json#/$defs/ModelEvent"}
-    text_delta = load_schema(expected_schema.NAME)["$defs"]["TextDeltaEvent"]["else"]
+    expected_defs: Any = load_schema(expected_schema.NAME)["$defs"]
+    text_delta = expected_defs["TextDeltaEvent"]["else"]
     assert set(text_delta["properties"]) == {"type", "contentIndex", "delta", "partial"} and text_delta["additionalProperties"] is False
 
 

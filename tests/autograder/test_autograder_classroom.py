@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -19,7 +20,8 @@ COMMAND_GRADER = "classroom-resources/autograding-command-grader@v1"
 REPORTER = "classroom-resources/autograding-grading-reporter@v1"
 
 
-def generate(out: Path, *extra: str) -> dict[str, object]:
+def generate(out: Path, *extra: str) -> dict[str, Any]:
+    """The generated workflow, parsed (a YAML document: its nodes are untyped)."""
     written = cli("autograder", "github-classroom", "--out", str(out), *extra)
     assert written.returncode == 0, written.stderr
     document = yaml.safe_load((out / ".github" / "workflows" / "classroom.yml").read_text(encoding="utf-8"))
@@ -27,7 +29,7 @@ def generate(out: Path, *extra: str) -> dict[str, object]:
     return document
 
 
-def steps_of(document: dict[str, object]) -> list[dict[str, object]]:
+def steps_of(document: dict[str, Any]) -> list[dict[str, Any]]:
     jobs = document["jobs"]
     assert isinstance(jobs, dict)
     steps = jobs["run-autograding-tests"]["steps"]

@@ -115,7 +115,8 @@ def test_bad_inputs_are_refused_before_anything_is_written(tmp_path: Path, wheel
 
 
 def test_results_pass_gradescopes_format_and_say_how_students_were_isolated(tmp_path: Path) -> None:
-    context = prepare(load_rubric(), held_out=write_held_out(tmp_path / "private") and tmp_path / "private")
+    write_held_out(tmp_path / "private")
+    context = prepare(load_rubric(), held_out=tmp_path / "private")
     results = tmp_path / "results.json"
     results.write_text(
         gradescope.render(grade_submission("python:tests.support.variants:textof_mixes_in_tool_names", context), context.clauses)

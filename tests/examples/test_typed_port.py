@@ -73,12 +73,12 @@ def test_a_mutation_of_the_ports_own_input_objects_is_caught(port: ModuleType, s
 
 
 def test_a_script_shared_with_the_result_is_caught(port: ModuleType, suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:
-    from typed_port import scripted
+    from typed_port import messages, scripted
 
     original = scripted.ScriptedLLM._produce
 
     def produce(self: Any, channel: Any, turn: Any, token: Any) -> None:
-        if isinstance(turn, scripted.AssistantMsg) and (token is None or not token.cancelled):
+        if isinstance(turn, messages.AssistantMsg) and (token is None or not token.cancelled):
             scripted.emit(channel, turn)  # the script's own message, not a copy
         else:
             original(self, channel, turn, token)
@@ -89,20 +89,20 @@ def test_a_script_shared_with_the_result_is_caught(port: ModuleType, suite: Suit
 
 
 def test_a_partial_shared_between_events_is_caught(port: ModuleType, suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:
-    from typed_port import scripted
+    from typed_port import js_text, messages, scripted
 
     def emit(channel: Any, message: Any) -> None:
         partial = copy.deepcopy(message)
         partial.content, partial.stop_reason = [], "stop"
-        channel.push(scripted.Start(partial))  # one partial object, grown in place by every later event
+        channel.push(messages.Start(partial))  # one partial object, grown in place by every later event
         for index, block in enumerate(message.content):
             partial.content.append(copy.deepcopy(block))
-            if isinstance(block, scripted.Text):
-                channel.push(scripted.TextDelta(index, block.text, partial))
+            if isinstance(block, messages.Text):
+                channel.push(messages.TextDelta(index, block.text, partial))
             else:
-                text = scripted.stringify(block.arguments) if block.raw_arguments is None else block.raw_arguments
-                channel.push(scripted.ToolCallDelta(index, text, partial))
-                channel.push(scripted.ToolCallEnd(index, copy.deepcopy(block), partial))
+                text = js_text.stringify(block.arguments) if block.raw_arguments is None else block.raw_arguments
+                channel.push(messages.ToolCallDelta(index, text, partial))
+                channel.push(messages.ToolCallEnd(index, copy.deepcopy(block), partial))
         scripted.finish(channel, message)
 
     monkeypatch.setattr(scripted, "emit", emit)

@@ -135,7 +135,7 @@ def test_a_hang_costs_only_the_cases_that_hang_when_tried_alone(batch: Batch) ->
     hanging = {
         case.id
         for case in load_suite(None, clauses).cases
-        if case.operation == "text_of" and isinstance(case.input.get("message"), dict) and case.input["message"].get("role") == "assistant"
+        if case.operation == "text_of" and isinstance(message := case.input.get("message"), dict) and message.get("role") == "assistant"
     }
     assert {case["id"] for case in failed} == hanging
 

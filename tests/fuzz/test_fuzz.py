@@ -31,6 +31,7 @@ from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.emit import check_emitted, write_case
 from conformance.fuzz.engine import Differ, fuzz
 from conformance.fuzz.strategies import Program
+from conformance.jsontypes import JsonObject, JsonValue
 from reference_impl.ir import assistant_message
 from reference_impl.scripted_model import finish
 from tests.support.cli_runner import cli
@@ -166,7 +167,7 @@ def test_a_python_bug_becomes_a_ready_case(tmp_path: Path, reference: BindingAda
 def test_a_shrunk_case_keeps_no_step_its_divergence_does_not_need(reference: BindingAdapter) -> None:
     # A ScriptedModel whose exhausted error says something else: changing the context after a
     # call has nothing to do with it, so no shrunk case may keep a mutate_context step.
-    class WrongExhaustedMessage(reference_impl.ScriptedModel):  # type: ignore[misc]
+    class WrongExhaustedMessage(reference_impl.ScriptedModel):
         def _produce(self, stream: Any, turn: Any, signal: Any) -> None:
             if turn is None and not (signal is not None and signal.aborted):
                 finish(stream, assistant_message([], "error", {"errorMessage": "no more turns"}))
@@ -276,8 +277,8 @@ def test_a_message_the_divergence_does_not_need_is_dropped(reference: BindingAda
         return reference_impl.system_message_text(systems[0]) if systems else None
 
     differ = Differ(reference, _binding(current_system_prompt=first_system_prompt))
-    system = {"role": "system", "content": "", "timestamp": 0}
-    messages = [
+    system: JsonObject = {"role": "system", "content": "", "timestamp": 0}
+    messages: list[JsonValue] = [
         {**system, "content": "旧"},
         {"role": "user", "content": [{"type": "text", "text": "问"}], "timestamp": 1},
         {**system, "content": "新"},
@@ -286,5 +287,7 @@ def test_a_message_the_divergence_does_not_need_is_dropped(reference: BindingAda
     found = differ.diverges(program)
     assert found is not None
     shrunk, (case, _) = without_unneeded_messages(differ, program, found)
-    assert [message["role"] for message in shrunk.input["messages"]] == ["system", "system"]
+    kept = shrunk.input["messages"]
+    assert isinstance(kept, list)
+    assert [message["role"] if isinstance(message, dict) else message for message in kept] == ["system", "system"]
     assert case.input == shrunk.input

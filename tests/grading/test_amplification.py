@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance import execution
 from conformance.adapters.settings import ImplSettings
 from conformance.execution import Outcome
 from conformance.grading import grader
@@ -97,7 +98,7 @@ def lab31() -> GradingContext:
 
 def test_a_grader_error_on_one_case_errors_that_case_only(lab31: GradingContext, monkeypatch: pytest.MonkeyPatch) -> None:
     victim = lab31.cases[3].id
-    real = grader.run_case
+    real = execution.run_case  # what grader calls (it imports it from there)
 
     def failing(adapter: object, case: object, timeout_s: float | None = None) -> Outcome:
         if getattr(case, "id", None) == victim:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 
 from conformance.cases import Case
@@ -12,6 +14,7 @@ from conformance.grading.attribution import attribute, symptoms
 from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
+from conformance.jsontypes import JsonValue
 from conformance.matcher import Divergence
 from tests.support.laundering_projects import CHEATS, HONEST, make_laundering_project
 from tests.support.requirements import needs_node, require
@@ -38,7 +41,9 @@ def test_a_bug_later_labs_observe_costs_points_only_in_its_own_lab(name: str) ->
     assert sum(lab.inherited for lab in result.score.labs) == len(later)
 
 
-def scenario(case_id: str, lab: str, expect: dict[str, object], action: str = "result", clauses: tuple[str, ...] = ("SM-DONE-1",)) -> Case:
+def scenario(
+    case_id: str, lab: str, expect: Mapping[str, JsonValue], action: str = "result", clauses: tuple[str, ...] = ("SM-DONE-1",)
+) -> Case:
     return Case(
         case_id,
         "scratch.yaml",
@@ -49,13 +54,13 @@ def scenario(case_id: str, lab: str, expect: dict[str, object], action: str = "r
         "scratch",
         "scripted_model",
         {},
-        steps=({"action": action, "expect": expect},),
+        steps=({"action": action, "expect": dict(expect)},),
     )
 
 
-def failed(case: Case, observed: dict[str, object]) -> Outcome:
+def failed(case: Case, observed: Mapping[str, JsonValue]) -> Outcome:
     return Outcome(
-        case.id, "failed", "x", 0.0, divergence=Divergence("steps[0].x", "1", "2"), step_index=0, observation={"steps": [observed]}
+        case.id, "failed", "x", 0.0, divergence=Divergence("steps[0].x", "1", "2"), step_index=0, observation={"steps": [dict(observed)]}
     )
 
 
@@ -63,7 +68,7 @@ def test_symptoms_name_every_diverging_key_with_the_event_index_and_type() -> No
     case = scenario(
         "c", "4.1", {"events": [{"type": "start", "partial": {"content": []}}, {"type": "done"}], "finished": True}, action="consume"
     )
-    observed = {"events": [{"type": "start", "partial": {"content": [1]}}, {"type": "error"}], "finished": True}
+    observed: JsonValue = {"events": [{"type": "start", "partial": {"content": [1]}}, {"type": "error"}], "finished": True}
     assert symptoms(case, {"steps": [observed]}) == {"consume: events[0](start).partial.content", "consume: events[1](done).type"}
     # A list of the wrong length says its length and the first item that differs, so "no
     # events at all" and "one event too many" are different bugs.
@@ -71,7 +76,7 @@ def test_symptoms_name_every_diverging_key_with_the_event_index_and_type() -> No
         "consume: events has 0 items, fewer than expected (first difference: events[0](start))",
         "consume: finished",
     }
-    longer = {"events": [{"type": "start", "partial": {"content": []}}, {"type": "done"}, {"type": "done"}], "finished": True}
+    longer: JsonValue = {"events": [{"type": "start", "partial": {"content": []}}, {"type": "done"}, {"type": "done"}], "finished": True}
     assert symptoms(case, {"steps": [longer]}) == {"consume: events has 3 items, more than expected (first difference: events[2])"}
     requests = scenario("r", "4.1", {"requests": [{"messages": []}, {"messages": [1]}]}, action="requests")
     assert symptoms(requests, {"steps": [{"requests": [{"messages": []}, {"messages": [1, 2]}]}]}) == {"requests: requests[1].messages"}
@@ -233,7 +238,7 @@ def test_the_honest_junk_model_keeps_its_lab_3_points(laundering_scores: dict[st
 
 
 def test_a_list_with_alternatives_is_described_against_the_closest_one() -> None:
-    either = {"$oneOf": [[{"type": "start"}, {"type": "error"}], [{"type": "error"}]]}
+    either: JsonValue = {"$oneOf": [[{"type": "start"}, {"type": "error"}], [{"type": "error"}]]}
     case = scenario("c", "4.2", {"events": either}, action="consume")
     assert symptoms(case, {"steps": [{"events": []}]}) == {
         "consume: events has 0 items, fewer than expected (first difference: events[0](start))"

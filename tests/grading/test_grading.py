@@ -383,7 +383,7 @@ def test_shards_partition_the_class_the_same_way_everywhere() -> None:
 
 def _gradebook(path: Path, names: list[str], result: SubmissionResult, shard: tuple[int, int] = (1, 1)) -> None:
     results = [
-        SubmissionResult(name, *[getattr(result, f) for f in ("impl", "implementation", "status", "detail", "score", "rubric")], 1.0)
+        SubmissionResult(name, result.impl, result.implementation, result.status, result.detail, result.score, result.rubric, 1.0)
         for name in names
     ]
     write_gradebook(path, results, result.rubric)

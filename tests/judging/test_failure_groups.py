@@ -13,6 +13,7 @@ from conformance.cases import Case
 from conformance.clauses import load_clauses
 from conformance.execution import Outcome
 from conformance.failure_groups import cause_of, group_failures, variable_numbers_normalised
+from conformance.jsontypes import JsonObject
 from conformance.loader import load_suite
 from conformance.matcher import Divergence
 from tests.support.cli_runner import cli
@@ -150,7 +151,8 @@ def test_an_unusable_impl_is_a_clean_usage_error_never_pytest_exit(tmp_path: Pat
 
 
 def _case(operation: str = "scripted_model", case_id: str = "c", lab: str = "4.2") -> Case:
-    steps = ({"action": "consume"},) * 6 if operation in ("scripted_model", "event_stream") else ()
+    consume: JsonObject = {"action": "consume"}
+    steps = (consume,) * 6 if operation in ("scripted_model", "event_stream") else ()
     return Case(case_id, "scratch.yaml", 1, "04", lab, ("SM-ERR-2",), "scratch", operation, {}, steps=steps)
 
 

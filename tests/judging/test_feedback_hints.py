@@ -30,7 +30,7 @@ pytestmark = [
 ]
 
 #: Observation keys a hint could name for one of these bugs ("content" and "type" are plain English too).
-KEYS = ("value", "timestamp", "sections", "section_order", "partial", "errorMessage")
+KEYS: tuple[str, ...] = ("value", "timestamp", "sections", "section_order", "partial", "errorMessage")
 KEYS += ("requests", "threw", "finished", "state", "same_object_as")
 FUNCTIONS = {"textOf": "text_of", "currentSystemMessage": "current_system_message", "currentSystemPrompt": "current_system_prompt"}
 #: Variants whose bug the fixtures have a hint for: their first featured case shows it.

@@ -14,21 +14,21 @@ def message(expected: JsonValue, actual: JsonValue, path: str = "") -> str | Non
 
 
 def test_equal_values_match() -> None:
-    value = {"a": [1, {"b": "é"}], "c": None, "d": True}
+    value: JsonValue = {"a": [1, {"b": "é"}], "c": None, "d": True}
     assert message(value, value) is None
 
 
 def test_issue_example_path_and_rendering() -> None:
-    expected = [{"partial": {"content": [{}, {"arguments": {}}]}}] * 3
-    actual = [*expected[:2], {"partial": {"content": [{}, {"arguments": {"path": "README.md"}}]}}]
+    expected: list[JsonValue] = [{"partial": {"content": [{}, {"arguments": {}}]}}] * 3
+    actual: JsonValue = [*expected[:2], {"partial": {"content": [{}, {"arguments": {"path": "README.md"}}]}}]
     assert message(expected, actual, "events") == (
         'events[2].partial.content[1].arguments: expected {} but got {"path": "README.md"} (unexpected key "path": "README.md")'
     )
 
 
 def test_first_divergence_is_depth_first_in_document_order() -> None:
-    expected = {"a": {"x": 1, "y": 2}, "b": 3}
-    actual = {"a": {"x": 1, "y": 20}, "b": 30}
+    expected: JsonValue = {"a": {"x": 1, "y": 2}, "b": 3}
+    actual: JsonValue = {"a": {"x": 1, "y": 20}, "b": 30}
     assert message(expected, actual) == "a.y: expected 2 but got 20"
 
 
@@ -98,7 +98,9 @@ def test_any_matcher_accepts_everything_present() -> None:
 
 
 def test_one_of_matcher_names_the_nearest_alternative() -> None:
-    expected = {"$oneOf": [[{"type": "start"}, {"type": "error"}], [{"type": "start"}, {"type": "text_delta"}, {"type": "error"}]]}
+    expected: JsonValue = {
+        "$oneOf": [[{"type": "start"}, {"type": "error"}], [{"type": "start"}, {"type": "text_delta"}, {"type": "error"}]]
+    }
     assert message(expected, [{"type": "start"}, {"type": "error"}]) is None
     text = message(expected, [{"type": "start"}, {"type": "done"}], "events")
     assert text is not None

@@ -237,7 +237,7 @@ def test_the_export_manifest_gives_a_shared_case_its_course_lab_and_its_pi_ai_1_
     assert document["labs"] == dict(sorted(Counter(case.lab for case in course.cases).items()))
     entries = document["cases"]
     assert isinstance(entries, list)
-    shared = {entry["id"]: entry for entry in entries if isinstance(entry, dict) and entry.get("profile") == ["course", "pi-ai-1"]}
+    shared = {str(entry["id"]): entry for entry in entries if isinstance(entry, dict) and entry.get("profile") == ["course", "pi-ai-1"]}
     pi_ai = {case.id: case for case in load_suite(profile="pi-ai-1").cases}
     by_id = {case.id: case for case in course.cases}
     assert shared

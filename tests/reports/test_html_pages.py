@@ -28,6 +28,7 @@ from conformance.html.layout import anchor, slugs
 from conformance.html.matrix_site import ImplRun, write_matrix_site
 from conformance.html.run_site import write_run_site
 from conformance.html.svg import bins, histogram
+from conformance.jsontypes import JsonValue
 from tests.support.html_pages import check_site, diverged_rows
 from tests.support.variants import VARIANTS
 
@@ -91,8 +92,10 @@ def test_the_highlighted_row_is_the_first_differing_event(results: list[Submissi
                 expected_row = int(match[2])
             else:
                 step = int(match[1])
-                expected = event_types(graded.case.steps[step]["expect"]["events"])  # type: ignore[index]
-                actual = event_types(graded.outcome.observation["steps"][step]["events"])  # type: ignore[call-overload,index]
+                case_steps: Any = graded.case.steps  # parsed JSON, walked key by key
+                observation: Any = graded.outcome.observation
+                expected = event_types(case_steps[step]["expect"]["events"])
+                actual = event_types(observation["steps"][step]["events"])
                 expected_row = first_difference(expected, actual)  # type: ignore[assignment]
             assert rows.get(anchor(graded.case.id)) == expected_row, (result.name, graded.case.id, divergence)
             checked += 1
@@ -248,7 +251,7 @@ def test_a_case_page_says_what_placeholders_mean_and_notes_a_silent_stream() -> 
     from conformance.html.casepage import case_section
     from conformance.matcher import Divergence
 
-    expected_events = [{"type": "start", "partial": {"provider": {"$type": "string"}, "content": []}}]
+    expected_events: list[JsonValue] = [{"type": "start", "partial": {"provider": {"$type": "string"}, "content": []}}]
     case = Case(
         "c", "scratch.yaml", 1, "04", "4.1", ("SM-PLAY-1",), "scratch", "scripted_model", {},
         steps=({"action": "consume", "expect": {"events": expected_events, "finished": True}},), step_lines=(2,),

@@ -60,7 +60,8 @@ def expected_ir(case: Case) -> Iterator[tuple[str, str, JsonValue]]:
             yield f"steps[{index}].events", "ModelEventList", events
         if model_events and expect.get("state") == "resolved" and "value" in expect:
             yield f"steps[{index}].value", "AssistantMessage", expect["value"]
-        for request_index, request in enumerate(expect.get("requests") or []):  # type: ignore[union-attr]
+        requests = expect.get("requests")
+        for request_index, request in enumerate(requests if isinstance(requests, list) else []):
             yield f"steps[{index}].requests[{request_index}]", "AgentContext", request
 
 

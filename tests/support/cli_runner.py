@@ -48,7 +48,9 @@ def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> 
         reply = _ask(server, {**request, "timeout": timeout}, timeout + _REPLY_GRACE_S)
         if reply.get("timed_out"):
             raise subprocess.TimeoutExpired(command, timeout, _text(stdout), _text(stderr))
-        return subprocess.CompletedProcess(command, int(reply["returncode"]), _text(stdout), _text(stderr))
+        returncode = reply["returncode"]
+        assert isinstance(returncode, int), reply
+        return subprocess.CompletedProcess(command, returncode, _text(stdout), _text(stderr))
 
 
 def _take_server() -> subprocess.Popen[str]:

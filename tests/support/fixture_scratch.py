@@ -28,10 +28,10 @@ def _case_texts(relative: str) -> tuple[str, dict[str, str]]:
     source = REPO / "fixtures" / relative
     fixture = read(source, source.parent.parent)
     head = fixture.text[: fixture.text.index("\ncases:\n") + len("\ncases:\n")]
-    cases = {}
+    cases: dict[str, str] = {}
     for node, raw in fixture.cases:
         line_start = fixture.text.rfind("\n", 0, node.start) + 1
-        cases[raw["id"]] = fixture.text[line_start : node.end] + "\n"
+        cases[str(raw["id"])] = fixture.text[line_start : node.end] + "\n"
     return head, cases
 
 

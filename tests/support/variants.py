@@ -12,11 +12,12 @@ import copy
 import json
 import types
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import reference_impl
 from reference_impl import scripted_model as sm
 from reference_impl.event_stream import EventStream
+from reference_impl.ir import DoneEvent
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,9 @@ class _StreamEndingOnlyOnDone(reference_impl.AssistantMessageEventStream):
     """Treats only ``done`` as terminal: an ``error`` never ends the stream by itself."""
 
     def __init__(self) -> None:
-        EventStream.__init__(self, lambda event: event["type"] == "done", lambda event: event["message"])
+        EventStream.__init__(
+            self, lambda event: event["type"] == "done", lambda event: cast(DoneEvent, event)["message"]
+        )  # only done ends it
 
 
 class _StreamCopyingResult(reference_impl.AssistantMessageEventStream):
@@ -159,7 +162,7 @@ class _ModelCheckingAbortTooEarly(reference_impl.ScriptedModel):
 
     def stream(self, context: Any, signal: Any = None) -> Any:
         was_aborted = signal is not None and signal.aborted
-        frozen = types.SimpleNamespace(aborted=was_aborted)
+        frozen: Any = types.SimpleNamespace(aborted=was_aborted)  # a stand-in for the signal: its flag, read once
         return super().stream(context, frozen if signal is not None else None)
 
 
@@ -312,7 +315,7 @@ def _event_stream_ignoring_end_value(is_terminal: Any, extract_result: Any) -> A
 class _EventStreamNeverFinishingByHand(EventStream[Any, Any]):
     """Iteration delivers every event but, once closed and drained, waits instead of finishing."""
 
-    async def __aiter__(self) -> Any:  # type: ignore[override]
+    async def __aiter__(self) -> Any:
         while True:
             if self._buffer:
                 yield self._buffer.popleft()

@@ -21,6 +21,7 @@ import pytest
 from conformance import toolchain
 from conformance.adapters import course_build
 from conformance.adapters.course_build import SubmissionTooLarge, copy_submission
+from conformance.adapters.settings import ImplSettings
 from tests.support.attack_projects import copy_project
 from tests.support.cli_runner import cli
 from tests.support.requirements import needs_bwrap, needs_node, needs_npm, needs_toolchain
@@ -104,8 +105,8 @@ def test_the_submissions_own_compiler_never_runs(tmp_path: Path) -> None:
     assert log.read_text(encoding="utf-8").strip() == f"Version {toolchain.locked_versions()['typescript']}"
 
 
-def course_settings() -> course_build.ImplSettings:
-    return course_build.ImplSettings(sandbox="none")
+def course_settings() -> ImplSettings:
+    return ImplSettings(sandbox="none")
 
 
 def test_links_are_recreated_never_followed_and_special_files_are_left_out(tmp_path: Path) -> None:
@@ -182,7 +183,7 @@ def test_a_build_that_fills_the_disk_is_stopped_at_the_cap(sandbox: str, tmp_pat
         copy_project(tmp_path / "filler"), "for i in 1 2 3 4 5 6 7 8; do head -c 25165824 /dev/zero > big$i; sleep 0.3; done"
     )
     package = project / "packages" / "pi-course"
-    built = course_build.build_in_copy(project, package, shutil.which("node") or "node", course_build.ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
+    built = course_build.build_in_copy(project, package, shutil.which("node") or "node", ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
     assert built.report is not None and built.report.startswith("npm run build was stopped: it wrote more than 64 MiB")
     assert built.workspace is None  # removed with what it wrote
 

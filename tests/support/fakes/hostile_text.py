@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from conformance.adapters.reference import create
+from conformance.jsontypes import JsonObject, JsonValue
 from conformance.server import answer
 
 #: Hyperlink (OSC 8), clear screen, window title, clipboard write (OSC 52), a carriage-return overwrite, a bell.
@@ -48,7 +49,7 @@ def _threw(seq: object, message: str) -> str:
     return json.dumps({"seq": seq, "ok": False, "error": {"kind": "threw", "message": message}})
 
 
-def _with_value(correct: dict[str, object], value: object) -> str:
+def _with_value(correct: JsonObject, value: JsonValue) -> str:
     """The correct response with its observation's ``value`` replaced (other keys, such as ``input_unchanged``, kept)."""
     observation = correct.get("observation")
     if isinstance(observation, dict) and "value" in observation:
@@ -56,7 +57,7 @@ def _with_value(correct: dict[str, object], value: object) -> str:
     return json.dumps(correct)
 
 
-def hostile(mode: str, size: int, request: dict[str, object], correct: dict[str, object]) -> str | None:
+def hostile(mode: str, size: int, request: JsonObject, correct: JsonObject) -> str | None:
     """The hostile response line for ``request`` (``correct`` is the reference's); None to answer it correctly."""
     seq, op = request.get("seq"), request.get("op")
     if mode == "big-wrong-type":

@@ -107,7 +107,7 @@ def main() -> None:
             if op == "hello" and "protocol-2" in flags:
                 response["protocol"] = 2
             if op == "hello" and labs is not None:
-                response["labs"] = labs
+                response["labs"] = [*labs]
             out.write(json.dumps(response, ensure_ascii=False) + "\n")
         out.flush()
         if op == "stop":
