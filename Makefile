@@ -38,11 +38,14 @@ compat-page: $(BIN)/pi-conformance
 test: $(BIN)/pi-conformance toolchain
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup
 
-## ruff and mypy --strict on the Python packages; fixture lint and clause coverage.
+## ruff and mypy --strict on the Python packages, the tests and the benchmarks; fixture lint and clause coverage.
+# mypy checks tests/ and bench/ in a run of their own: they import the examples as examples.pi_ai_port,
+# while a run over examples/ itself names the same files pi_ai_port (one file, two module names).
 lint: $(BIN)/pi-conformance toolchain
 	$(BIN)/ruff check conformance reference_impl tests bench examples
 	$(BIN)/ruff format --check conformance reference_impl tests bench examples
 	$(BIN)/mypy --strict conformance reference_impl examples
+	$(BIN)/mypy --strict tests bench
 	$(BIN)/pi-conformance fixtures lint
 	$(BIN)/pi-conformance fixtures coverage --check --output /dev/null
 

@@ -2,7 +2,7 @@
 
 Usage: python bench/batch_grading.py [--jobs 1 2 ...] [--correct-copies N] [--timeout S] [--no-build]
 
-Generates the test class of ``tests/grading_batch.py`` (correct copies, every broken
+Generates the test class of ``tests/support/grading_batch.py`` (correct copies, every broken
 variant, a failing build, two hanging, one crashing and one empty submission) in a
 temporary folder, then grades it with ``grade_batch`` (what ``pi-conformance grade-batch``
 runs) once per ``--jobs`` value. Each row: wall time, wall time per submission, the
@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))  # run as a script: make `conformance` and `tests`
 from conformance.farm.batch import BatchOptions, discover_submissions, grade_batch  # noqa: E402
 from conformance.grading.grader import GradeOptions, prepare  # noqa: E402
 from conformance.grading.rubric import load_rubric  # noqa: E402
-from tests.grading_batch import make_batch  # noqa: E402
+from tests.support.grading_batch import make_batch  # noqa: E402
 
 
 def main() -> int:

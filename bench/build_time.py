@@ -2,7 +2,7 @@
 
 Usage: python bench/build_time.py [--runs N] [--sandbox bwrap|none]
 
-Materialises ``tests/js/course-ts`` in the course's monorepo shape (no ``node_modules``), then
+Materialises ``tests/support/js/course-ts`` in the course's monorepo shape (no ``node_modules``), then
 ``--runs`` times: builds it as grading does (throwaway copy, ``npm run build``, the pinned
 TypeScript), and grades the built copy. Prints the median and best wall time of the build,
 of the grading, and the build's share of a submission. Needs Node.js, npm and the toolchain
@@ -27,7 +27,7 @@ from conformance.adapters.pi_course import build  # noqa: E402
 from conformance.adapters.settings import ImplSettings  # noqa: E402
 from conformance.grading.grader import GradeOptions, grade_submission, prepare  # noqa: E402
 from conformance.grading.rubric import load_rubric  # noqa: E402
-from tests.course_projects import monorepo  # noqa: E402
+from tests.support.course_projects import monorepo  # noqa: E402
 
 
 def main() -> int:

@@ -2,8 +2,8 @@
 
 Usage: python bench/feedback_quality.py [--cache FILE] [--regrade]
 
-Grades every one-bug variant of ``tests/js/variants`` and the misbehaving projects of
-``tests/grading_batch.py`` (hangs, crashes on import), then prints per project the first
+Grades every one-bug variant of ``tests/support/js/variants`` and the misbehaving projects of
+``tests/support/grading_batch.py`` (hangs, crashes on import), then prints per project the first
 case a report shows in full with its first line, reading and hint, the class overview's largest
 failure groups, and the points each one-bug project loses. Grading is cached in ``--cache``
 (a pickle, default under the system's temporary folder) so the rendering can be compared
@@ -29,7 +29,7 @@ from conformance.grading.rubric import load_rubric  # noqa: E402
 from conformance.judging.feedback import fitting_hint  # noqa: E402
 from conformance.judging.readings import symptom_reading  # noqa: E402
 from conformance.reports.html.class_site import class_groups  # noqa: E402
-from tests.grading_batch import BROKEN, make_batch  # noqa: E402
+from tests.support.grading_batch import BROKEN, make_batch  # noqa: E402
 
 #: Projects of the class that are not one-bug variants but whose feedback matters as much.
 MISBEHAVING = ("hangs-in-textof", "crashes-on-import", "never-emits")
@@ -44,7 +44,7 @@ def grade_all(folder: Path) -> dict[str, SubmissionResult]:
     options = GradeOptions(build=False, case_timeout_s=0.5)
 
     def one(name: str) -> tuple[str, SubmissionResult]:
-        path = folder / name if (folder / name).exists() else REPO / "tests" / "js" / "variants" / name
+        path = folder / name if (folder / name).exists() else REPO / "tests" / "support" / "js" / "variants" / name
         return name, grade_submission(f"pi-course:{path}", context, options, name=name)
 
     with ThreadPoolExecutor(2) as pool:

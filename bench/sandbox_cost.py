@@ -2,7 +2,7 @@
 
 Usage: python bench/sandbox_cost.py [--runs N] [--build] [PROJECT]
 
-Grades PROJECT (default ``tests/js/course-correct``, every case) with ``grade_submission``
+Grades PROJECT (default ``tests/support/js/course-correct``, every case) with ``grade_submission``
 (what ``pi-conformance grade`` runs) three ways, alternated ``--runs`` times: no sandbox and
 no limits, bwrap without limits (``--no-limits``), and bwrap with the default limits. Prints
 the median and best wall time and the median CPU time (the grader and its children) of each,
@@ -39,7 +39,9 @@ def _cpu_s() -> float:
 def main() -> int:
     """Time each way and print one row each, then what the sandbox and the limits add."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("project", nargs="?", default=str(REPO / "tests" / "js" / "course-correct"), help="the course project to grade")
+    parser.add_argument(
+        "project", nargs="?", default=str(REPO / "tests" / "support" / "js" / "course-correct"), help="the course project to grade"
+    )
     parser.add_argument("--runs", type=int, default=5, help="runs per isolation (default 5)")
     parser.add_argument("--build", action="store_true", help="build the project in every run")
     args = parser.parse_args()

@@ -99,10 +99,14 @@ def count_cases(root: Path) -> int:
 def copy_fixtures(target: Path, copies: int) -> None:
     """``copies`` copies of the bundled fixtures under ``target``, the ids of copy n suffixed ``-xN``."""
     for number in range(copies):
+
+        def suffixed(match: re.Match[str], n: int = number) -> str:
+            return f"{match[1]}{match[2]}-x{n}"
+
         for source in FIXTURES.rglob("*.y*ml"):
             text = source.read_text(encoding="utf-8")
             if copies > 1:
-                text = CASE_ID.sub(lambda match, n=number: f"{match[1]}{match[2]}-x{n}", text)
+                text = CASE_ID.sub(suffixed, text)
             destination = target / f"copy{number}" / source.relative_to(FIXTURES)
             destination.parent.mkdir(parents=True, exist_ok=True)
             destination.write_text(text, encoding="utf-8")
@@ -147,7 +151,7 @@ def main() -> None:
         impls = args.impl or [
             "reference",
             f"cmd:{sys.executable} -m conformance.server --impl reference",
-            *(["pi-course:tests/js/course-correct"] if shutil.which("node") else []),
+            *(["pi-course:tests/support/js/course-correct"] if shutil.which("node") else []),
         ]
         for impl in impls:
             rows.append(Row(label(impl), run_command(impl), REPO, warm))

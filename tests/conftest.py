@@ -12,10 +12,9 @@ import pytest
 from conformance.loading.cases import Case
 from conformance.loading.loader import Suite, load_suite
 from conformance.spec.profiles import PROFILES
-from tests.graded_class import GradedClass, grade_class
-from tests.js_variants import ensure_generated
-
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.graded_class import GradedClass, grade_class
+from tests.support.js_variants import ensure_generated
+from tests.support.requirements import require, skip_missing
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -110,7 +109,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that reads the graded class runs in one pytest-xdist group (``--dist loadgroup``),
     so the class is graded once per run, not once per worker. The group runs first: it is the
     longest piece of work one worker must do alone, and started last it would leave the other
-    cores idle at the end."""
+    cores idle at the end.
+
+    A test marked ``needs_node``, ``needs_bwrap``, ``needs_chromium``... is skipped here, with the
+    reason, on a machine without it (tests/support/requirements.py).
+    """
+    skip_missing(items)
     in_class = [item for item in items if "graded_class" in getattr(item, "fixturenames", ())]
     for item in in_class:
         item.add_marker(pytest.mark.xdist_group("graded-class"))
@@ -121,6 +125,5 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session")
 def graded_class(tmp_path_factory: pytest.TempPathFactory) -> GradedClass:
     """The class of JavaScript submissions, graded once for every test that reads its results."""
-    if shutil.which("node") is None:
-        pytest.skip("Node.js 18+ is needed to grade the JavaScript submissions and is not installed")
+    require("needs_node")
     return grade_class(tmp_path_factory.mktemp("class"))

@@ -8,7 +8,7 @@ server that forks commands). ``--seed`` and ``--examples`` promise the same prog
 machine, so the fuzzer draws with Hypothesis's built-in constants only.
 
 This reaches into Hypothesis's internals (there is no setting for it);
-``tests/test_fuzz.py`` checks that the draws stay the same across such an import, so a
+``tests/fuzz/test_fuzz.py`` checks that the draws stay the same across such an import, so a
 Hypothesis release that moves them fails there rather than silently.
 """
 

@@ -1,0 +1,122 @@
+"""pi-course: the project's JavaScript course implementation passes, and each broken variant fails right.
+
+tests/support/js/variants.json says, for every folder under tests/support/js, which case must fail with
+which message and, per lab, how many cases at least fail or are skipped (every other case
+passes; lab sizes come from the fixtures).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters.pi_course import modules_dir, pi_course_adapter
+from conformance.adapters.settings import ImplSettings
+from conformance.judging.outcome import Outcome
+from conformance.loading.loader import Suite
+from conformance.running.execution import run_case
+from tests.support.js_variants import JS
+from tests.support.paths import REPO
+from tests.support.requirements import needs_node
+from tests.support.variant_expectations import EXPECTATIONS, outcome_problems
+
+NODE = shutil.which("node")
+pytestmark = needs_node
+
+
+def grade(folder: str, suite: Suite, build: bool = False) -> dict[str, Outcome]:
+    adapter = pi_course_adapter(str(JS / folder), ImplSettings(build=build))
+    try:
+        return {case.id: run_case(adapter, case) for case in suite.cases}
+    finally:
+        adapter.close()
+
+
+@pytest.mark.parametrize("folder", [name for name, spec in EXPECTATIONS.items() if not spec.get("build_fails")])
+def test_folder_gets_exactly_its_expected_results(folder: str, suite: Suite) -> None:
+    # Graded here, not in a shared fixture: pytest-xdist spreads the folders over its workers,
+    # where a module fixture would grade every folder again on each worker that runs one.
+    spec = EXPECTATIONS[folder]
+    results = grade(folder, suite)
+    assert outcome_problems(spec["outcomes"], results, suite) == []  # type: ignore[arg-type]
+    if "failing_case" in spec:
+        outcome = results[str(spec["failing_case"])]
+        assert outcome.status == "failed"
+        assert str(spec["message_fragment"]) in outcome.message
+    for fragment in spec.get("skipped_messages", []):  # type: ignore[attr-defined]
+        assert any(fragment in outcome.message for outcome in results.values() if outcome.status == "skipped")
+
+
+def test_the_three_forms_of_path_reach_the_same_modules() -> None:
+    repo = JS / "course-correct"
+    expected = repo / "packages" / "pi-course" / "dist" / "src"
+    assert modules_dir(repo) == expected
+    assert modules_dir(repo / "packages" / "pi-course") == expected
+    assert modules_dir(expected) == expected
+
+
+def test_a_failed_build_errors_every_case_with_the_compiler_message(suite: Suite) -> None:
+    results = grade("variants/build-fails", suite, build=True)
+    assert {outcome.status for outcome in results.values()} == {"errored"}
+    message = next(iter(results.values())).message
+    assert "the build failed: npm run build exited with status 1: src/scripted-model.ts(3,40): error TS2307" in message
+
+
+def test_a_successful_build_then_passes(suite: Suite) -> None:
+    results = grade("course-correct", suite, build=True)
+    assert {outcome.status for outcome in results.values()} == {"passed"}
+
+
+def test_every_variant_is_generated_and_differs_from_the_correct_project() -> None:
+    assert NODE is not None
+    result = subprocess.run([NODE, str(JS / "make_variants.mjs"), "--check"], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    correct = JS / "course-correct" / "packages" / "pi-course"
+    for name in (folder.removeprefix("variants/") for folder in EXPECTATIONS if folder.startswith("variants/")):
+        variant = JS / "variants" / name / "packages" / "pi-course"
+        differing = [
+            path.relative_to(variant)
+            for path in variant.rglob("*.js*")
+            if not (correct / path.relative_to(variant)).is_file()
+            or (correct / path.relative_to(variant)).read_bytes() != path.read_bytes()
+        ]
+        missing = [path for path in correct.rglob("*.js") if not (variant / path.relative_to(correct)).exists()]
+        assert differing or missing, f"{name} is identical to course-correct"
+
+
+def test_unknown_path_is_a_clear_error() -> None:
+    from conformance.adapters.pi_course import CourseLayoutError
+
+    with pytest.raises(CourseLayoutError, match="is not a folder"):
+        pi_course_adapter(str(Path("/no/such/course")), ImplSettings())
+
+
+def _fake_node(folder: Path, version: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    node = folder / "node"
+    node.unlink(missing_ok=True)  # a new file: another identity, as when Node.js is upgraded
+    node.write_text(f"#!/bin/sh\necho {version}\necho started >> {folder / 'starts'}\n", encoding="utf-8")
+    node.chmod(0o755)
+    # Its own modification time: a new file may reuse the old one's inode number.
+    stamp = {"v16.20.0": 1_600_000_000, "v20.1.0": 1_700_000_000}[version]
+    os.utime(node, (stamp, stamp))
+    return node
+
+
+def test_an_old_node_is_refused_and_the_version_is_asked_once_per_executable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.adapters.pi_course import CourseLayoutError, find_node
+
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    _fake_node(tmp_path / "bin", "v16.20.0")
+    for _ in range(2):
+        with pytest.raises(CourseLayoutError, match=r"needs Node\.js 18\+, found v16\.20\.0"):
+            find_node()
+    assert (tmp_path / "bin" / "starts").read_text(encoding="utf-8").count("started") == 1
+    upgraded = _fake_node(tmp_path / "bin", "v20.1.0")
+    assert find_node() == str(upgraded)
+    assert find_node() == str(upgraded)
+    assert (tmp_path / "bin" / "starts").read_text(encoding="utf-8").count("started") == 2

@@ -1,0 +1,1 @@
+"""Tests of the fixture toolkit: fixtures new, lint, coverage, regen, export."""

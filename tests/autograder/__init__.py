@@ -1,0 +1,1 @@
+"""Tests of autograder bundles (Gradescope, GitHub Classroom) and doctor."""

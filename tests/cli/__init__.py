@@ -1,0 +1,1 @@
+"""Tests of the command line: selection, exit status, option checks, check."""

@@ -1,0 +1,1 @@
+"""Tests of what users install: the wheel in a fresh virtualenv."""

@@ -1,0 +1,1 @@
+"""Tests of the worked ports under examples/ and the README's minimal adapter."""

@@ -1,0 +1,1 @@
+"""Tests of differential fuzzing and the private grading set drawn with its strategies."""

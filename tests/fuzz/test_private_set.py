@@ -1,0 +1,230 @@
+"""A private grading set (issue 24, item 1) and its drill: the lookup-table cheat.
+
+The set is drawn from a secret seed with the fuzzer's strategies, its expectations are the
+reference's, it lints clean and the reference passes it. A submission that only replays the
+public fixtures' answers passes every public case and no private one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters.interface import Adapter
+from conformance.adapters.reference import create as create_reference
+from conformance.authoring.lint import lint
+from conformance.fuzz import private
+from conformance.grading.rubric import Rubric, load_rubric, parse_rubric
+from conformance.grading.scoring import Score, score
+from conformance.loading.cases import Case
+from conformance.loading.loader import load_suite
+from conformance.running.execution import run_case
+from conformance.yamlio.canonical import inputs_key
+from tests.support.cli_runner import cli
+from tests.support.fakes.lookup_table import LookupTable, record
+
+SECRET = "staff only: tests/fuzz/test_private_set.py"
+
+
+@pytest.fixture(scope="module")
+def private_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default-size set for the default rubric, written once for the module."""
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # drawn streams that never end, by design
+    out = tmp_path_factory.mktemp("private")
+    reference = create_reference()
+    try:
+        generated = private.generate(reference, load_rubric(), SECRET, 100, load_suite().cases)
+    finally:
+        reference.close()
+    private.write(generated, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def private_cases(private_dir: Path) -> list[Case]:
+    suite = load_suite(private_dir)
+    assert not suite.broken
+    return suite.cases
+
+
+@pytest.fixture
+def reference() -> Iterator[Adapter]:
+    adapter = create_reference()
+    yield adapter
+    adapter.close()
+
+
+def _inputs(cases: list[Case]) -> set[str]:
+    return {inputs_key(case.operation, case.input, case.steps) for case in cases}
+
+
+# -- the set -------------------------------------------------------------------------------
+
+
+def test_the_set_lints_clean_and_every_case_passes_the_reference(private_dir: Path, private_cases: list[Case], reference: Adapter) -> None:
+    assert [str(problem) for problem in lint(private_dir)] == []
+    outcomes = [run_case(reference, case) for case in private_cases]
+    assert [(outcome.case_id, outcome.message) for outcome in outcomes if outcome.status != "passed"] == []
+    result = cli("run", "--impl", "reference", "--fixtures", str(private_dir), timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "100 total, 100 passed" in result.stdout
+
+
+def test_every_lab_gets_its_share_and_lab_3_1_every_operation(private_cases: list[Case]) -> None:
+    assert Counter(case.lab for case in private_cases) == {"3.1": 25, "3.2": 25, "4.1": 25, "4.2": 25}
+    operations = Counter(case.operation for case in private_cases if case.lab == "3.1")
+    assert set(operations) == set(private.LAB_OPERATIONS["3.1"])
+    assert max(operations.values()) - min(operations.values()) <= 1
+
+
+def test_every_case_says_what_it_is(private_dir: Path, private_cases: list[Case]) -> None:
+    rubric = load_rubric()
+    for case in private_cases:
+        assert "-private-" in case.id, case.id
+        assert "secret seed" in case.description
+        assert case.clauses, case.id
+        assert rubric.labs[case.lab].case_weight(case) > 0, case.id  # no chapter-02 generic stream case
+    for path in sorted(private_dir.rglob("*.yaml")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        assert lines[0] == private.HEADER
+        assert lines[1] == f"# {private.GENERATED_MARK}"
+        assert SECRET not in path.read_text(encoding="utf-8")
+
+
+def test_no_case_repeats_a_public_input_or_one_drawn_for_any_seed(private_cases: list[Case]) -> None:
+    assert not _inputs(private_cases) & _inputs(load_suite().cases)
+    assert not _inputs(private_cases) & private.predictable_inputs()
+    simplest = '{"input":{"message":{"content":[],"role":"user","timestamp":0}},"operation":"text_of","steps":[]}'
+    assert simplest in private.predictable_inputs()  # Hypothesis's first draw for every seed
+    assert len(_inputs(private_cases)) == len(private_cases)
+
+
+def test_the_same_seed_writes_the_same_bytes_in_another_process_and_another_seed_other_inputs(tmp_path: Path) -> None:
+    first, again, other = tmp_path / "first", tmp_path / "again", tmp_path / "other"
+    for out, seed in ((first, "seed one"), (again, "seed one"), (other, "seed two")):
+        result = cli("private-set", "--seed", seed, "--out", str(out), "--cases", "40", timeout=120)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "40 cases (3.1: 10, 3.2: 10, 4.1: 10, 4.2: 10)" in result.stdout
+    files = sorted(path.relative_to(first) for path in first.rglob("*.yaml"))
+    assert len(files) == 4
+    assert files == sorted(path.relative_to(again) for path in again.rglob("*.yaml"))
+    for name in files:
+        assert (first / name).read_bytes() == (again / name).read_bytes(), name
+    # Hypothesis draws its simplest programs (an empty message, an empty script) for every seed;
+    # without the probe seeds' exclusion, these two sets shared 4 of their 40 inputs.
+    first_inputs, other_inputs = _inputs(load_suite(first).cases), _inputs(load_suite(other).cases)
+    assert len(first_inputs & other_inputs) <= 1
+
+
+def test_cases_follow_the_rubrics_lab_weights() -> None:
+    rubric = parse_rubric({"version": 1, "labs": {"3.1": {"weight": 10}, "3.2": {"weight": 20}, "4.2": {"weight": 70}}})
+    assert private.quotas(rubric, 10) == {"3.1": 1, "3.2": 2, "4.2": 7}
+    assert private.quotas(rubric, 3) == {"3.1": 1, "3.2": 1, "4.2": 1}  # every graded lab gets a case
+    assert sum(private.quotas(load_rubric(), 7).values()) == 7
+    with pytest.raises(private.PrivateSetError):
+        private.quotas(rubric, 2)
+
+
+def test_a_lab_whose_cases_all_weigh_0_is_reported_not_drawn_forever(reference: Adapter) -> None:
+    rubric = parse_rubric({"version": 1, "labs": {"3.2": {"weight": 25, "scoring": "by-tag", "tags": {"stream": 0}}}})
+    with pytest.raises(private.PrivateSetError, match=r"lab 3\.2 event_stream: 0 of 2"):
+        private.generate(reference, rubric, SECRET, 2)
+
+
+def test_hand_written_cases_are_kept_and_their_inputs_never_drawn(tmp_path: Path, private_cases: list[Case]) -> None:
+    # Staff add a case by hand whose inputs are those of a case the seed draws; regenerating
+    # keeps their file and draws another case instead of repeating those inputs.
+    out = tmp_path / "set"
+    taken = next(case for case in private_cases if case.operation == "text_of")
+    hand = out / "ch03" / "staff.yaml"
+    hand.parent.mkdir(parents=True)
+    hand.write_text(
+        f"# yaml-language-server: $schema={private.HEADER.split('=', 1)[1]}\n"
+        'chapter: "03"\ntopic: hand-written private cases\ncases:\n'
+        f"- id: text-of-staff-1\n  lab: '3.1'\n  clauses: [IR-TEXT-1]\n  description: written by hand.\n"
+        f"  operation: text_of\n  input: {inputs_of(taken)}\n  expect: {{value: {{$type: string}}}}\n",
+        encoding="utf-8",
+    )
+    before = hand.read_bytes()
+    result = cli("private-set", "--seed", SECRET, "--out", str(out), timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert hand.read_bytes() == before
+    regenerated = load_suite(out).cases
+    assert [case.id for case in regenerated].count("text-of-staff-1") == 1
+    assert taken.id not in {case.id for case in regenerated}
+    assert len(regenerated) == 101
+    assert [str(problem) for problem in lint(out)] == []
+
+
+def inputs_of(case: Case) -> str:
+    """The case's input as flow YAML (JSON is YAML)."""
+    return json.dumps(case.input, ensure_ascii=False)
+
+
+def test_a_file_it_did_not_write_is_never_overwritten(tmp_path: Path) -> None:
+    target = tmp_path / private.file_name("3.1")
+    target.parent.mkdir(parents=True)
+    target.write_text("# my own notes\n", encoding="utf-8")
+    result = cli("private-set", "--seed", SECRET, "--out", str(tmp_path), "--cases", "4", timeout=120)
+    assert result.returncode == 2
+    assert "was not written by private-set" in result.stderr
+    assert target.read_text(encoding="utf-8") == "# my own notes\n"
+
+
+# -- the drill: a lookup table of the public fixtures ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lookup_table() -> LookupTable:
+    return LookupTable(record(load_suite().cases))
+
+
+def _score(adapter: Adapter, cases: list[Case], rubric: Rubric) -> Score:
+    return score(rubric, [(case, run_case(adapter, case)) for case in cases if rubric.selects(case)])
+
+
+def _skeleton() -> Adapter:
+    # The course's starting point throws "not implemented" everywhere: every case is skipped.
+    skeleton = Adapter()
+    skeleton.name = "skeleton"
+    return skeleton
+
+
+def test_the_lookup_table_passes_every_public_case(lookup_table: LookupTable) -> None:
+    public = _score(lookup_table, load_suite().cases, load_rubric())
+    assert public.passed == public.total
+    assert public.points == pytest.approx(100.0)
+
+
+def test_the_lookup_table_passes_no_private_case(lookup_table: LookupTable, private_cases: list[Case]) -> None:
+    rubric = load_rubric()
+    recognised = lookup_table.recognised
+    cheat = _score(lookup_table, private_cases, rubric)
+    skeleton = _score(_skeleton(), private_cases, rubric)
+    assert lookup_table.recognised == recognised, "the table knew a private input"
+    assert cheat.passed <= skeleton.passed == 0
+    # What passing earns (attribution aside, see below): nothing, like the skeleton.
+    assert sum(case.points for case in cheat.cases if case.passed) == 0
+
+
+def test_with_the_private_set_graded_too_the_lookup_table_earns_at_most_the_public_sets_worth(
+    lookup_table: LookupTable, private_cases: list[Case]
+) -> None:
+    rubric = load_rubric()
+    public = load_suite().cases
+    both = _score(lookup_table, [*public, *private_cases], rubric)
+    earned_by_passing = sum(case.points for case in both.cases if case.passed)
+    public_ids = {case.id for case in public}
+    public_worth = sum(case.max_points for case in both.cases if case.case.id in public_ids)
+    assert earned_by_passing == pytest.approx(public_worth)
+    assert public_worth < 80  # 248 public cases beside 100 private ones, default rubric
+
+
+def test_on_the_private_set_the_lookup_table_scores_no_more_than_the_skeleton(lookup_table: LookupTable, private_cases: list[Case]) -> None:
+    rubric = load_rubric()
+    assert _score(lookup_table, private_cases, rubric).points <= _score(_skeleton(), private_cases, rubric).points

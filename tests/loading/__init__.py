@@ -1,0 +1,1 @@
+"""Tests of loading fixture files into cases: the loader, shared files."""

@@ -1,0 +1,40 @@
+"""The course repository's two shapes, materialised from ``tests/support/js/course-ts`` for tests.
+
+``tests/support/js/course-ts`` mirrors the real course repository: a TypeScript monorepo whose root
+``package.json`` has the ``workspaces`` and the only devDependencies (``typescript`` and
+``@types/node``), and ``packages/pi-course`` whose ``tsconfig.json`` asks for
+``"types": ["node"]``. A student may submit either the whole monorepo or just the package;
+neither comes with ``node_modules``, so neither builds until something provides
+``@types/node`` (tsc looks for it in ``node_modules`` folders up the parent chain).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+COURSE_TS = Path(__file__).resolve().parent / "js" / "course-ts"
+PACKAGE = Path("packages") / "pi-course"
+
+# Build output and installs a developer may have left in the tracked tree by hand (git
+# ignores them): a materialised project starts from sources only, like a fresh submission.
+_UNTRACKED = shutil.ignore_patterns("dist", "node_modules")
+
+
+def monorepo(target: Path) -> Path:
+    """Copy the whole monorepo to ``target`` (which must not exist) and return it.
+
+    The project root is ``target``; the package is ``target / "packages" / "pi-course"``.
+    """
+    shutil.copytree(COURSE_TS, target, ignore=_UNTRACKED)
+    return target
+
+
+def single_package(target: Path) -> Path:
+    """Copy just ``packages/pi-course`` to ``target`` (which must not exist) as the project root.
+
+    Its ``package.json`` is unchanged: a build script and no devDependencies, so nothing in
+    the project names TypeScript or ``@types/node``.
+    """
+    shutil.copytree(COURSE_TS / PACKAGE, target, ignore=_UNTRACKED)
+    return target

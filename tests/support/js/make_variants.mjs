@@ -1,0 +1,234 @@
+#!/usr/bin/env node
+// Generate tests/support/js/variants/<name>/ from tests/support/js/course-correct/: each variant is the
+// correct course layout with exactly one bug (a textual patch of one compiled module) or,
+// for the partial-credit folders, a lab's placeholder patched in and later files removed.
+//
+//   node tests/support/js/make_variants.mjs           regenerate every variant folder
+//   node tests/support/js/make_variants.mjs --check   exit 1 if a folder on disk is out of date
+//
+// A patch names the exact text it replaces and how often it occurs, so a change to the
+// correct implementation that moves that text makes generation fail instead of silently
+// producing a variant without its bug.
+
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const CORRECT = path.join(HERE, "course-correct");
+const VARIANTS = path.join(HERE, "variants");
+const SRC = "packages/pi-course/dist/src";
+const TYPES = `${SRC}/types.js`;
+const EVENT_STREAM = `${SRC}/event-stream.js`;
+const SCRIPTED_MODEL = `${SRC}/scripted-model.js`;
+
+/** Replace `find` (which must occur exactly `count` times) in `file`. */
+const patch = (file, find, replace, count = 1) => ({ kind: "patch", file, find, replace, count });
+const remove = (file) => ({ kind: "remove", file });
+
+const VARIANT_SPECS = {
+  // ---- one bug each ------------------------------------------------------------------
+  "textof-tool-names": {
+    bug: "the chapter 03 fault experiment: textOf() lists tool-call names among the texts",
+    changes: [patch(TYPES, '(block.type === "text" ? [block.text] : [])', '(block.type === "text" ? [block.text] : [block.name])')],
+  },
+  "replay-last-timestamp": {
+    bug: "currentSystemMessage() keeps the timestamp of the last system message, not the first",
+    changes: [patch(TYPES, "timestamp ??= message.timestamp;", "timestamp = message.timestamp;")],
+  },
+  "replay-tombstones": {
+    bug: "sections merged with Object.assign and nulls dropped at the end: a deleted then re-added section keeps its old place",
+    changes: [
+      patch(
+        TYPES,
+        `    for (const [name, value] of Object.entries(message.sections ?? {})) {
+      if (value === null) sections.delete(name);
+      else sections.set(name, value);
+    }
+  }
+  if (timestamp === undefined) return undefined;`,
+        `    for (const [name, value] of Object.entries(message.sections ?? {})) sections.set(name, value);
+  }
+  for (const [name, value] of sections) if (value === null) sections.delete(name);
+  if (timestamp === undefined) return undefined;`,
+      ),
+    ],
+  },
+  "error-needs-end": {
+    bug: "AssistantMessageEventStream treats only done as terminal: an error event needs end()",
+    changes: [patch(EVENT_STREAM, '(event) => event.type === "done" || event.type === "error",', '(event) => event.type === "done",')],
+  },
+  "result-is-a-copy": {
+    bug: "AssistantMessageEventStream resolves result() with a copy of the terminal message",
+    changes: [
+      patch(EVENT_STREAM, 'if (event.type === "done") return event.message;', 'if (event.type === "done") return structuredClone(event.message);'),
+      patch(EVENT_STREAM, 'if (event.type === "error") return event.error;', 'if (event.type === "error") return structuredClone(event.error);'),
+    ],
+  },
+  "exhaustion-throws": {
+    bug: "the chapter 04 fault experiment: stream() throws synchronously when the script is exhausted",
+    changes: [
+      patch(
+        SCRIPTED_MODEL,
+        "    const turn = this.#turns[this.#cursor++];\n",
+        '    const turn = this.#turns[this.#cursor++];\n    if (turn === undefined) throw new Error("script exhausted");\n',
+      ),
+    ],
+  },
+  "requests-by-reference": {
+    bug: "the chapter 04 fault experiment: requests keeps the caller's context object instead of a structuredClone",
+    changes: [patch(SCRIPTED_MODEL, "this.requests.push(structuredClone(context));", "this.requests.push(context);")],
+  },
+  "shared-partial": {
+    bug: "one partial object is mutated and carried by every event instead of a snapshot per event",
+    changes: [patch(SCRIPTED_MODEL, "partial: structuredClone(partial)", "partial", 4)],
+  },
+  "abort-checked-early": {
+    bug: "stream() reads signal.aborted synchronously, before queueMicrotask: an abort right after it returns is missed",
+    changes: [
+      patch(SCRIPTED_MODEL, "    queueMicrotask(() => {\n      if (options.signal?.aborted) {", "    const aborted = options.signal?.aborted;\n    queueMicrotask(() => {\n      if (aborted) {"),
+    ],
+  },
+  "production-not-deferred": {
+    bug: "the turn is played inside stream(), before it returns: nothing is deferred",
+    changes: [patch(SCRIPTED_MODEL, "    queueMicrotask(() => {\n", "    (() => {\n"), patch(SCRIPTED_MODEL, "    });\n    return stream;", "    })();\n    return stream;")],
+  },
+
+  "sections-always": {
+    bug: "currentSystemMessage() always adds a sections object, empty when no section is left",
+    changes: [patch(TYPES, "...(sections.size > 0 ? { sections: Object.fromEntries(sections) } : {}),", "sections: Object.fromEntries(sections),")],
+  },
+  "sections-before-content": {
+    bug: "systemMessageText() joins the sections before the content",
+    changes: [patch(TYPES, "return parts.filter((part) => part.length > 0)", "return [...parts.slice(1), parts[0]].filter((part) => part.length > 0)")],
+  },
+  "error-loses-message": {
+    bug: "an error turn's terminal message loses the turn's errorMessage",
+    changes: [patch(SCRIPTED_MODEL, "return assistantMessage(content, turn.stopReason, { errorMessage: turn.errorMessage });", "return assistantMessage(content, turn.stopReason);")],
+  },
+  "preabort-keeps-turn": {
+    bug: "a call whose signal is already aborted does not use up its turn: the next call replays it",
+    changes: [patch(SCRIPTED_MODEL, "const turn = this.#turns[this.#cursor++];", "const turn = options.signal?.aborted ? undefined : this.#turns[this.#cursor++];")],
+  },
+
+  // ---- partial credit ----------------------------------------------------------------
+  "lab31-only": {
+    bug: "a student who finished lab 3.1: the temporary AssistantMessageEventStream, no scripted-model.js",
+    changes: [
+      patch(
+        EVENT_STREAM,
+        `    super(
+      (event) => event.type === "done" || event.type === "error",
+      (event) => {
+        if (event.type === "done") return event.message;
+        if (event.type === "error") return event.error;
+        throw new Error("非终态事件不能生成最终消息");
+      },
+    );`,
+        `    // Lab 3.1's temporary stream: never terminal, no result yet (lab 3.2 finishes it).
+    super(
+      () => false,
+      () => {
+        throw new Error("not implemented in lab 3.1");
+      },
+    );`,
+      ),
+      remove(SCRIPTED_MODEL),
+    ],
+  },
+  "lab41-only": {
+    bug: "a student who finished lab 4.1: abort, exhaustion and error turns throw \"not implemented in lab 4.1\" in the deferred producer",
+    changes: [
+      patch(
+        SCRIPTED_MODEL,
+        `      if (options.signal?.aborted) {
+        finish(stream, assistantMessage([], "aborted", { errorMessage: ABORTED_MESSAGE }));
+      } else if (turn === undefined) {
+        finish(stream, assistantMessage([], "error", { errorMessage: EXHAUSTED_MESSAGE }));
+      } else {
+        play(stream, terminalMessage(turn));
+      }`,
+        `      if (options.signal?.aborted || turn === undefined || !("role" in turn)) {
+        throw new Error("not implemented in lab 4.1");
+      }
+      play(stream, terminalMessage(turn));`,
+      ),
+    ],
+  },
+  "build-fails": {
+    bug: "the build fails (a TypeScript error): no dist/ was produced",
+    changes: [
+      patch(
+        "packages/pi-course/package.json",
+        `"build": "node -e \\"\\""`,
+        `"build": "node -e \\"console.error('src/scripted-model.ts(3,40): error TS2307: Cannot find module ./types.js or its corresponding type declarations.'); process.exit(1)\\""`,
+      ),
+      remove("packages/pi-course/dist"),
+    ],
+  },
+};
+
+function apply(root, change) {
+  const file = path.join(root, change.file);
+  if (change.kind === "remove") {
+    if (!existsSync(file)) throw new Error(`${change.file}: nothing to remove`);
+    rmSync(file, { recursive: true });
+    return;
+  }
+  const text = readFileSync(file, "utf8");
+  const found = text.split(change.find).length - 1;
+  if (found !== change.count) {
+    throw new Error(`${change.file}: expected ${change.count} occurrence(s) of ${JSON.stringify(change.find)}, found ${found}`);
+  }
+  writeFileSync(file, text.replaceAll(change.find, change.replace));
+}
+
+function generate(target) {
+  rmSync(target, { recursive: true, force: true });
+  for (const [name, spec] of Object.entries(VARIANT_SPECS)) {
+    const root = path.join(target, name);
+    cpSync(CORRECT, root, { recursive: true });
+    for (const change of spec.changes) apply(root, change);
+    writeFileSync(path.join(root, "VARIANT.md"), `# ${name}\n\n${spec.bug}.\n\nGenerated by tests/support/js/make_variants.mjs from tests/support/js/course-correct; do not edit.\n`);
+  }
+}
+
+/** Every file under `root` with its content, to compare two generated trees. */
+function snapshot(root) {
+  const files = new Map();
+  const walk = (directory) => {
+    for (const entry of readdirSync(directory).sort()) {
+      const full = path.join(directory, entry);
+      if (statSync(full).isDirectory()) walk(full);
+      else files.set(path.relative(root, full), readFileSync(full, "utf8"));
+    }
+  };
+  if (existsSync(root)) walk(root);
+  return files;
+}
+
+function check() {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), "pi-variants-"));
+  try {
+    generate(path.join(scratch, "variants"));
+    const expected = snapshot(path.join(scratch, "variants"));
+    const actual = snapshot(VARIANTS);
+    const stale = [...new Set([...expected.keys(), ...actual.keys()])].filter((file) => expected.get(file) !== actual.get(file));
+    if (stale.length > 0) {
+      console.error(`tests/support/js/variants is out of date (run node tests/support/js/make_variants.mjs):\n  ${stale.join("\n  ")}`);
+      return 1;
+    }
+    console.log(`tests/support/js/variants is up to date (${Object.keys(VARIANT_SPECS).length} variants)`);
+    return 0;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes("--check")) {
+  process.exitCode = check();
+} else {
+  generate(VARIANTS);
+  console.log(`generated ${Object.keys(VARIANT_SPECS).length} variants under ${path.relative(process.cwd(), VARIANTS) || VARIANTS}`);
+}

@@ -1,0 +1,31 @@
+"""Scratch fixture files for loader and command-line tests: headers, one valid case, a writer."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+#: The header of a course fixture file (chapter 03), ending where the case list starts.
+HEADER = 'chapter: "03"\ntopic: scratch\ncases:\n'
+GOOD_CASE = """\
+  - id: scratch-good
+    lab: "3.1"
+    clauses: [IR-TEXT-1]
+    description: A valid case beside the broken ones.
+    operation: text_of
+    input:
+      message: {role: user, content: [{type: text, text: hi}], timestamp: 1}
+    expect: {value: hi, input_unchanged: true}
+"""
+
+
+def write(folder: Path, name: str, body: str) -> Path:
+    """Write ``body`` (dedented) to ``folder/ch03/name`` and return its path."""
+    path = folder / "ch03" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(body), encoding="utf-8")
+    return path
+
+
+#: The first line of a shared fixture file (``fixtures/shared/``): its schema.
+SHARED_HEADER = "# yaml-language-server: $schema=https://pi-conformance.dev/schemas/shared-fixture-file.schema.json\n"

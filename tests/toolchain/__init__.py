@@ -1,0 +1,1 @@
+"""Tests of the pinned TypeScript toolchain and course builds."""
