@@ -206,7 +206,7 @@ class BindingAdapter(Adapter):
     def scripted_model(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
         return {"steps": run_coroutine(self._play_scripted_model(input, steps))}
 
-    async def _play_event_stream(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:
+    async def _play_event_stream(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:  # noqa: C901  # TODO(issue 25): split
         if input["kind"] == "assistant":
             stream = self._call("AssistantMessageEventStream")
             terminal_field: Callable[[Any], str | None] = lambda event: {"done": "message", "error": "error"}.get(event.get("type"))  # noqa: E731
@@ -253,7 +253,7 @@ class BindingAdapter(Adapter):
             observations.append(observation)
         return observations
 
-    async def _play_scripted_model(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:
+    async def _play_scripted_model(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:  # noqa: C901  # TODO(issue 25): split
         turns = self.to_impl(input["turns"])
         turns_before = self._fingerprint(turns)
         model = self._call("ScriptedModel", turns)

@@ -125,7 +125,7 @@ def supervisor_flags(limits: Limits, support: CgroupSupport | None = None) -> li
     return [*flags, str(limits.cpu_s or 0), str(address_space)]
 
 
-def describe(limits: Limits, tmpfs_capped: bool, support: CgroupSupport | None = None) -> str:
+def describe(limits: Limits, tmpfs_capped: bool, support: CgroupSupport | None = None) -> str:  # noqa: C901  # TODO(issue 25): split
     """One line for reports, the gradebook and ``doctor``: which limits held, and by what.
 
     ``tmpfs_capped``: the program runs in the sandbox, whose bubblewrap sizes its ``/tmp``.

@@ -161,7 +161,7 @@ class ProcessAdapter(Adapter):
         self._seq += 1
         return seq
 
-    def _ensure_session(self) -> None:
+    def _ensure_session(self) -> None:  # noqa: C901  # TODO(issue 25): split
         if self._session is not None and self._session.alive():
             return
         if self._session is not None:
@@ -231,7 +231,7 @@ class ProcessAdapter(Adapter):
 
     # -- requests ----------------------------------------------------------------------------
 
-    def _exchange(self, session: Session, message: JsonObject, timeout_s: float, response_def: str, what: str) -> JsonObject:
+    def _exchange(self, session: Session, message: JsonObject, timeout_s: float, response_def: str, what: str) -> JsonObject:  # noqa: C901  # TODO(issue 25): split
         """Send one message and read its one response line, validated against ``response_def``."""
         try:
             session.send(message)
@@ -292,7 +292,7 @@ class ProcessAdapter(Adapter):
         tail = session.stderr_text()
         return f"{_STDERR_NOTE}\n{tail}" if tail else _NO_STDERR_NOTE
 
-    def _request(self, operation: str, input: JsonObject, steps: list[JsonObject] | None = None) -> JsonObject:
+    def _request(self, operation: str, input: JsonObject, steps: list[JsonObject] | None = None) -> JsonObject:  # noqa: C901  # TODO(issue 25): split
         with self._lock:
             self._ensure_session()
             session = self._session

@@ -93,7 +93,7 @@ def _under(path: Path, roots: Sequence[Path]) -> bool:
     return any(path == root or root in path.parents for root in roots)
 
 
-def bwrap_command(sandbox: Sandbox, argv: Sequence[str], bwrap: str = "bwrap", tmp_size_mb: int | None = DEFAULT_TMP_MB) -> list[str]:
+def bwrap_command(sandbox: Sandbox, argv: Sequence[str], bwrap: str = "bwrap", tmp_size_mb: int | None = DEFAULT_TMP_MB) -> list[str]:  # noqa: C901  # TODO(issue 25): split
     """The ``bwrap`` command line that runs ``argv`` inside ``sandbox``.
 
     The private ``/tmp`` holds at most ``tmp_size_mb`` MiB (None: half the machine's memory,

@@ -220,7 +220,7 @@ def grade_command(args: argparse.Namespace) -> int:
     return code
 
 
-def grade_batch_command(args: argparse.Namespace) -> int:
+def grade_batch_command(args: argparse.Namespace) -> int:  # noqa: C901  # TODO(issue 25): split
     """Grade a folder of submissions into a gradebook and per-submission reports, resuming OUT."""
     directory = Path(args.directory)
     out = Path(args.out)

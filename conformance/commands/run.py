@@ -62,7 +62,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     run.set_defaults(handler=run_command)
 
 
-def pytest_arguments(args: argparse.Namespace) -> list[str]:
+def pytest_arguments(args: argparse.Namespace) -> list[str]:  # noqa: C901  # TODO(issue 25): split
     """The pytest command line that runs the suite as ``args`` asks."""
     argv = [str(SUITE_DIR), "-p", "no:cacheprovider", "--impl", args.impl, "-rN"]
     # The suite has no assert statements to rewrite, and needs no Hypothesis: without them pytest
@@ -159,7 +159,7 @@ class _Session:
         self.state = config.stash.get(STATE_KEY, None)
 
 
-def _usage_problem(args: argparse.Namespace) -> str | None:
+def _usage_problem(args: argparse.Namespace) -> str | None:  # noqa: C901  # TODO(issue 25): split
     """What is wrong with the output files or the baseline, found before any case runs."""
     targets = [("--report-json", args.report_json), ("--write-baseline", args.write_baseline)]
     for option, target in targets:

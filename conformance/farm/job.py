@@ -60,7 +60,7 @@ def hard_limit_s(options: GradeOptions) -> float:
     return (options.budget_s or DEFAULT_BUDGET_S) + build + per_case + MARGIN_S
 
 
-def grade_supervised(
+def grade_supervised(  # noqa: C901  # TODO(issue 25): split
     impl: str,
     name: str,
     context: GradingContext,

@@ -124,7 +124,7 @@ class Differ:
         return case, outcome
 
 
-def fuzz(
+def fuzz(  # noqa: C901  # TODO(issue 25): split
     differ: Differ,
     seconds: float,
     seed: int,

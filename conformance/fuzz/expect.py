@@ -40,7 +40,7 @@ def _loosen_messages(value: JsonValue) -> JsonValue:
     return result
 
 
-def expectations(program: Program, observation: JsonObject) -> tuple[JsonObject | None, list[JsonObject]]:
+def expectations(program: Program, observation: JsonObject) -> tuple[JsonObject | None, list[JsonObject]]:  # noqa: C901  # TODO(issue 25): split
     """``(expect, steps)`` of the case: the observation, loosened where the spec is open."""
     observation = copy.deepcopy(observation)
     if program.operation == "make_user_message":

@@ -234,7 +234,7 @@ class PrivateSet:
         return [case for lab_cases in self.cases.values() for case in lab_cases]
 
 
-def generate(
+def generate(  # noqa: C901  # TODO(issue 25): split
     reference: Adapter,
     rubric: Rubric,
     secret: str,

@@ -145,7 +145,7 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause], profile
     return entries
 
 
-def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profile: str = DEFAULT_PROFILE) -> Iterator[Case | BrokenCase]:
+def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profile: str = DEFAULT_PROFILE) -> Iterator[Case | BrokenCase]:  # noqa: C901  # TODO(issue 25): split
     import yaml
 
     from conformance.loading import broken_yaml

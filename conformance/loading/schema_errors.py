@@ -50,7 +50,7 @@ def describe_best(errors: list[ValidationError]) -> tuple[Path, str]:
     return describe(chosen if chosen is not None else errors[0])
 
 
-def describe(error: ValidationError) -> tuple[Path, str]:
+def describe(error: ValidationError) -> tuple[Path, str]:  # noqa: C901  # TODO(issue 25): split
     """The deepest, most specific reason for ``error``: its path inside the instance and a one-line message."""
     outer = error
     error = _most_specific(error)
@@ -364,7 +364,7 @@ def _is_matcher(value: object) -> bool:
     return isinstance(value, dict) and any(key in value for key in _MATCHER_KEYS)
 
 
-def _check(value: Any, schema: Mapping[str, Any], where: Path) -> Iterator[tuple[Path, str]]:
+def _check(value: Any, schema: Mapping[str, Any], where: Path) -> Iterator[tuple[Path, str]]:  # noqa: C901  # TODO(issue 25): split
     """Unknown keys of ``value`` against the IR ``schema`` (matchers stand for anything)."""
     if isinstance(value, dict):
         misspelt = matcher_key_problem(value)

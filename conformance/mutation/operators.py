@@ -146,7 +146,7 @@ class _Collector:
                     continue  # message["role"]: changing the key is covered elsewhere and only raises KeyError
                 self.visit(value, (*path, (name, None)))
 
-    def mutate(self, node: ast.AST, path: tuple[Step, ...]) -> None:
+    def mutate(self, node: ast.AST, path: tuple[Step, ...]) -> None:  # noqa: C901  # TODO(issue 25): split
         if isinstance(node, ast.Compare):
             for index, op in enumerate(node.ops):
                 flipped = copy.deepcopy(node)

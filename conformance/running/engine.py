@@ -112,7 +112,7 @@ def run_one(adapter: Adapter, case: Case | BrokenCase, fresh: AdapterFactory, po
     return outcomes[0]
 
 
-def retry_given_up(fresh: AdapterFactory, cases: Sequence[Case], outcomes: list[Outcome], policy: Policy) -> bool:
+def retry_given_up(fresh: AdapterFactory, cases: Sequence[Case], outcomes: list[Outcome], policy: Policy) -> bool:  # noqa: C901  # TODO(issue 25): split
     """Run each case the adapter gave up on again, in a fresh adapter with a short timeout; replaces its outcome.
 
     Returns True when the deadline passed meanwhile (the cases left keep their first outcome).

@@ -181,7 +181,7 @@ def time_budget(case: Case, timeout_s: float | None = None) -> float:
     return (case.timeout_s or timeout_s or DEFAULT_TIMEOUT_S) + waits * DEFAULT_SETTLE_DEADLINE_S
 
 
-def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None = None) -> Outcome:
+def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None = None) -> Outcome:  # noqa: C901  # TODO(issue 25): split
     """Run one case and return its outcome; never raises for anything the implementation does."""
     started = time.perf_counter()
 

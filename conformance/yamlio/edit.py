@@ -119,7 +119,7 @@ class Rewriter:
     # Aliases left in place because their anchored value changes exactly as they do.
     kept_aliases: set[int] = field(default_factory=set)
 
-    def value_edits(self, node: yamltext.Node, old: JsonValue, new: JsonValue) -> list[Edit]:
+    def value_edits(self, node: yamltext.Node, old: JsonValue, new: JsonValue) -> list[Edit]:  # noqa: C901  # TODO(issue 25): split
         """The edits that turn the value written at ``node`` (``old``) into ``new``.
 
         Call in document order, so that an anchor's new value is known before its aliases.

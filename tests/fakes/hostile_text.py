@@ -56,7 +56,7 @@ def _with_value(correct: dict[str, object], value: object) -> str:
     return json.dumps(correct)
 
 
-def hostile(mode: str, size: int, request: dict[str, object], correct: dict[str, object]) -> str | None:
+def hostile(mode: str, size: int, request: dict[str, object], correct: dict[str, object]) -> str | None:  # noqa: C901  # TODO(issue 25): split
     """The hostile response line for ``request`` (``correct`` is the reference's); None to answer it correctly."""
     seq, op = request.get("seq"), request.get("op")
     if mode == "big-wrong-type":
