@@ -34,6 +34,8 @@ from conformance.spec.paths import schemas_dir
 _CHECKING_MODULES = (
     "loading/validation_cache.py",
     "loading/loader.py",
+    "loading/file_reading.py",
+    "loading/case_checks.py",
     "loading/schema_errors.py",
     "loading/shared_files.py",
     "loading/cases.py",
