@@ -42,7 +42,7 @@ def semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_shap
     ``check_shapes`` is False for a file that passed these same schemas before (the shape
     checks depend only on the file and the schemas; the clause registry can change).
     """
-    from conformance.loading import schema_errors
+    from conformance.loading import expected_keys
 
     spec = get_profile(profile).spec
     problems: Found = [
@@ -54,7 +54,7 @@ def semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_shap
     if operation not in get_profile(profile).operations:
         return problems
     if check_shapes and profile == DEFAULT_PROFILE:  # the course IR's shapes; another profile has its own
-        problems.extend((list(where), message) for where, message in schema_errors.expectation_problems(raw))
+        problems.extend((list(where), message) for where, message in expected_keys.expectation_problems(raw))
     if check_shapes and profile == PI_AI_1.name:  # upstream's types: a strict port can take every input
         problems.extend((list(where), message) for where, message in pi_ai_shapes.input_problems(raw))
         problems.extend((list(where), message) for where, message in pi_ai_shapes.expectation_problems(raw))

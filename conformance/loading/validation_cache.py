@@ -37,6 +37,7 @@ _CHECKING_MODULES = (
     "loading/file_reading.py",
     "loading/case_checks.py",
     "loading/schema_errors.py",
+    "loading/expected_keys.py",
     "loading/shared_files.py",
     "loading/cases.py",
     "loading/broken_yaml.py",
