@@ -17,16 +17,21 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.adapters import json_pointer
+# Re-exported (`name as name`): the pi-ai-1 binding and the tests import run_coroutine,
+# wait_settled and describe_exception from here.
+from conformance.adapters.event_loop import run_coroutine as run_coroutine
+from conformance.adapters.event_loop import settle
+from conformance.adapters.event_loop import wait_settled as wait_settled
 from conformance.adapters.interface import DEFAULT_SETTLE_DEADLINE_S, Adapter, HarnessError, ImplementationThrew, OperationNotSupported
+from conformance.adapters.step_changes import apply_change, change_path, mutate_context
+from conformance.adapters.stream_observer import Consumer, StreamObserver
+from conformance.adapters.stream_observer import describe_exception as describe_exception
 from conformance.common.jsontypes import JsonObject, JsonValue
 
-_SETTLE_TICKS = 20
 _NO_TERMINAL = object()
 
 
@@ -44,21 +49,6 @@ def to_json(value: Any, what: str) -> JsonValue:
     return result
 
 
-def describe_exception(error: BaseException) -> str:
-    """``Type: message`` of an exception raised by the implementation."""
-    return f"{type(error).__name__}: {error}"
-
-
-@dataclass
-class _Consumer:
-    """One async consumer of a stream and what it has received so far."""
-
-    received: list[Any] = field(default_factory=list)
-    task: asyncio.Task[None] | None = None
-    #: Called with the count of events received so far, after each one (faux_provider's ``abort_after``).
-    on_event: Callable[[int], None] | None = None
-
-
 @dataclass
 class _Call:
     """What a scripted_model scenario knows about one ``stream()`` call."""
@@ -66,7 +56,35 @@ class _Call:
     context: Any
     controller: Any = None
     stream: Any = None
-    consumer: _Consumer = field(default_factory=_Consumer)
+    consumer: Consumer = field(default_factory=Consumer)
+
+
+@dataclass
+class _EventStreamState:
+    """What an event_stream scenario keeps from step to step."""
+
+    stream: Any
+    #: The field of a terminal event (given as JSON) that holds its payload; None for another event.
+    terminal_field: Callable[[JsonObject], str | None]
+    terminal_payload: Any = _NO_TERMINAL
+    end_argument: Any = _NO_TERMINAL
+    consumer: Consumer = field(default_factory=Consumer)
+    #: The hand-driven iterator, once a ``next`` step created it.
+    iterator: list[Any] = field(default_factory=list)
+
+
+#: scripted_model actions on a call that a ``stream`` step created.
+_CALL_ACTIONS = frozenset({"mutate_context", "abort", "start_consumer", "consume", "result", "mutate_result", "context"})
+
+
+@dataclass
+class _ScriptedModelState:
+    """What a scripted_model scenario keeps from step to step."""
+
+    model: Any
+    turns: Any
+    turns_before: str
+    calls: dict[str, _Call] = field(default_factory=dict)
 
 
 class BindingAdapter(Adapter):
@@ -207,103 +225,118 @@ class BindingAdapter(Adapter):
         return {"steps": run_coroutine(self._play_scripted_model(input, steps))}
 
     async def _play_event_stream(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:
-        if input["kind"] == "assistant":
-            stream = self._call("AssistantMessageEventStream")
-            terminal_field: Callable[[Any], str | None] = lambda event: {"done": "message", "error": "error"}.get(event.get("type"))  # noqa: E731
-        else:
-            terminal_types = list(input["terminal_types"])  # type: ignore[arg-type]
-            result_field = str(input["result_field"])
-            stream = self._call(
-                "EventStream",
-                lambda event: self._field(event, "type") in terminal_types,
-                lambda event: self._field(event, result_field),
-            )
-            terminal_field = lambda event: result_field if event.get("type") in terminal_types else None  # noqa: E731
-        terminal_payload: Any = _NO_TERMINAL
-        end_argument: Any = _NO_TERMINAL
-        consumer = _Consumer()
-        iterator: list[Any] = []  # the hand-driven iterator, once a `next` step created it
+        state = self._new_event_stream(input)
         observations: list[JsonValue] = []
         for step in steps:
-            action = step["action"]
-            observation: JsonObject = {}
-            if action == "push":
-                event = self.to_impl(step["event"])
-                if terminal_payload is _NO_TERMINAL and isinstance(step["event"], dict):
-                    name = terminal_field(step["event"])
-                    if name is not None:
-                        terminal_payload = self._field(event, name)
-                observation["threw"] = _threw(stream.push, event)
-            elif action == "end":
-                if "result" in step:
-                    end_argument = self.to_impl(step["result"])
-                    observation["threw"] = _threw(stream.end, end_argument)
-                else:
-                    observation["threw"] = _threw(stream.end)
-            elif action == "start_consumer":
-                await self._start_consumer(stream, consumer)
-            elif action == "consume":
-                observation = await self._finish_consumer(stream, consumer)
-            elif action == "result":
-                observation = await self._result(stream, {"terminal_event": terminal_payload, "end_argument": end_argument})
-            elif action == "next":
-                observation = await self._next(stream, iterator)
-            else:
-                raise HarnessError(f"unknown event_stream action {action!r}")
-            observations.append(observation)
+            observations.append(await self._event_stream_step(state, step))
         return observations
+
+    def _new_event_stream(self, input: JsonObject) -> _EventStreamState:
+        """The stream the input asks for, and how to tell its terminal events' payload field."""
+        if input["kind"] == "assistant":
+            terminals = {"done": "message", "error": "error"}
+            return _EventStreamState(self._call("AssistantMessageEventStream"), lambda event: terminals.get(str(event.get("type"))))
+        terminal_types = list(input["terminal_types"])  # type: ignore[arg-type]
+        result_field = str(input["result_field"])
+        stream = self._call(
+            "EventStream",
+            lambda event: self._field(event, "type") in terminal_types,
+            lambda event: self._field(event, result_field),
+        )
+        return _EventStreamState(stream, lambda event: result_field if event.get("type") in terminal_types else None)
+
+    async def _event_stream_step(self, state: _EventStreamState, step: JsonObject) -> JsonObject:
+        action = step["action"]
+        if action == "push":
+            return {"threw": self._push(state, step["event"])}
+        if action == "end":
+            return {"threw": self._end(state, step)}
+        if action == "start_consumer":
+            await self._observe.start_consumer(state.stream, state.consumer)
+            return {}
+        if action == "consume":
+            return await self._observe.finish_consumer(state.stream, state.consumer)
+        if action == "result":
+            return await self._observe.result(state.stream, {"terminal_event": state.terminal_payload, "end_argument": state.end_argument})
+        if action == "next":
+            return await self._observe.next(state.stream, state.iterator)
+        raise HarnessError(f"unknown event_stream action {action!r}")
+
+    def _push(self, state: _EventStreamState, raw_event: JsonValue) -> str | None:
+        """Push one event; the first terminal event's payload is remembered, for ``same_object_as``."""
+        event = self.to_impl(raw_event)
+        if state.terminal_payload is _NO_TERMINAL and isinstance(raw_event, dict):
+            name = state.terminal_field(raw_event)
+            if name is not None:
+                state.terminal_payload = self._field(event, name)
+        return _threw(state.stream.push, event)
+
+    def _end(self, state: _EventStreamState, step: JsonObject) -> str | None:
+        """End the stream, with the step's result when it has one (remembered, for ``same_object_as``)."""
+        if "result" not in step:
+            return _threw(state.stream.end)
+        state.end_argument = self.to_impl(step["result"])
+        return _threw(state.stream.end, state.end_argument)
 
     async def _play_scripted_model(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:
         turns = self.to_impl(input["turns"])
-        turns_before = self._fingerprint(turns)
-        model = self._call("ScriptedModel", turns)
-        calls: dict[str, _Call] = {}
+        state = _ScriptedModelState(self._call("ScriptedModel", turns), turns, self._fingerprint(turns))
         observations: list[JsonValue] = []
         for step in steps:
-            action = step["action"]
-            observation: JsonObject = {}
-            call = calls.get(str(step.get("call")))
-            if action == "stream":
-                call = _Call(self.to_impl(step["context"]))
-                calls[str(step["call"])] = call
-                self._give_controller(call, step.get("signal", "none"))
-                try:
-                    if call.controller is None:
-                        call.stream = model.stream(call.context)
-                    else:
-                        call.stream = model.stream(call.context, signal=call.controller.signal)
-                    observation["threw"] = None
-                except NotImplementedError as error:
-                    raise OperationNotSupported(f"ScriptedModel.stream is not implemented: {error}") from error
-                except Exception as error:
-                    observation["threw"] = describe_exception(error)
-            elif call is None and action in {"mutate_context", "abort", "start_consumer", "consume", "result", "mutate_result", "context"}:
-                raise HarnessError(f"step uses call {step.get('call')!r} before any stream step created it")
-            elif action == "mutate_context":
-                assert call is not None
-                _mutate(call.context, step, self.to_impl)
-            elif action == "abort":
-                assert call is not None
-                _abort_call(call, step)
-            elif action == "settle":
-                await _settle()
-            elif action in {"start_consumer", "consume", "result"}:
-                assert call is not None
-                observation = await self._call_step(action, call)
-            elif action == "mutate_result":
-                assert call is not None
-                observation = await self._mutate_result(call, step)
-            elif action == "context":
-                assert call is not None
-                observation["context"] = self.to_json(call.context, "the caller's context")
-            elif action == "requests":
-                observation["requests"] = self.to_json(list(model.requests), "model.requests")
-            elif action == "check_turns":
-                observation["turns_unchanged"] = self._fingerprint(turns) == turns_before
-            else:
-                raise HarnessError(f"unknown scripted_model action {action!r}")
-            observations.append(observation)
+            observations.append(await self._scripted_model_step(state, step))
         return observations
+
+    async def _scripted_model_step(self, state: _ScriptedModelState, step: JsonObject) -> JsonObject:
+        action = step["action"]
+        if action == "stream":
+            return self._stream_call(state, step)
+        if action in _CALL_ACTIONS:
+            call = state.calls.get(str(step.get("call")))
+            if call is None:
+                raise HarnessError(f"step uses call {step.get('call')!r} before any stream step created it")
+            return await self._call_action(str(action), call, step)
+        if action == "settle":
+            await settle()
+            return {}
+        if action == "requests":
+            return {"requests": self.to_json(list(state.model.requests), "model.requests")}
+        if action == "check_turns":
+            return {"turns_unchanged": self._fingerprint(state.turns) == state.turns_before}
+        raise HarnessError(f"unknown scripted_model action {action!r}")
+
+    def _stream_call(self, state: _ScriptedModelState, step: JsonObject) -> JsonObject:
+        """A ``stream`` step: a new call of the model, named by the step, with the signal it asks for."""
+        call = _Call(self.to_impl(step["context"]))
+        state.calls[str(step["call"])] = call
+        self._give_controller(call, step.get("signal", "none"))
+        try:
+            if call.controller is None:
+                call.stream = state.model.stream(call.context)
+            else:
+                call.stream = state.model.stream(call.context, signal=call.controller.signal)
+        except NotImplementedError as error:
+            raise OperationNotSupported(f"ScriptedModel.stream is not implemented: {error}") from error
+        except Exception as error:
+            return {"threw": describe_exception(error)}
+        return {"threw": None}
+
+    async def _call_action(self, action: str, call: _Call, step: JsonObject) -> JsonObject:
+        """A step on one call that a stream step created."""
+        if action == "mutate_context":
+            mutate_context(call.context, step, self.to_impl)
+            return {}
+        if action == "abort":
+            _abort_call(call, step)
+            return {}
+        if action == "mutate_result":
+            return await self._mutate_result(call, step)
+        if action == "context":
+            return {"context": self.to_json(call.context, "the caller's context")}
+        return await self._call_step(action, call)
+
+    @property
+    def _observe(self) -> StreamObserver:
+        return StreamObserver(self.to_json, self.settle_deadline_s)
 
     def _give_controller(self, call: _Call, signal_mode: JsonValue) -> None:
         """Give the call an ``AbortController`` when the step's ``signal`` is ``controller`` or ``aborted`` (then aborted)."""
@@ -316,33 +349,16 @@ class BindingAdapter(Adapter):
         if call.stream is None:
             return {"threw": "there is no stream: stream() threw"}
         if action == "start_consumer":
-            await self._start_consumer(call.stream, call.consumer)
+            await self._observe.start_consumer(call.stream, call.consumer)
             return {}
         if action == "consume":
-            return await self._finish_consumer(call.stream, call.consumer)
+            return await self._observe.finish_consumer(call.stream, call.consumer)
         terminal, kind = next(
             ((event, kind) for event in reversed(call.consumer.received) if (kind := self._event_type(event)) in {"done", "error"}),
             (None, None),
         )
         payload = _NO_TERMINAL if terminal is None else self._field(terminal, "message" if kind == "done" else "error")
-        return await self._result(call.stream, {"terminal_event": payload})
-
-    async def _next(self, stream: Any, iterator: list[Any]) -> JsonObject:
-        """One hand-driven step of the stream's async iterator (``__anext__``)."""
-        try:
-            if not iterator:
-                iterator.append(stream.__aiter__())
-            future = asyncio.ensure_future(iterator[0].__anext__())
-        except Exception as error:
-            return {"state": "rejected", "error": f"next() threw {describe_exception(error)}"}
-        if not await wait_settled(future, self.settle_deadline_s):
-            return {"state": "pending"}
-        failure = future.exception()
-        if isinstance(failure, StopAsyncIteration):
-            return {"state": "resolved", "done": True, "value": None}
-        if failure is not None:
-            return {"state": "rejected", "error": describe_exception(failure)}
-        return {"state": "resolved", "done": False, "value": self.to_json(future.result(), "the event next() gave")}
+        return await self._observe.result(call.stream, {"terminal_event": payload})
 
     async def _mutate_result(self, call: _Call, step: JsonObject) -> JsonObject:
         """Wait for the call's result, then change it in place as the step says."""
@@ -358,52 +374,10 @@ class BindingAdapter(Adapter):
         if future.exception() is not None:
             return {"applied": False, "error": f"result() rejected: {describe_exception(future.exception())}"}
         try:
-            _change(future.result(), step, self.to_impl)
+            apply_change(future.result(), step, self.to_impl)
         except (KeyError, IndexError, ValueError, TypeError, AttributeError) as error:
-            return {"applied": False, "error": f"the result has no {_change_path(step)}: {error}"}
+            return {"applied": False, "error": f"the result has no {change_path(step)}: {error}"}
         return {"applied": True}
-
-    async def _start_consumer(self, stream: Any, consumer: _Consumer) -> None:
-        async def consume() -> None:
-            async for event in stream:
-                consumer.received.append(event)
-                if consumer.on_event is not None:
-                    consumer.on_event(len(consumer.received))
-
-        if consumer.task is None:
-            consumer.task = asyncio.ensure_future(consume())
-            await _settle()
-
-    async def _finish_consumer(self, stream: Any, consumer: _Consumer) -> JsonObject:
-        try:
-            if consumer.task is None:
-                await self._start_consumer(stream, consumer)
-            assert consumer.task is not None
-            await wait_settled(consumer.task, self.settle_deadline_s)
-        except Exception as error:
-            return {"events": self.to_json(consumer.received, "the events"), "finished": False, "threw": describe_exception(error)}
-        # Serialized now, after the stream finished (spec/spec.md section 8): a partial shared
-        # between events and changed by later ones shows in every event that holds it.
-        observation: JsonObject = {"events": self.to_json(consumer.received, "the events"), "finished": consumer.task.done()}
-        if consumer.task.done() and consumer.task.exception() is not None:
-            observation["finished"] = False
-            observation["threw"] = f"iteration threw {describe_exception(consumer.task.exception())}"  # type: ignore[arg-type]
-        return observation
-
-    async def _result(self, stream: Any, identities: dict[str, Any]) -> JsonObject:
-        try:
-            future = asyncio.ensure_future(stream.result())
-        except Exception as error:
-            return {"state": "rejected", "error": f"result() threw {describe_exception(error)}", "same_object_as": None}
-        if not await wait_settled(future, self.settle_deadline_s):
-            # Not cancelled: it may be the port's own future, which a later result() must still find.
-            return {"state": "pending", "same_object_as": None}
-        failure = future.exception()
-        if failure is not None:
-            return {"state": "rejected", "error": describe_exception(failure), "same_object_as": None}
-        value = future.result()
-        same = next((name for name, candidate in identities.items() if candidate is value), None)
-        return {"state": "resolved", "value": self.to_json(value, "the result"), "same_object_as": same}
 
 
 def _abort_call(call: _Call, step: JsonObject) -> None:
@@ -422,114 +396,5 @@ def _threw(action: Callable[..., object], *args: Any) -> str | None:
     return None
 
 
-def _mutate(context: Any, step: JsonObject, convert: Callable[[JsonValue], Any]) -> None:
-    try:
-        _change(context, step, convert)
-    except (KeyError, IndexError, ValueError, TypeError, AttributeError) as error:
-        raise HarnessError(f"mutate_context cannot apply {step}: {error}") from error
-
-
-def _change(target: Any, step: JsonObject, convert: Callable[[JsonValue], Any]) -> None:
-    """Apply a step's ``append`` or ``set`` (``{path, value}``) to ``target`` in place; ``convert`` makes the port's value."""
-    if "append" in step:
-        change = step["append"]
-        assert isinstance(change, dict)
-        json_pointer.append_value(target, str(change["path"]), convert(change["value"]))
-    else:
-        change = step["set"]
-        assert isinstance(change, dict)
-        json_pointer.set_value(target, str(change["path"]), convert(change["value"]))
-
-
-def _change_path(step: JsonObject) -> str:
-    change = step.get("append", step.get("set"))
-    return str(change.get("path")) if isinstance(change, dict) else "path"
-
-
-_IDLE_TURNS = 3
-
-
-async def wait_settled(future: asyncio.Future[Any], deadline_s: float) -> bool:
-    """Wait until ``future`` is done, the event loop is idle, or ``deadline_s`` passes; True when done.
-
-    Idle means several loop turns in a row found no ready callback, no live timer and no
-    watched file descriptor besides the loop's own: then nothing can complete ``future``
-    any more (spec/protocol.md, "Settling"), and waiting out the deadline would only cost
-    time. Where idleness cannot be observed (a loop without these internals), the deadline
-    decides.
-    """
-    loop = asyncio.get_running_loop()
-    ends = loop.time() + deadline_s
-    quiet = 0
-    while not future.done():
-        if loop.time() >= ends:
-            return False
-        quiet = quiet + 1 if _loop_is_idle(loop) else 0
-        if quiet >= _IDLE_TURNS:
-            return False
-        if quiet == 0 and getattr(loop, "_scheduled", None):
-            # A timer is live: sleep until the earliest of it and the deadline rather than spin.
-            await asyncio.wait({future}, timeout=max(0.0, min(ends, _next_timer(loop)) - loop.time()))
-        else:
-            await asyncio.sleep(0)
-    return True
-
-
-def _loop_is_idle(loop: asyncio.AbstractEventLoop) -> bool:
-    ready, scheduled, selector = getattr(loop, "_ready", None), getattr(loop, "_scheduled", None), getattr(loop, "_selector", None)
-    if ready is None or scheduled is None or selector is None:
-        return False
-    # Our own wake-up is the only ready callback right after sleep(0) resumed us.
-    live_timers = [handle for handle in scheduled if not handle.cancelled()]
-    return len(ready) == 0 and not live_timers and len(selector.get_map()) <= 1
-
-
-def _next_timer(loop: asyncio.AbstractEventLoop) -> float:
-    scheduled = [handle.when() for handle in getattr(loop, "_scheduled", ()) if not handle.cancelled()]
-    return min(scheduled, default=loop.time())
-
-
-async def _settle() -> None:
-    """Let deferred callbacks (call_soon chains, woken consumers) run."""
-    for _ in range(_SETTLE_TICKS):
-        await asyncio.sleep(0)
-
-
-_thread_loops = threading.local()
-
-
-def run_coroutine(coroutine: Coroutine[Any, Any, Any]) -> Any:
-    """``asyncio.run``, on one event loop per thread reused from case to case.
-
-    After each run the tasks the implementation left behind are cancelled; a loop that still
-    holds anything (a live timer, a pending callback, an unfinished async generator) is
-    closed, as ``asyncio.run`` would, and the next run starts on a fresh one, so nothing of
-    one case can reach the next (nor the next case's idle settling).
-    """
-    loop: asyncio.AbstractEventLoop | None = getattr(_thread_loops, "loop", None)
-    if loop is None or loop.is_closed():
-        loop = asyncio.new_event_loop()
-        _thread_loops.loop = loop
-    asyncio.set_event_loop(loop)
-    try:
-        return loop.run_until_complete(coroutine)
-    finally:
-        leftovers = [task for task in asyncio.all_tasks(loop) if not task.done()]
-        for task in leftovers:
-            task.cancel()
-        if leftovers:
-            loop.run_until_complete(asyncio.gather(*leftovers, return_exceptions=True))
-        if not _loop_is_clean(loop):
-            _thread_loops.loop = None
-            try:
-                loop.run_until_complete(loop.shutdown_asyncgens())
-            finally:
-                asyncio.set_event_loop(None)
-                loop.close()
-
-
-def _loop_is_clean(loop: asyncio.AbstractEventLoop) -> bool:
-    ready, scheduled, asyncgens = getattr(loop, "_ready", None), getattr(loop, "_scheduled", None), getattr(loop, "_asyncgens", None)
-    if ready is None or scheduled is None or asyncgens is None:
-        return False
-    return not ready and not any(not handle.cancelled() for handle in scheduled) and not asyncgens
+#: Under the name the pi-ai-1 binding imports it by.
+_settle = settle

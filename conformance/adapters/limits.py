@@ -136,6 +136,20 @@ def describe(limits: Limits, tmpfs_capped: bool, support: CgroupSupport | None =
     if not limits.any:
         return "off"
     support = support if support is not None else detect()
+    grouped, per_process = _held_by(limits, support)
+    parts: list[str] = []
+    if grouped:
+        parts.append(f"{support.mechanism} ({', '.join(grouped)})")
+    if tmpfs_capped and limits.tmp_mb is not None:
+        parts.append(f"tmpfs {limits.tmp_mb} MiB")
+    head = ", ".join([*parts, *per_process])
+    if grouped:
+        return head
+    return f"rlimits only, no writable cgroup: {support.reason}" + (f" ({head})" if head else "")
+
+
+def _held_by(limits: Limits, support: CgroupSupport) -> tuple[list[str], list[str]]:
+    """The limits a cgroup holds for the whole program, and those held per process (rlimits)."""
     grouped: list[str] = []
     per_process: list[str] = []
     if limits.memory_mb is not None:
@@ -153,15 +167,7 @@ def describe(limits: Limits, tmpfs_capped: bool, support: CgroupSupport | None =
         per_process.append(f"cpu {limits.cpu_s} s per process{build}")
     if limits.file_mb is not None:
         per_process.append(f"file {limits.file_mb} MiB")
-    parts: list[str] = []
-    if grouped:
-        parts.append(f"{support.mechanism} ({', '.join(grouped)})")
-    if tmpfs_capped and limits.tmp_mb is not None:
-        parts.append(f"tmpfs {limits.tmp_mb} MiB")
-    head = ", ".join([*parts, *per_process])
-    if grouped:
-        return head
-    return f"rlimits only, no writable cgroup: {support.reason}" + (f" ({head})" if head else "")
+    return grouped, per_process
 
 
 # -- detection ---------------------------------------------------------------------------------

@@ -153,7 +153,7 @@ class PiAiBindingAdapter(BindingAdapter):
     def faux_provider(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
         return {"steps": run_coroutine(self._play_faux_provider(input, steps))}
 
-    async def _play_faux_provider(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:
+    async def _play_faux_provider(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:  # noqa: C901  # TODO(issue 25): split
         faux = self._call("faux_provider", *([copy.deepcopy(input["options"])] if "options" in input else []))
         responses = _Responses(recorded=[], given=[])
         self._set_responses(faux, responses, input.get("responses", []), append=False)

@@ -1,7 +1,8 @@
 """The ``cmd:`` transport: any program that speaks the JSON-lines protocol (spec/protocol.md).
 
 This module is the adapter and its give-up policy; the program's process is a
-:class:`~conformance.adapters.session.Session`, and the protocol's lines are read and checked by
+:class:`~conformance.adapters.session.Session`, one message and its response are
+:func:`~conformance.adapters.exchange.exchange`, and the protocol's lines are read and checked by
 :mod:`conformance.adapters.protocol`.
 
 Student code is hostile by accident, so every way a program can misbehave (crash, hang,
@@ -19,13 +20,14 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from conformance.adapters.exchange import NO_STDERR_NOTE, STDERR_NOTE, ProgramExited, exchange
 from conformance.adapters.interface import (
     Adapter,
+    AdapterFailure,
     GaveUp,
     HarnessError,
     HarnessTimeout,
@@ -36,11 +38,10 @@ from conformance.adapters.interface import (
     call_abandoned,
 )
 from conformance.adapters.process_options import ProcessOptions
-from conformance.adapters.protocol import PROTOCOL_VERSION, decode_response, quote, unsealed
+from conformance.adapters.protocol import PROTOCOL_VERSION
 from conformance.adapters.session import Session
 from conformance.common.jsontypes import JsonObject
-from conformance.common.student_text import QUOTE_LIMIT, cap, schema_problem
-from conformance.spec.schemas import validator
+from conformance.common.student_text import QUOTE_LIMIT, cap
 
 MAX_HANDSHAKE_FAILURES = 3
 MAX_CONSECUTIVE_TIMEOUTS = 3
@@ -60,12 +61,13 @@ def parse_command(command: str) -> list[str]:
     return [resolved, *argv[1:]]
 
 
-_STDERR_NOTE = "; the end of its stderr:"
-_NO_STDERR_NOTE = "; it wrote nothing on stderr"
-
-
-class _ProgramExited(HarnessError):
-    """The program exited (or was killed) instead of answering."""
+#: What an error response's ``kind`` stands for; any other kind is a protocol error.
+_REPORTED_ERRORS: dict[str, type[AdapterFailure]] = {
+    "not_implemented": OperationNotSupported,
+    "threw": ImplementationThrew,
+    "hung": ImplementationHung,
+    "load_failed": HarnessError,
+}
 
 
 class ProcessAdapter(Adapter):
@@ -162,11 +164,22 @@ class ProcessAdapter(Adapter):
         return seq
 
     def _ensure_session(self) -> None:
+        """A live program that answered its handshake: the one there is, or a new one."""
         if self._session is not None and self._session.alive():
             return
         if self._session is not None:
             self._session.kill()
             self._session = None
+        self._check_may_start()
+        try:
+            session = Session(self.options)
+        except OSError as error:
+            self._handshake_failed(f"cannot start {self.options.argv[0]}: {error}")
+        response = self._handshake(session)
+        self._accept_hello(session, response)
+
+    def _check_may_start(self) -> None:
+        """Nothing starts once the run is closing, nor after too many failed handshakes in a row."""
         if self._closed:
             raise HarnessError(f"{self.name} is not started again: the run is closing")
         if self._handshake_failures >= MAX_HANDSHAKE_FAILURES:
@@ -175,10 +188,8 @@ class ProcessAdapter(Adapter):
                 f"{self.name} failed its handshake {self._handshake_failures} times in a row and is not started again; "
                 f"last failure: {self._last_handshake_error}"
             )
-        try:
-            session = Session(self.options)
-        except OSError as error:
-            self._handshake_failed(f"cannot start {self.options.argv[0]}: {error}")
+
+    def _hello_message(self, session: Session) -> JsonObject:
         hello: JsonObject = {
             "seq": self._next_seq(),
             "op": "hello",
@@ -190,12 +201,17 @@ class ProcessAdapter(Adapter):
             hello["profile"] = self.requested_profile
         if self._failed_modules:
             hello["failed_modules"] = dict(self._failed_modules)
+        return hello
+
+    def _handshake(self, session: Session) -> JsonObject:
+        """Say hello to a program just started; its answer, or the program stopped and the failure counted."""
+        hello = self._hello_message(session)
         self.starts += 1
         self._starting = session
         try:
             if self._closed:  # close() ran before it could see this session: stopped below, unasked
                 raise HarnessError("closing")
-            response = self._exchange(session, hello, self.options.handshake_timeout_s, "HelloResponse", "the handshake")
+            return exchange(session, hello, self.options.handshake_timeout_s, "HelloResponse", "the handshake", self.name)
         except HarnessError as error:
             session.kill()
             if self._closed:
@@ -206,6 +222,9 @@ class ProcessAdapter(Adapter):
             raise
         finally:
             self._starting = None
+
+    def _accept_hello(self, session: Session, response: JsonObject) -> None:
+        """Take the program's handshake answer: its protocol must be ours; its name, profile and features are noted."""
         if response.get("protocol") != PROTOCOL_VERSION:
             session.kill()
             self._handshake_failures = MAX_HANDSHAKE_FAILURES
@@ -231,51 +250,6 @@ class ProcessAdapter(Adapter):
 
     # -- requests ----------------------------------------------------------------------------
 
-    def _exchange(self, session: Session, message: JsonObject, timeout_s: float, response_def: str, what: str) -> JsonObject:
-        """Send one message and read its one response line, validated against ``response_def``."""
-        try:
-            session.send(message)
-        except (OSError, ValueError):
-            raise _ProgramExited(f"{self.name} {session.exit_description()} before reading {what}{self._stderr_note(session)}") from None
-        deadline = time.monotonic() + timeout_s
-        while True:
-            kind, data = session.receive(max(0.0, deadline - time.monotonic()))
-            if kind == "eof":
-                raise _ProgramExited(f"{self.name} {session.exit_description()} during {what}{self._stderr_note(session)}")
-            if kind == "oversize":
-                raise HarnessError(f"{what}: a response line is longer than {self.options.max_line_bytes} bytes; it starts {quote(data)}")
-            if not data:
-                raise HarnessTimeout(f"{what}: no answer within {timeout_s:g} s")
-            if session.sealed:
-                data = unsealed(data, session.channel_key, what)
-            try:
-                response = decode_response(data)
-            except (ValueError, RecursionError):
-                raise HarnessError(f"{what}: expected one JSON object per line but got {quote(data)}") from None
-            if not isinstance(response, dict):
-                raise HarnessError(f"{what}: expected a JSON object but got {quote(data)}")
-            if response_def == "HelloResponse" and response.get("sealed") is True:
-                data = unsealed(data, session.channel_key, what)
-                response.pop("seal", None)
-                session.sealed = True
-            elif response_def == "HelloResponse" and self.options.require_seal:
-                raise HarnessError(f"{what}: the adapter does not seal its lines, so forged lines could not be told apart")
-            if session.sealed:
-                response.pop("seal", None)
-            if "notice" not in response or "seq" in response:
-                break
-            if next(iter(validator("protocol.schema.json", "/$defs/Notice").iter_errors(response)), None) is not None:
-                raise HarnessError(f"{what}: a notice breaks the protocol: {quote(data)}")
-            session.loading = str(response["module"]) if response["notice"] == "loading" else None
-        if response.get("seq") != message["seq"]:
-            raise HarnessError(f"{what}: the response has seq {response.get('seq')!r}, expected {message['seq']}: {quote(data)}")
-        if response.get("ok") is False and response_def != "HelloResponse":
-            response_def = "ErrorResponse"
-        error = next(iter(validator("protocol.schema.json", f"/$defs/{response_def}").iter_errors(response)), None)
-        if error is not None:
-            raise HarnessError(f"{what}: the response breaks the protocol {schema_problem(error)}: {quote(data)}")
-        return response
-
     def _load_failed(self, module: str, error: HarnessError) -> HarnessError:
         """Charge a death (or a protocol break) while ``module`` loaded to that module, once for the run.
 
@@ -283,57 +257,56 @@ class ProcessAdapter(Adapter):
         program is told not to load it (``failed_modules``) and answers the cases that need it
         with this message at once, instead of dying again for each of them.
         """
-        head, separator, stderr_tail = str(error).partition(_STDERR_NOTE)
-        summary = f"{head.removesuffix(_NO_STDERR_NOTE)} while loading {module}"
+        head, separator, stderr_tail = str(error).partition(STDERR_NOTE)
+        summary = f"{head.removesuffix(NO_STDERR_NOTE)} while loading {module}"
         self._failed_modules[module] = f"{summary} (in an earlier process; the module is not loaded again in this run)"
         return type(error)(f"{summary}{separator}{stderr_tail}")
 
-    def _stderr_note(self, session: Session) -> str:
-        tail = session.stderr_text()
-        return f"{_STDERR_NOTE}\n{tail}" if tail else _NO_STDERR_NOTE
-
     def _request(self, operation: str, input: JsonObject, steps: list[JsonObject] | None = None) -> JsonObject:
         with self._lock:
-            self._ensure_session()
-            session = self._session
-            assert session is not None
-            if call_abandoned():  # given up while the program was starting: nobody reads the answer
-                raise HarnessTimeout(f"{operation}: given up before it was sent")
-            message: JsonObject = {"seq": self._next_seq(), "op": operation, "input": input}
-            if steps is not None:
-                # The program never sees the expected values.
-                message["steps"] = [{key: value for key, value in step.items() if key != "expect"} for step in steps]
-            self._in_flight, self._cancelled = operation, False
-            session.loading = None  # only a module this request loads can be charged with its failure
-            try:
-                response = self._exchange(session, message, _RESPONSE_SAFETY_S, "ObservationResponse", operation)
-            except HarnessError as error:
-                session.kill()  # the stream may be out of step: start afresh for the next case
-                if self._cancelled:
-                    raise
-                if session.loading is not None:
-                    raise self._load_failed(session.loading, error) from None
-                if isinstance(error, _ProgramExited):
-                    self._exits[operation] += 1
-                    self._last_exit[operation] = str(error).splitlines()[0]
-                raise
-            finally:
-                self._in_flight = None
+            response = self._send_request(operation, input, steps)
         self._timeouts[operation] = 0
         self._exits[operation] = 0
+        return self._observation(response)
+
+    def _send_request(self, operation: str, input: JsonObject, steps: list[JsonObject] | None) -> JsonObject:
+        """Send one operation to a live program and read its answer; a failure is counted against the operation."""
+        self._ensure_session()
+        session = self._session
+        assert session is not None
+        if call_abandoned():  # given up while the program was starting: nobody reads the answer
+            raise HarnessTimeout(f"{operation}: given up before it was sent")
+        message: JsonObject = {"seq": self._next_seq(), "op": operation, "input": input}
+        if steps is not None:
+            # The program never sees the expected values.
+            message["steps"] = [{key: value for key, value in step.items() if key != "expect"} for step in steps]
+        self._in_flight, self._cancelled = operation, False
+        session.loading = None  # only a module this request loads can be charged with its failure
+        try:
+            return exchange(session, message, _RESPONSE_SAFETY_S, "ObservationResponse", operation, self.name)
+        except HarnessError as error:
+            session.kill()  # the stream may be out of step: start afresh for the next case
+            if self._cancelled:
+                raise
+            if session.loading is not None:
+                raise self._load_failed(session.loading, error) from None
+            if isinstance(error, ProgramExited):
+                self._exits[operation] += 1
+                self._last_exit[operation] = str(error).splitlines()[0]
+            raise
+        finally:
+            self._in_flight = None
+
+    def _observation(self, response: JsonObject) -> JsonObject:
+        """The observation of a valid response; an error response raises what it reports."""
         if response.get("ok") is False:
             reported = response["error"]
             assert isinstance(reported, dict)
             kind, text = reported.get("kind"), cap(str(reported.get("message")))
-            if kind == "not_implemented":
-                raise OperationNotSupported(text)
-            if kind == "threw":
-                raise ImplementationThrew(text)
-            if kind == "hung":
-                raise ImplementationHung(text)
-            if kind == "load_failed":
-                raise HarnessError(text)
-            raise HarnessError(f"{self.name} reported a protocol error: {text}")
+            reported_error = _REPORTED_ERRORS.get(kind) if isinstance(kind, str) else None
+            if reported_error is None:
+                raise HarnessError(f"{self.name} reported a protocol error: {text}")
+            raise reported_error(text)
         observation = response["observation"]
         assert isinstance(observation, dict)
         return observation

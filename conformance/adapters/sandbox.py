@@ -113,30 +113,46 @@ def bwrap_command(sandbox: Sandbox, argv: Sequence[str], bwrap: str = "bwrap", t
         "--new-session",  # no controlling terminal: nothing can be typed into the grader's
         "--cap-drop",
         "ALL",
+        *_system_binds(),
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
     ]
-    for folder in _RUNTIME_DIRS:
-        if os.path.islink(folder):
-            command += ["--symlink", os.readlink(folder), folder]
-        elif os.path.isdir(folder):
-            command += ["--ro-bind", folder, folder]
-    for file in _ETC_FILES:
-        if os.path.exists(file):
-            command += ["--ro-bind", file, file]
-    command += ["--proc", "/proc", "--dev", "/dev"]
     if tmp_size_mb is not None and tmpfs_size_supported(bwrap):
         command += ["--size", str(tmp_size_mb * MIB)]  # must come right before the --tmpfs it sizes
-    command += ["--tmpfs", SANDBOX_HOME]
+    command += ["--tmpfs", SANDBOX_HOME, *_sandbox_binds(sandbox)]
+    return [*command, "--", *argv]
+
+
+def _system_binds() -> list[str]:
+    """The runtime's folders (or their symlinks) and the few files of /etc a program needs, read-only."""
+    binds: list[str] = []
+    for folder in _RUNTIME_DIRS:
+        if os.path.islink(folder):
+            binds += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            binds += ["--ro-bind", folder, folder]
+    for file in _ETC_FILES:
+        if os.path.exists(file):
+            binds += ["--ro-bind", file, file]
+    return binds
+
+
+def _sandbox_binds(sandbox: Sandbox) -> list[str]:
+    """The sandbox's own folders, and the folder the program starts in."""
+    binds: list[str] = []
     bound = [*sandbox.writable, *sandbox.read_only]
     if sandbox.chdir is not None and not _under(sandbox.chdir, bound):
-        command += ["--dir", str(sandbox.chdir)]
+        binds += ["--dir", str(sandbox.chdir)]
     # Read-only first, writable last: a build's project stays writable even inside a read-only parent.
     for path in _distinct(sandbox.read_only):
-        command += ["--ro-bind", str(path), str(path)]
+        binds += ["--ro-bind", str(path), str(path)]
     for path in _distinct(sandbox.writable):
-        command += ["--bind", str(path), str(path)]
+        binds += ["--bind", str(path), str(path)]
     if sandbox.chdir is not None:
-        command += ["--chdir", str(sandbox.chdir)]
-    return [*command, "--", *argv]
+        binds += ["--chdir", str(sandbox.chdir)]
+    return binds
 
 
 def _distinct(paths: Iterable[Path]) -> list[Path]:

@@ -181,7 +181,7 @@ def _duplicate_inputs(cases: list[Case]) -> list[Problem]:
     return found
 
 
-def _feature_problems(cases: list[Case]) -> list[Problem]:
+def _feature_problems(cases: list[Case]) -> list[Problem]:  # noqa: C901  # TODO(issue 25): split
     """Feature names a case lists must be in spec/features.yaml; the registry must name real clauses and sources."""
     try:
         registry: dict[str, Feature] = load_features()

@@ -35,7 +35,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description="Tools for fixture authors (see CONTRIBUTING.md).",
     )
     subcommands = fixtures.add_subparsers(dest="fixtures_command", required=True, metavar="SUBCOMMAND")
+    _add_lint(subcommands)
+    _add_coverage(subcommands)
+    _add_new(subcommands)
+    _add_regen(subcommands)
+    _add_export(subcommands)
 
+
+def _add_lint(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`fixtures lint`: every problem in the fixture files."""
     lint_parser = subcommands.add_parser("lint", help="report every problem in the fixture files as file:line: case-id: message")
     _fixtures_option(lint_parser)
     lint_parser.add_argument(
@@ -45,6 +53,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     lint_parser.set_defaults(handler=lint_command)
 
+
+def _add_coverage(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`fixtures coverage`: spec clauses against the cases that check them."""
     coverage_parser = subcommands.add_parser("coverage", help="spec clauses against the cases that check them (unchecked first)")
     _fixtures_option(coverage_parser)
     coverage_parser.add_argument("--format", choices=("markdown", "json"), default="markdown", help="report format (default: markdown)")
@@ -59,6 +70,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     coverage_parser.set_defaults(handler=coverage_command)
 
+
+def _add_new(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`fixtures new`: a scaffold case appended to the right file."""
     new_parser = subcommands.add_parser("new", help="append a scaffold case (fresh id, TODO placeholders) to the right file")
     _fixtures_option(new_parser)
     every_operation = sorted(set().union(*(profile.operations for profile in PROFILES.values())))
@@ -75,6 +89,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     new_parser.add_argument("--file", help="fixture file, relative to the fixtures folder (e.g. ch04/aborts.yaml); created if new")
     new_parser.set_defaults(handler=new_command)
 
+
+def _add_regen(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`fixtures regen`: expectations recomputed from a reference."""
     regen_parser = subcommands.add_parser("regen", help="recompute cases' expectations from the reference and show the diff")
     _fixtures_option(regen_parser)
     regen_parser.add_argument("case_ids", nargs="+", metavar="CASE_ID", help="ids of the cases to regenerate")
@@ -87,6 +104,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     regen_parser.set_defaults(handler=regen_command)
 
+
+def _add_export(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`fixtures export`: a versioned bundle of the fixtures."""
     export_parser = subcommands.add_parser("export", help="write a versioned bundle (YAML, JSON, schemas, spec, manifest)")
     _fixtures_option(export_parser)
     export_parser.add_argument("dir", help="the bundle folder (new or empty)")

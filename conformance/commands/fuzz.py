@@ -13,7 +13,10 @@ from conformance.adapters.kinds import IMPL_FORMS, ImplSpecError, parse_impl
 from conformance.commands.checks import EXIT_USAGE
 from conformance.commands.options import TIMEOUT, add_process_options, process_settings
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # hypothesis comes with the fuzz extra only: imported when the command runs
+    from conformance.adapters.interface import Adapter
+    from conformance.fuzz.engine import Finding
+    from conformance.loading.cases import Case
     from conformance.running.engine import AdapterFactory
 
 EXIT_FOUND = 1
@@ -64,7 +67,6 @@ def suite_failures(fresh: AdapterFactory, timeout_s: float | None = None) -> lis
 def fuzz_command(args: argparse.Namespace) -> int:
     """Fuzz; print the divergence and the case; 1 when one was found."""
     try:
-        from conformance.fuzz.emit import check_emitted, description, fixture_text, write_case
         from conformance.fuzz.engine import Differ, fuzz
     except ImportError as error:  # hypothesis comes with the fuzz extra only
         print(f"pi-conformance fuzz needs hypothesis: pip install 'pi-conformance[fuzz]' ({error})", file=sys.stderr)
@@ -90,37 +92,53 @@ def fuzz_command(args: argparse.Namespace) -> int:
             elapsed = time.perf_counter() - started
             print(f"pi-conformance fuzz: no divergence from the reference in {stats.examples} programs ({elapsed:.1f} s)")
             return 0
-        divergence = finding.outcome.message.splitlines()[0] if finding.outcome.message else finding.outcome.status
-        case = finding.case
-        name = getattr(implementation, "name", args.impl)
-        case = type(case)(**{**case.__dict__, "description": description(name, divergence)})
-        print(
-            f"pi-conformance fuzz: divergence after {finding.first_divergence_s:.1f} s "
-            f"({stats.examples} programs, shrunk in {finding.shrink_s:.1f} s)\n"
-            f"  {case.id} (lab {case.lab}, {', '.join(case.clauses)}): {divergence}"
-        )
-        known = suite_failures(lambda: impl.adapter(settings))
-        if known:
-            # The finding may be one the suite already reports: say so, so nobody files it as new.
-            print(
-                f"  note: the bundled suite already fails {len(known)} case(s) of {name} "
-                f"(e.g. {', '.join(known[:3])}); this divergence may be one of those: "
-                f"pi-conformance run --impl {args.impl} first"
-            )
-        if args.emit:
-            path = write_case(case, Path(args.emit))
-            check = check_emitted(path, case.id, reference, implementation)
-            print(f"  wrote {path}")
-            print(
-                f"  check: fixtures lint {'clean' if not check.lint_problems else 'FAILED'}, "
-                f"reference {check.reference_status}, {name} {check.implementation_status}"
-            )
-            for problem in check.lint_problems:
-                print(f"    {problem}")
-            print("  The expected values are the reference's: check them against spec/spec.md before committing the case.")
-        else:
-            print(fixture_text(case))
+        _print_finding(args, finding, stats.examples, reference, implementation, lambda: impl.adapter(settings))
         return EXIT_FOUND
     finally:
         implementation.close()
         reference.close()
+
+
+def _print_finding(
+    args: argparse.Namespace, finding: Finding, examples: int, reference: Adapter, implementation: Adapter, fresh: AdapterFactory
+) -> None:
+    """The divergence, whether the suite already fails the implementation (``fresh`` starts it), and the case (printed or emitted)."""
+    from conformance.fuzz.emit import description, fixture_text
+
+    divergence = finding.outcome.message.splitlines()[0] if finding.outcome.message else finding.outcome.status
+    case = finding.case
+    name = getattr(implementation, "name", args.impl)
+    case = type(case)(**{**case.__dict__, "description": description(name, divergence)})
+    print(
+        f"pi-conformance fuzz: divergence after {finding.first_divergence_s:.1f} s "
+        f"({examples} programs, shrunk in {finding.shrink_s:.1f} s)\n"
+        f"  {case.id} (lab {case.lab}, {', '.join(case.clauses)}): {divergence}"
+    )
+    known = suite_failures(fresh)
+    if known:
+        # The finding may be one the suite already reports: say so, so nobody files it as new.
+        print(
+            f"  note: the bundled suite already fails {len(known)} case(s) of {name} "
+            f"(e.g. {', '.join(known[:3])}); this divergence may be one of those: "
+            f"pi-conformance run --impl {args.impl} first"
+        )
+    if args.emit:
+        _emit(Path(args.emit), case, name, reference, implementation)
+    else:
+        print(fixture_text(case))
+
+
+def _emit(folder: Path, case: Case, name: str, reference: Adapter, implementation: Adapter) -> None:
+    """Write the case into ``folder``, then lint it and run it from disk on both implementations."""
+    from conformance.fuzz.emit import check_emitted, write_case
+
+    path = write_case(case, folder)
+    check = check_emitted(path, case.id, reference, implementation)
+    print(f"  wrote {path}")
+    print(
+        f"  check: fixtures lint {'clean' if not check.lint_problems else 'FAILED'}, "
+        f"reference {check.reference_status}, {name} {check.implementation_status}"
+    )
+    for problem in check.lint_problems:
+        print(f"    {problem}")
+    print("  The expected values are the reference's: check them against spec/spec.md before committing the case.")

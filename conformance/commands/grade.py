@@ -9,6 +9,7 @@ import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
@@ -224,26 +225,59 @@ def grade_batch_command(args: argparse.Namespace) -> int:
     """Grade a folder of submissions into a gradebook and per-submission reports, resuming OUT."""
     directory = Path(args.directory)
     out = Path(args.out)
-
-    def usage(message: str) -> int:
-        print(f"pi-conformance grade-batch: {message}", file=sys.stderr)
+    problem = _batch_usage_problem(args, directory, out)
+    batch = _open_batch(args, directory, out) if problem is None else problem
+    if isinstance(batch, str):
+        print(f"pi-conformance grade-batch: {batch}", file=sys.stderr)
         return EXIT_USAGE
+    pending = batch.journal.pending(batch.submissions)
+    if len(pending) < len(batch.submissions):
+        print(
+            f"pi-conformance grade-batch: resuming {batch.gradebook}: {len(batch.submissions) - len(pending)} of {len(batch.submissions)} "
+            "submissions already graded (--fresh grades them again)",
+            file=sys.stderr,
+        )
+    html = HtmlBatch(out, Path(args.html), args.for_students) if args.html else None
+    if not _run_batch(args, out, batch, pending, html):
+        return EXIT_INTERRUPTED
+    batch.journal.finish()
+    statuses = [entry["status"] for entry in batch.journal.rows.values()]
+    ok = statuses.count("ok")
+    print(f"pi-conformance grade-batch: {len(statuses)} submissions, {ok} ok, {len(statuses) - ok} not ok; gradebook: {batch.gradebook}")
+    if html is not None:
+        stats, _ = html.build(batch.context, batch.journal.rows)
+        print(f"pi-conformance grade-batch: html site: {stats.line()}")
+    return EXIT_OK if ok == len(statuses) else EXIT_NOT_OK
 
+
+@dataclass(frozen=True)
+class _Batch:
+    """A class to grade: the submissions of this shard, what they are graded against, and the journal of their rows."""
+
+    context: GradingContext
+    submissions: list[Path]
+    grade_options: GradeOptions
+    journal: Journal
+    gradebook: Path
+
+
+def _batch_usage_problem(args: argparse.Namespace, directory: Path, out: Path) -> str | None:
+    """What is wrong with grade-batch's arguments, before anything is read or graded (fills in the default template)."""
     if not directory.is_dir():
-        return usage(f"{directory} is not a folder")
+        return f"{directory} is not a folder"
     args.impl_template = args.impl_template or default_template(args.profile)
     if "{path}" not in args.impl_template and "{name}" not in args.impl_template:
-        return usage("--impl-template needs {path} or {name}")
+        return "--impl-template needs {path} or {name}"
     refused = _impl_problem(args.impl_template, args, "--impl-template")
     if refused:
-        return usage(refused)
+        return refused
     gradebook = out / GRADEBOOK
     problem = output_folder_problem("--out", out, files=(GRADEBOOK, meta_path(gradebook).name), folders=("reports", WORK_DIR))
-    if problem:
-        return usage(problem)
-    html_problem = _html_problem(args)
-    if html_problem:
-        return usage(html_problem)
+    return problem or _html_problem(args)
+
+
+def _open_batch(args: argparse.Namespace, directory: Path, out: Path) -> _Batch | str:
+    """The shard's submissions, the grading context and the journal opened (resumed); what went wrong, if anything."""
     try:
         shard = resolve_shard(args.shard, os.environ)
         context = _context(args)
@@ -252,48 +286,38 @@ def grade_batch_command(args: argparse.Namespace) -> int:
         grade_options = _options(args, args.impl_template)
         journal = Journal.open(out, columns(context.rubric), shard, names, fresh=args.fresh, profile=args.profile)
     except (RubricError, ShardError, JournalError, RunAsError) as error:
-        return usage(str(error))
+        return str(error)
     except OSError as error:
-        return usage(f"cannot use {out}: {error}")
-    pending = journal.pending(submissions)
-    if len(pending) < len(submissions):
-        print(
-            f"pi-conformance grade-batch: resuming {gradebook}: {len(submissions) - len(pending)} of {len(submissions)} "
-            "submissions already graded (--fresh grades them again)",
-            file=sys.stderr,
-        )
+        return f"cannot use {out}: {error}"
+    return _Batch(context, submissions, grade_options, journal, out / GRADEBOOK)
+
+
+def _run_batch(args: argparse.Namespace, out: Path, batch: _Batch, pending: list[Path], html: HtmlBatch | None) -> bool:
+    """Grade the pending submissions into the journal; False when interrupted (Ctrl-C or SIGTERM), the rows so far kept."""
     work_dir = out / WORK_DIR
     options = BatchOptions(
-        grade=grade_options,
+        grade=batch.grade_options,
         jobs=args.jobs,
         impl_template=args.impl_template,
         reports_dir=out / "reports",
         work_dir=work_dir,
         reap_orphans=True,
     )
-    html = HtmlBatch(out, Path(args.html), args.for_students) if args.html else None
-    on_result = html.wrap(journal.record) if html is not None else journal.record
+    on_result = html.wrap(batch.journal.record) if html is not None else batch.journal.record
     try:
         with _sigterm_as_interrupt():
-            grade_batch(pending, context, options, stream=sys.stderr, on_result=on_result)
+            grade_batch(pending, batch.context, options, stream=sys.stderr, on_result=on_result)
     except KeyboardInterrupt:
-        journal.finish()
+        batch.journal.finish()
+        kept = f"{len(batch.journal.rows)} of {len(batch.submissions)} rows kept in {batch.gradebook}"
         print(
-            f"pi-conformance grade-batch: interrupted; {len(journal.rows)} of {len(submissions)} rows kept in {gradebook}. "
-            "Run the same command again to grade the rest.",
+            f"pi-conformance grade-batch: interrupted; {kept}. Run the same command again to grade the rest.",
             file=sys.stderr,
         )
-        return EXIT_INTERRUPTED
+        return False
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
-    journal.finish()
-    statuses = [entry["status"] for entry in journal.rows.values()]
-    ok = statuses.count("ok")
-    print(f"pi-conformance grade-batch: {len(statuses)} submissions, {ok} ok, {len(statuses) - ok} not ok; gradebook: {gradebook}")
-    if html is not None:
-        stats, _ = html.build(context, journal.rows)
-        print(f"pi-conformance grade-batch: html site: {stats.line()}")
-    return EXIT_OK if ok == len(statuses) else EXIT_NOT_OK
+    return True
 
 
 def _html_problem(args: argparse.Namespace) -> str | None:

@@ -70,6 +70,12 @@ def pytest_arguments(args: argparse.Namespace) -> list[str]:
     argv += ["--assert=plain", "-p", "no:hypothesispytest"]
     # Without -v, failures are printed once per cause (the summary's failure groups), not once per case.
     argv += ["-v"] if args.verbose else ["-q", "--tb=no"]
+    return argv + _selection_arguments(args) + _run_arguments(args)
+
+
+def _selection_arguments(args: argparse.Namespace) -> list[str]:
+    """The suite plugin's options for which cases run, and what a failure shows."""
+    argv: list[str] = []
     if args.all_divergences:
         argv.append("--all-divergences")
     for name in args.without_feature:
@@ -83,7 +89,12 @@ def pytest_arguments(args: argparse.Namespace) -> list[str]:
     for option, values in (("--lab", args.lab), ("--chapter", args.chapter), ("--clause", args.clause)):
         for value in values:
             argv += [option, value]
-    argv += FIXTURES.forward(args) + TIMEOUT.forward(args)
+    return argv
+
+
+def _run_arguments(args: argparse.Namespace) -> list[str]:
+    """The suite plugin's options for the fixtures, the implementation's process, the report and the baseline."""
+    argv = FIXTURES.forward(args) + TIMEOUT.forward(args)
     if args.report_json:
         argv += ["--report-json", args.report_json]
     argv += ENV.forward(args) + limit_arguments(args)
@@ -161,37 +172,48 @@ class _Session:
 
 def _usage_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with the output files or the baseline, found before any case runs."""
+    return _output_files_problem(args) or _feature_problem(args) or _html_problem(args) or _baseline_problem(args)
+
+
+def _output_files_problem(args: argparse.Namespace) -> str | None:
     targets = [("--report-json", args.report_json), ("--write-baseline", args.write_baseline)]
     for option, target in targets:
         problem = output_file_problem(option, Path(target)) if target else None
         if problem:
             return problem
-    problem = same_file_problem(targets)
-    if problem:
-        return problem
-    if args.without_feature:
-        from conformance.spec.features import unknown_feature_problem
-        from conformance.spec.profiles import UnknownProfile, get_profile
+    return same_file_problem(targets)
 
-        try:
-            chosen = get_profile(args.profile)
-            areas = (*chosen.features, *chosen.functions)
-        except UnknownProfile:
-            areas = ()
-        problem = unknown_feature_problem(args.without_feature, areas)
-        if problem:
-            return problem
-    if args.html:
-        from conformance.commands.checks import output_folder_problem
 
-        problem = output_folder_problem("--html", Path(args.html))
-        if problem:
-            return problem
-    if args.baseline:
-        from conformance.grading.baseline import BaselineError, load_baseline
+def _feature_problem(args: argparse.Namespace) -> str | None:
+    """A ``--without-feature`` that names no feature of the profile."""
+    if not args.without_feature:
+        return None
+    from conformance.spec.features import unknown_feature_problem
+    from conformance.spec.profiles import UnknownProfile, get_profile
 
-        try:
-            load_baseline(Path(args.baseline))
-        except BaselineError as error:
-            return str(error)
+    try:
+        chosen = get_profile(args.profile)
+        areas = (*chosen.features, *chosen.functions)
+    except UnknownProfile:
+        areas = ()
+    return unknown_feature_problem(args.without_feature, areas)
+
+
+def _html_problem(args: argparse.Namespace) -> str | None:
+    if not args.html:
+        return None
+    from conformance.commands.checks import output_folder_problem
+
+    return output_folder_problem("--html", Path(args.html))
+
+
+def _baseline_problem(args: argparse.Namespace) -> str | None:
+    if not args.baseline:
+        return None
+    from conformance.grading.baseline import BaselineError, load_baseline
+
+    try:
+        load_baseline(Path(args.baseline))
+    except BaselineError as error:
+        return str(error)
     return None

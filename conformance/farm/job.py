@@ -21,7 +21,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from conformance.adapters.course_build import BUILD_TIMEOUT_S
@@ -92,51 +92,85 @@ def grade_supervised(
     limit_s = limit_s if limit_s is not None else hard_limit_s(options)
     work_dir = work_dir.absolute()  # the worker may not share our idea of "here"
     work_dir.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
-    deadline = time.monotonic() + limit_s
-    known: dict[str, Outcome] = {}
     # A row the grader had to give up on still names the isolation the submission ran under.
-    isolation = planned_isolation(impl, options.settings)
-    deaths: list[str] = []
-    logs: list[str] = []
+    run = _Supervision(impl, name, context, limit_s, planned_isolation(impl, options.settings))
     for _ in range(MAX_WORKERS):
-        left_s = max(0.0, deadline - time.monotonic())
-        worker = _run_worker(impl, name, context, options, work_dir, stop, left_s, reaper, spawner, known)
+        worker = _run_worker(impl, name, context, options, work_dir, stop, run.left_s, reaper, spawner, run.known)
         if worker is None:
             return None
         code, result_text, progress, log_text = worker
-        known.update(progress)
+        run.known.update(progress)
         if log_text:
-            logs.append(log_text)
-        log = "\n".join(logs) or None
-        elapsed = time.perf_counter() - started
+            run.logs.append(log_text)
         if code is None:
-            detail = f"stopped after {limit_s:g} s, the hard limit of one submission (its --budget plus room for the build)"
-            timed_out = failed_result(name, impl, context, "timed-out", detail, elapsed, timed_out=True, known=known, isolation=isolation)
-            return Supervised(timed_out, log)
+            return run.timed_out()
         if code == 0:
-            try:
-                if result_text is None:
-                    raise ResultFormatError("its result file is missing or empty")
-                result = result_from_json(json.loads(result_text), context)
-            except (ValueError, ResultFormatError) as error:
-                detail = f"the grading worker left no usable result ({error})"
-                return Supervised(failed_result(name, impl, context, "crashed", detail, elapsed, known=known, isolation=isolation), log)
-            if deaths:
-                detail = f"{'; '.join(deaths)}; the other cases were graded in a new worker"
-                return Supervised(replace(result, status="crashed", detail=detail, duration_s=elapsed), log)
-            return Supervised(result)
+            return run.finished(result_text)
+        if not run.charge_death(code, log_text):
+            break
+    return Supervised(run.failed("crashed", "; ".join(run.deaths)), run.log)
+
+
+@dataclass
+class _Supervision:
+    """One submission under supervision: its hard limit, and what its workers have left so far."""
+
+    impl: str
+    name: str
+    context: GradingContext
+    limit_s: float
+    isolation: str
+    started: float = field(default_factory=time.perf_counter)
+    #: The outcomes the workers recorded (and the deaths charged to cases), by case id.
+    known: dict[str, Outcome] = field(default_factory=dict)
+    deaths: list[str] = field(default_factory=list)
+    logs: list[str] = field(default_factory=list)
+    deadline: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.deadline = time.monotonic() + self.limit_s
+
+    @property
+    def left_s(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
+    @property
+    def log(self) -> str | None:
+        """The workers' logs, for a result that went wrong."""
+        return "\n".join(self.logs) or None
+
+    def failed(self, status: SubmissionStatus, detail: str, timed_out: bool = False) -> SubmissionResult:
+        elapsed = time.perf_counter() - self.started
+        return failed_result(self.name, self.impl, self.context, status, detail, elapsed, timed_out, self.known, self.isolation)
+
+    def timed_out(self) -> Supervised:
+        """The worker overran the hard limit and was killed."""
+        detail = f"stopped after {self.limit_s:g} s, the hard limit of one submission (its --budget plus room for the build)"
+        return Supervised(self.failed("timed-out", detail, timed_out=True), self.log)
+
+    def finished(self, result_text: str | None) -> Supervised:
+        """The worker exited normally: its result, ``crashed`` when an earlier worker died."""
+        try:
+            if result_text is None:
+                raise ResultFormatError("its result file is missing or empty")
+            result = result_from_json(json.loads(result_text), self.context)
+        except (ValueError, ResultFormatError) as error:
+            return Supervised(self.failed("crashed", f"the grading worker left no usable result ({error})"), self.log)
+        if self.deaths:
+            detail = f"{'; '.join(self.deaths)}; the other cases were graded in a new worker"
+            return Supervised(replace(result, status="crashed", detail=detail, duration_s=time.perf_counter() - self.started), self.log)
+        return Supervised(result)
+
+    def charge_death(self, code: int, log_text: str | None) -> bool:
+        """Charge the worker's death to the case in flight; whether a new worker may grade the cases left."""
         death = _death(code, log_text)
-        in_flight = next((case for case in context.cases if case.id not in known), None)
-        if in_flight is None or time.monotonic() >= deadline:
-            deaths.append(death)
-            break
-        deaths.append(f"{death}, during case {in_flight.id}")
-        known[in_flight.id] = Outcome(in_flight.id, "errored", f"the grading worker died while this case ran: {death}", 0.0)
-        if len(known) == len(context.cases):
-            break
-    elapsed = time.perf_counter() - started
-    return Supervised(failed_result(name, impl, context, "crashed", "; ".join(deaths), elapsed, known=known, isolation=isolation), log)
+        in_flight = next((case for case in self.context.cases if case.id not in self.known), None)
+        if in_flight is None or time.monotonic() >= self.deadline:
+            self.deaths.append(death)
+            return False
+        self.deaths.append(f"{death}, during case {in_flight.id}")
+        self.known[in_flight.id] = Outcome(in_flight.id, "errored", f"the grading worker died while this case ran: {death}", 0.0)
+        return len(self.known) < len(self.context.cases)
 
 
 def _run_worker(

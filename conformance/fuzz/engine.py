@@ -137,43 +137,10 @@ def fuzz(
     With ``max_examples`` and a time budget that does not run out, a run draws the same
     programs on every machine: the seed and the count decide, not the machine's speed.
     """
-    started = time.perf_counter()
-    found_at: list[float] = []
-    target: list[tuple[str, str]] = []
-    best: list[Program] = []
-
-    def condition(program: Program) -> bool:
-        if not found_at and (time.perf_counter() - started > seconds or differ.stats.examples == max_examples):
-            raise _OutOfTime
-        if found_at and time.perf_counter() - started - found_at[0] > shrink_seconds:
-            raise _DoneShrinking
-        result = differ.diverges(program)
-        if on_example is not None:
-            on_example(differ.stats.examples)
-        if result is None:
-            return False
-        signature = _signature(program, result[1])
-        if not target:
-            found_at.append(time.perf_counter() - started)
-            target.append(signature)
-        elif signature != target[0]:
-            return False  # while shrinking, keep to the divergence found first: another bug is another case
-        best[:] = [program]
-        return True
-
-    try:
-        with without_local_constants():
-            program = find(programs, condition, settings=DRAW_SETTINGS, random=Random(seed))
-    except BaseException as error:
-        # Our own stop signals arrive bare or, when hypothesis saw them while shrinking, in an
-        # exception group (with hypothesis's own Flaky report when a stop interrupted a replay);
-        # NoSuchExample / Unsatisfiable mean nothing was found. Anything else is a bug. What is
-        # kept is checked again below, so a stop that cut a replay short costs nothing.
-        if not _has_stop(error) and type(error).__name__ not in {"NoSuchExample", "Unsatisfiable"}:
-            raise
-        if not best:
-            return None
-        program = best[0]
+    search = _Search(differ, seconds, shrink_seconds, max_examples, on_example)
+    program = _shrunk_divergence(search, seed)
+    if program is None:
+        return None
     result = differ.diverges(program)
     if result is None:  # flaky: the shrunk program no longer diverges on a last run
         return None
@@ -181,7 +148,69 @@ def fuzz(
     case, outcome = result
     path = outcome.divergence.path if outcome.divergence is not None else ""
     case = replace(case, clauses=tuple(clauses_for(program, path)))
-    return Finding(case, program, outcome, found_at[0], time.perf_counter() - started - found_at[0])
+    assert search.found_at is not None  # a program diverged
+    return Finding(case, program, outcome, search.found_at, search.elapsed_s - search.found_at)
+
+
+@dataclass
+class _Search:
+    """Hypothesis's condition for one fuzz run: a program that diverges as the first one found did, within the time."""
+
+    differ: Differ
+    seconds: float
+    shrink_seconds: float
+    max_examples: int | None
+    on_example: Callable[[int], None] | None
+    started: float = field(default_factory=time.perf_counter)
+    #: When the first divergence was found (seconds into the run), and its signature.
+    found_at: float | None = None
+    target: tuple[str, str] | None = None
+    #: The smallest program so far that diverges as the first one did.
+    best: Program | None = None
+
+    @property
+    def elapsed_s(self) -> float:
+        return time.perf_counter() - self.started
+
+    def holds(self, program: Program) -> bool:
+        """Whether ``program`` diverges as the first divergence did (any divergence, before one is found)."""
+        self._check_time()
+        result = self.differ.diverges(program)
+        if self.on_example is not None:
+            self.on_example(self.differ.stats.examples)
+        if result is None:
+            return False
+        signature = _signature(program, result[1])
+        if self.target is None:
+            self.found_at = self.elapsed_s
+            self.target = signature
+        elif signature != self.target:
+            return False  # while shrinking, keep to the divergence found first: another bug is another case
+        self.best = program
+        return True
+
+    def _check_time(self) -> None:
+        """Stop drawing once the time or the examples run out; stop shrinking after ``shrink_seconds``."""
+        if self.found_at is None and (self.elapsed_s > self.seconds or self.differ.stats.examples == self.max_examples):
+            raise _OutOfTime
+        if self.found_at is not None and self.elapsed_s - self.found_at > self.shrink_seconds:
+            raise _DoneShrinking
+
+
+def _shrunk_divergence(search: _Search, seed: int) -> Program | None:
+    """The program Hypothesis found and shrank, or the best one kept when a stop cut it short; None when none diverged."""
+    try:
+        with without_local_constants():
+            found: Program = find(programs, search.holds, settings=DRAW_SETTINGS, random=Random(seed))
+            return found
+    except BaseException as error:
+        # Our own stop signals arrive bare or, when hypothesis saw them while shrinking, in an
+        # exception group (with hypothesis's own Flaky report when a stop interrupted a replay);
+        # NoSuchExample / Unsatisfiable mean nothing was found. Anything else is a bug. What is
+        # kept is checked again by the caller, so a stop that cut a replay short costs nothing.
+        if not _has_stop(error) and type(error).__name__ not in {"NoSuchExample", "Unsatisfiable"}:
+            raise
+        return search.best
 
 
 def without_unneeded_messages(differ: Differ, program: Program, result: tuple[Case, Outcome]) -> tuple[Program, tuple[Case, Outcome]]:

@@ -49,30 +49,40 @@ def expectations(program: Program, observation: JsonObject) -> tuple[JsonObject 
             value["timestamp"] = {"$type": "number"}  # IR-MAKE-2
         return observation, []
     if program.operation == "make_assistant_message":
-        value = observation["value"]
-        overrides = program.input.get("overrides")
-        given = set(overrides) if isinstance(overrides, dict) else set()
-        if isinstance(value, dict):
-            for name in ASSISTANT_DEFAULTS:  # IR-MAKE-3: defaults are implementation-defined
-                if name not in given and name in value:
-                    value[name] = LOOSE_MESSAGE_FIELDS[name]
+        _loosen_defaults(program, observation["value"])
         return observation, []
     if program.operation not in {"event_stream", "scripted_model"}:
         return observation, []
     observed_steps = observation.get("steps")
     assert isinstance(observed_steps, list)
-    steps: list[JsonObject] = []
-    for index, (step, observed) in enumerate(zip(program.steps, observed_steps, strict=True)):
-        step = copy.deepcopy(step)
-        if isinstance(observed, dict) and observed:
-            expected: JsonObject = dict(observed)
-            if index in program.loose_threw and "threw" in expected:
-                expected["threw"] = {"$any": True}  # STREAM-4: ignored or thrown
-            if step.get("call") in program.loose_calls:
-                expected = _loosen_messages(expected)  # type: ignore[assignment]
-            step["expect"] = expected
-        steps.append(step)
+    steps = [
+        _expected_step(program, index, step, observed)
+        for index, (step, observed) in enumerate(zip(program.steps, observed_steps, strict=True))
+    ]
     return None, steps
+
+
+def _loosen_defaults(program: Program, value: JsonValue) -> None:
+    """IR-MAKE-3: the fields an assistant message was not given are implementation-defined defaults."""
+    overrides = program.input.get("overrides")
+    given = set(overrides) if isinstance(overrides, dict) else set()
+    if isinstance(value, dict):
+        for name in ASSISTANT_DEFAULTS:
+            if name not in given and name in value:
+                value[name] = LOOSE_MESSAGE_FIELDS[name]
+
+
+def _expected_step(program: Program, index: int, step: JsonObject, observed: JsonValue) -> JsonObject:
+    """A copy of step ``index`` that expects what was observed, loosened where the spec is open."""
+    step = copy.deepcopy(step)
+    if isinstance(observed, dict) and observed:
+        expected: JsonObject = dict(observed)
+        if index in program.loose_threw and "threw" in expected:
+            expected["threw"] = {"$any": True}  # STREAM-4: ignored or thrown
+        if step.get("call") in program.loose_calls:
+            expected = _loosen_messages(expected)  # type: ignore[assignment]
+        step["expect"] = expected
+    return step
 
 
 # -- clauses, lab, id ------------------------------------------------------------------------

@@ -14,6 +14,7 @@ those places into matchers. What is left out on purpose, because the spec leaves
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -223,74 +224,98 @@ def pure_program(draw: st.DrawFn, operation: str) -> Program:
 MODEL_EVENT_TYPES = ("start", "text_delta", "toolcall_delta", "toolcall_end")
 
 
+@dataclass(frozen=True)
+class _EventKinds:
+    """The events one event_stream program pushes: its terminal types, the others, and how to draw one of a type."""
+
+    terminal_types: list[str]
+    other_types: tuple[str, ...]
+    event: Callable[[str], JsonObject]
+
+
 @st.composite
 def event_stream_program(draw: st.DrawFn) -> Program:
     assistant = draw(st.booleans())
     program = Program("event_stream", {"kind": "assistant"})
-    if assistant:
-        terminal_types = ["done", "error"]
-
-        def event(kind: str) -> JsonObject:
-            # Pushed events must be model events (EV-1): fixtures lint checks their shape.
-            if kind == "done":
-                return {"type": kind, "reason": draw(st.sampled_from(["stop", "length", "toolUse"])), "message": draw(assistant_message())}
-            if kind == "error":
-                return {"type": kind, "reason": draw(st.sampled_from(["error", "aborted"])), "error": draw(assistant_message())}
-            partial = draw(small_partials)
-            if kind == "start":
-                return {"type": kind, "partial": partial}
-            index = draw(st.integers(0, 3))
-            if kind == "toolcall_end":
-                return {"type": kind, "contentIndex": index, "toolCall": draw(tool_call()), "partial": partial}
-            return {"type": kind, "contentIndex": index, "delta": draw(texts), "partial": partial}
-
-        other_types: tuple[str, ...] = MODEL_EVENT_TYPES
-    else:
-        terminal_types = draw(st.lists(st.sampled_from(["end", "fail", "finish"]), min_size=1, max_size=2, unique=True))
-        result_field = draw(st.sampled_from(["result", "value"]))
-        program.input = {"kind": "generic", "terminal_types": list(terminal_types), "result_field": result_field}
-
-        def event(kind: str) -> JsonObject:
-            body: JsonObject = {"type": kind}
-            if kind in terminal_types:
-                # An object, so that "the same object" means the same thing in every language.
-                body[result_field] = {"v": draw(json_values)}
-            else:
-                body["n"] = draw(st.integers(0, 9))
-            return body
-
-        other_types = ("tick", "data", *[t for t in ("end", "fail", "finish") if t not in terminal_types])
+    kinds = _assistant_event_kinds(draw) if assistant else _generic_event_kinds(draw, program)
     steps: list[JsonObject] = []
     consumer_at = draw(st.integers(-1, 6))  # where start_consumer goes; -1: consume iterates at the end
     for _ in range(draw(st.integers(0, 4))):
         if len(steps) == consumer_at:
             steps.append({"action": "start_consumer"})
-        steps.append({"action": "push", "event": event(draw(st.sampled_from(other_types)))})
+        steps.append({"action": "push", "event": kinds.event(draw(st.sampled_from(kinds.other_types)))})
     terminal = draw(st.booleans())
     ended = False
     if terminal:
-        steps.append({"action": "push", "event": event(draw(st.sampled_from(terminal_types)))})
-        for _ in range(draw(st.integers(0, 2))):
-            # STREAM-4: not delivered; whether the push throws is implementation-defined.
-            program.loose_threw.add(len(steps))
-            steps.append({"action": "push", "event": event(draw(st.sampled_from([*other_types, *terminal_types])))})
-        if draw(st.booleans()):
-            step: JsonObject = {"action": "end"}
-            if draw(st.booleans()):
-                step["result"] = {"late": draw(json_values)}
-            steps.append(step)
+        _push_terminal(draw, program, kinds, steps)
     elif draw(st.booleans()):
         steps.append({"action": "end"})
         ended = True
+    _consume(draw, steps, consumer_at, ended)
+    program.steps = steps
+    program.tags.add("terminal" if terminal else "no-terminal")
+    return program
+
+
+def _assistant_event_kinds(draw: st.DrawFn) -> _EventKinds:
+    def event(kind: str) -> JsonObject:
+        # Pushed events must be model events (EV-1): fixtures lint checks their shape.
+        if kind == "done":
+            return {"type": kind, "reason": draw(st.sampled_from(["stop", "length", "toolUse"])), "message": draw(assistant_message())}
+        if kind == "error":
+            return {"type": kind, "reason": draw(st.sampled_from(["error", "aborted"])), "error": draw(assistant_message())}
+        partial = draw(small_partials)
+        if kind == "start":
+            return {"type": kind, "partial": partial}
+        index = draw(st.integers(0, 3))
+        if kind == "toolcall_end":
+            return {"type": kind, "contentIndex": index, "toolCall": draw(tool_call()), "partial": partial}
+        return {"type": kind, "contentIndex": index, "delta": draw(texts), "partial": partial}
+
+    return _EventKinds(["done", "error"], MODEL_EVENT_TYPES, event)
+
+
+def _generic_event_kinds(draw: st.DrawFn, program: Program) -> _EventKinds:
+    """A generic EventStream's terminal types and result field (drawn, and set as the program's input)."""
+    terminal_types = draw(st.lists(st.sampled_from(["end", "fail", "finish"]), min_size=1, max_size=2, unique=True))
+    result_field = draw(st.sampled_from(["result", "value"]))
+    program.input = {"kind": "generic", "terminal_types": list(terminal_types), "result_field": result_field}
+
+    def event(kind: str) -> JsonObject:
+        body: JsonObject = {"type": kind}
+        if kind in terminal_types:
+            # An object, so that "the same object" means the same thing in every language.
+            body[result_field] = {"v": draw(json_values)}
+        else:
+            body["n"] = draw(st.integers(0, 9))
+        return body
+
+    other_types = ("tick", "data", *[t for t in ("end", "fail", "finish") if t not in terminal_types])
+    return _EventKinds(terminal_types, other_types, event)
+
+
+def _push_terminal(draw: st.DrawFn, program: Program, kinds: _EventKinds, steps: list[JsonObject]) -> None:
+    """A terminal event, maybe pushes after it, maybe an ``end`` (with a late result or none)."""
+    steps.append({"action": "push", "event": kinds.event(draw(st.sampled_from(kinds.terminal_types)))})
+    for _ in range(draw(st.integers(0, 2))):
+        # STREAM-4: not delivered; whether the push throws is implementation-defined.
+        program.loose_threw.add(len(steps))
+        steps.append({"action": "push", "event": kinds.event(draw(st.sampled_from([*kinds.other_types, *kinds.terminal_types])))})
+    if draw(st.booleans()):
+        step: JsonObject = {"action": "end"}
+        if draw(st.booleans()):
+            step["result"] = {"late": draw(json_values)}
+        steps.append(step)
+
+
+def _consume(draw: st.DrawFn, steps: list[JsonObject], consumer_at: int, ended: bool) -> None:
+    """The consumer (started now if it was not), then maybe the stream's result."""
     if consumer_at >= len(steps) and draw(st.booleans()):
         steps.append({"action": "start_consumer"})
     steps.append({"action": "consume"})
     # After end() without a terminal event, result() is implementation-defined: not asked.
     if not ended and draw(st.booleans()):
         steps.append({"action": "result"})
-    program.steps = steps
-    program.tags.add("terminal" if terminal else "no-terminal")
-    return program
 
 
 # -- ScriptedModel (chapter 04) --------------------------------------------------------------
@@ -313,31 +338,7 @@ def scripted_model_program(draw: st.DrawFn) -> Program:
     steps: list[JsonObject] = []
     late_aborts: list[str] = []
     for index, call in enumerate(calls):
-        exhausted = index >= len(turns)
-        if exhausted:
-            program.tags.add("exhausted")
-            program.loose_calls.add(call)
-        elif "role" not in turns[index]:
-            program.tags.add("error-turn")
-            program.loose_calls.add(call)
-        # SM-ABORT-4: aborted and exhausted at once is implementation-defined, never drawn.
-        signal = "none" if exhausted else draw(st.sampled_from(["none", "none", "aborted", "controller"]))
-        step: JsonObject = {"action": "stream", "call": call, "context": draw(contexts)}
-        if signal != "none":
-            step["signal"] = signal
-            program.loose_calls.add(call)
-            program.tags.add("aborted")
-        steps.append(step)
-        if signal == "controller":
-            if draw(st.booleans()):
-                steps.append({"action": "abort", "call": call})  # before the producer runs (SM-DEFER-1)
-            else:
-                late_aborts.append(call)
-        # One call in three; 2, not 0, means "mutate": Hypothesis shrinks towards 0, so a
-        # shrunk case keeps a mutate_context step only when its divergence needs one.
-        if draw(st.integers(0, 2)) == 2:
-            program.tags.add("mutate")
-            steps.append({"action": "mutate_context", "call": call, "append": {"path": "/messages", "value": draw(user_message)}})
+        steps.extend(_call_steps(draw, program, turns, index, call, late_aborts))
     if draw(st.booleans()):
         steps.append({"action": "settle"})
     for call in draw(st.permutations(calls)):
@@ -350,6 +351,42 @@ def scripted_model_program(draw: st.DrawFn) -> Program:
     steps.append({"action": "check_turns"})
     program.steps = steps
     return program
+
+
+def _call_steps(
+    draw: st.DrawFn, program: Program, turns: list[JsonObject], index: int, call: str, late_aborts: list[str]
+) -> list[JsonObject]:
+    """Call ``index``'s stream step, with the abort and the context change it may get before any call is consumed.
+
+    A controller the call is not aborted through here goes into ``late_aborts``: it may be
+    aborted while the calls are consumed.
+    """
+    exhausted = index >= len(turns)
+    if exhausted:
+        program.tags.add("exhausted")
+        program.loose_calls.add(call)
+    elif "role" not in turns[index]:
+        program.tags.add("error-turn")
+        program.loose_calls.add(call)
+    # SM-ABORT-4: aborted and exhausted at once is implementation-defined, never drawn.
+    signal = "none" if exhausted else draw(st.sampled_from(["none", "none", "aborted", "controller"]))
+    step: JsonObject = {"action": "stream", "call": call, "context": draw(contexts)}
+    if signal != "none":
+        step["signal"] = signal
+        program.loose_calls.add(call)
+        program.tags.add("aborted")
+    steps = [step]
+    if signal == "controller":
+        if draw(st.booleans()):
+            steps.append({"action": "abort", "call": call})  # before the producer runs (SM-DEFER-1)
+        else:
+            late_aborts.append(call)
+    # One call in three; 2, not 0, means "mutate": Hypothesis shrinks towards 0, so a
+    # shrunk case keeps a mutate_context step only when its divergence needs one.
+    if draw(st.integers(0, 2)) == 2:
+        program.tags.add("mutate")
+        steps.append({"action": "mutate_context", "call": call, "append": {"path": "/messages", "value": draw(user_message)}})
+    return steps
 
 
 # Every operation about equally often; the two scenario operations twice as often, since

@@ -186,11 +186,41 @@ def grade_submission(
     the held-out ones (run last, by a fresh adapter).
     """
     options = options or GradeOptions()
-    started = time.perf_counter()
     parsed = parse_impl(impl)
-    name = name or parsed.name
+    submission = _Submission(impl, parsed, context, options, name or parsed.name)
+    problem = parsed.layout_problem()
+    if problem is not None:
+        return submission.not_run("not-a-project", problem, problem)
+    # Built here rather than when the adapter starts, which prints the build log on stderr:
+    # in a batch that log belongs in the submission's row and report, not the terminal.
+    built = parsed.build(options.settings) if options.build else None
+    if built is None:
+        return _grade_cases(submission, stop, given or {}, on_outcome)
+    if built.report is not None:
+        summary = build_summary(built.report)
+        return submission.not_run("build-failed", summary, f"the build failed ({summary})", built.report)
+    # The built copy is graded (same folder name, so the same name in reports), then removed.
+    try:
+        copy = parsed.at(built.target).spec
+        graded = grade_submission(copy, context, replace(options, build=False), submission.name, stop, given, on_outcome)
+    finally:
+        built.remove()
+    return replace(graded, impl=impl, duration_s=time.perf_counter() - submission.started)
 
-    def finish(
+
+@dataclass(frozen=True)
+class _Submission:
+    """One submission being graded, and how its result is made."""
+
+    impl: str
+    parsed: Impl
+    context: GradingContext
+    options: GradeOptions
+    name: str
+    started: float = field(default_factory=time.perf_counter)
+
+    def result(
+        self,
         status: SubmissionStatus,
         detail: str,
         outcomes: list[Outcome],
@@ -198,39 +228,30 @@ def grade_submission(
         build_report: str | None = None,
         isolation: str | None = None,
     ) -> SubmissionResult:
-        graded = score(context.rubric, zip(context.cases, outcomes, strict=True))
-        duration = time.perf_counter() - started
-        isolation = isolation or parsed.planned_isolation(options.settings)
+        """The submission's result: its outcomes scored, and every text that quotes it bounded."""
+        graded = score(self.context.rubric, zip(self.context.cases, outcomes, strict=True))
+        duration = time.perf_counter() - self.started
+        isolation = isolation or self.parsed.planned_isolation(self.options.settings)
         # The implementation's name, the detail and the build log quote the submission: bounded, valid Unicode.
         implementation, detail = cap(scrub(implementation), QUOTE_LIMIT), cap(scrub(detail))
         build_report = cap(scrub(build_report), BUILD_LOG_LIMIT) if build_report is not None else None
-        limits = parsed.planned_limits(options.settings)
+        limits = self.parsed.planned_limits(self.options.settings)
         return SubmissionResult(
-            name, impl, implementation, status, detail, graded, context.rubric, duration, build_report, isolation, limits
+            self.name, self.impl, implementation, status, detail, graded, self.context.rubric, duration, build_report, isolation, limits
         )
 
-    def not_run(reason: str) -> list[Outcome]:
-        return [Outcome(case.id, "errored", NOT_RUN + reason, 0.0) for case in context.cases]
+    def not_run(self, status: SubmissionStatus, detail: str, reason: str, build_report: str | None = None) -> SubmissionResult:
+        """A result with no case run, each errored for ``reason``."""
+        outcomes = [Outcome(case.id, "errored", NOT_RUN + reason, 0.0) for case in self.context.cases]
+        return self.result(status, detail, outcomes, self.name, build_report)
 
-    problem = parsed.layout_problem()
-    if problem is not None:
-        return finish("not-a-project", problem, not_run(problem), name)
-    # Built here rather than when the adapter starts, which prints the build log on stderr:
-    # in a batch that log belongs in the submission's row and report, not the terminal.
-    built = parsed.build(options.settings) if options.build else None
-    if built is not None:
-        if built.report is not None:
-            summary = build_summary(built.report)
-            return finish("build-failed", summary, not_run(f"the build failed ({summary})"), name, built.report)
-        # The built copy is graded (same folder name, so the same name in reports), then removed.
-        try:
-            copy = parsed.at(built.target).spec
-            graded = grade_submission(copy, context, replace(options, build=False), name, stop, given, on_outcome)
-        finally:
-            built.remove()
-        return replace(graded, impl=impl, duration_s=time.perf_counter() - started)
 
-    run = _Run(parsed, replace(options.settings, build=options.build), context, options, stop, given or {}, on_outcome)
+def _grade_cases(
+    submission: _Submission, stop: threading.Event | None, given: Mapping[str, Outcome], on_outcome: Callable[[Outcome], None] | None
+) -> SubmissionResult:
+    """Run the submission's cases, the visible ones first, and classify what they did."""
+    context, options = submission.context, submission.options
+    run = _Run(submission.parsed, replace(options.settings, build=options.build), context, options, stop, given, on_outcome)
     # Visible cases first, each phase in a process of its own: every visible result is fixed
     # (retries included) before any held-out input reaches the submission, so nothing that
     # saw a held-out input can leak it into visible feedback.
@@ -238,11 +259,11 @@ def grade_submission(
         indexes = [index for index, case in enumerate(context.cases) if (case.id in context.rubric.held_out) == held_out]
         failure = run.phase(indexes)
         if failure is not None and not held_out:
-            return finish("invalid", failure, not_run(failure), name)
+            return submission.not_run("invalid", failure, failure)
     outcomes = [outcome for outcome in run.outcomes if outcome is not None]
     silent = [outcome for case, outcome in zip(context.cases, outcomes, strict=True) if outcome.hung or is_silent_stream(case, outcome)]
     status, detail = classify(outcomes, budget_exhausted=run.loop.budget_exhausted, silent=silent)
-    return finish(status, detail, outcomes, run.adapter_name or name, isolation=run.isolation)
+    return submission.result(status, detail, outcomes, run.adapter_name or submission.name, isolation=run.isolation)
 
 
 class _Run:

@@ -7,8 +7,6 @@ that the runner reports as errored, next to the cases that did load.
 from __future__ import annotations
 
 import gc
-import math
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,15 +14,15 @@ from typing import TYPE_CHECKING
 
 from conformance.common.jsontypes import JsonObject
 from conformance.common.value_paths import join_index, join_key
-from conformance.loading import pi_ai_shapes, shared_files, validation_cache
+from conformance.loading import case_checks, shared_files, validation_cache
 from conformance.loading.cases import LABS, BrokenCase, Case
+from conformance.loading.file_reading import NodeLines, ReadFile, read_fixture_file
 from conformance.spec.clauses import Clause, load_profile_clauses
 from conformance.spec.function_features import function_feature
 from conformance.spec.paths import fixtures_dir
 from conformance.spec.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES, get_profile
 
-if TYPE_CHECKING:  # yaml and jsonschema are imported only when a file misses the parsed cache
-    import yaml
+if TYPE_CHECKING:  # jsonschema is imported only when a file misses the parsed cache
     from jsonschema.exceptions import ValidationError
 
 FIXTURE_SUFFIXES = (".yaml", ".yml")
@@ -100,34 +98,6 @@ def display_path(path: Path, root: Path) -> str:
         return str(path)
 
 
-class _Lines:
-    """Line numbers of the nodes of a composed YAML document, looked up by path."""
-
-    def __init__(self, node: yaml.Node | None) -> None:
-        self._root = node
-
-    def line(self, path: Iterable[str | int]) -> int:
-        import yaml
-
-        node = self._root
-        line = node.start_mark.line + 1 if node is not None else 1
-        for part in path:
-            child: yaml.Node | None = None
-            key_line: int | None = None
-            if isinstance(node, yaml.MappingNode):
-                pair = next(((key, value) for key, value in node.value if key.value == part), None)
-                if pair is not None:
-                    # A problem about a key (a typo) is on the key's line, not its block value's.
-                    key_line, child = pair[0].start_mark.line + 1, pair[1]
-            elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-                child = node.value[part]
-            if child is None:
-                break
-            node = child
-            line = key_line if key_line is not None else node.start_mark.line + 1
-        return line
-
-
 def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause], profile: str = DEFAULT_PROFILE) -> Sequence[Case | BrokenCase]:
     """The file's entries, from the parsed cache when this exact text loaded cleanly before."""
     try:
@@ -146,152 +116,180 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause], profile
 
 
 def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profile: str = DEFAULT_PROFILE) -> Iterator[Case | BrokenCase]:
-    import yaml
-
-    from conformance.loading import broken_yaml
-    from conformance.yamlio import safe as yamlsafe
-
-    stem_id = f"{path.stem}::file"
-    try:
-        text = path.read_text(encoding="utf-8")
-        # Bounded: a billion-laughs or 1000-level file is one problem, not a hang or a RecursionError.
-        node = yamlsafe.compose(text)
-        lines = _Lines(node)
-        # Built from the composed node, so the text is parsed once for both data and lines.
-        data = yaml.constructor.SafeConstructor().construct_document(node) if node is not None else None
-    except UnicodeDecodeError as error:
-        if profile == DEFAULT_PROFILE:  # a file that cannot be read states no profile: reported once
-            problem = f"cannot read the file: it is not UTF-8 text ({error.reason} at byte {error.start})"
-            yield BrokenCase(stem_id, relative, 1, (problem,))
+    read = read_fixture_file(path, relative, profile)
+    if not isinstance(read, ReadFile):
+        yield from read
         return
-    except OSError as error:
-        if profile == DEFAULT_PROFILE:
-            yield BrokenCase(stem_id, relative, 1, (f"cannot read the file: {error}",))
-        return
-    except yamlsafe.YamlLimitError as error:
-        yield BrokenCase(stem_id, relative, 1, (f"refused: the YAML is {error}",))
-        return
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        if profile == DEFAULT_PROFILE:  # reported once, by the default profile's load
-            problem = _yaml_problem(error, text)
-            # Its cases still count: each id found in the text is reported broken, in its lab.
-            chapter, entries = broken_yaml.textual_cases(text)
-            if not entries:
-                yield BrokenCase(stem_id, relative, line, (problem,), problem_lines=(line,))
-            for entry in entries:
-                message = f"{problem} (at line {line}; the whole file is unusable)"
-                # A shared file names its chapter inside `course: {...}`; a lab names its chapter too.
-                entry_chapter = chapter or (f"0{entry.lab[0]}" if entry.lab else None)
-                yield BrokenCase(entry.id, relative, entry.line, (message,), entry.lab, entry_chapter, problem_lines=(line,))
-        return
-
-    selected = _select_profile(data, lines, relative, stem_id, profile)
+    selected = _select_profile(read.data, read.lines, relative, f"{path.stem}::file", profile)
     if not isinstance(selected, tuple):
         if selected is not None:
             yield selected
         return
     # A shared file is checked as this profile's view of it; problems point into the shared text.
     checked, to_original, envelope_problems = selected
-    from conformance.loading import schema_errors
-    from conformance.spec.schemas import validator
+    view = _View(path.stem, relative, profile, read.lines, checked, to_original, shared=checked is not read.data)
+    check = _check_file(view, read, envelope_problems)
+    cases = checked.get("cases") if isinstance(checked, dict) else None
+    if not isinstance(cases, list) or not cases:
+        found = check.problems.of_file or [("the file has no list of cases", 1)]
+        yield BrokenCase(view.stem_id, relative, 1, tuple(m for m, _ in found), problem_lines=tuple(n for _, n in found))
+        return
+    if check.problems.of_file:
+        yield from _cases_of_broken_file(view, cases, check.problems)
+        return
+    every_case_loaded = True
+    for index, raw in enumerate(cases):
+        entry = _case_entry(view, index, raw, check.problems.of_case.get(index, []), clauses, not check.validated_before)
+        every_case_loaded = every_case_loaded and isinstance(entry, Case)
+        yield entry
+    # Remembered as valid only once the loader's own checks passed too: a file remembered
+    # after the schemas alone would skip those checks on every later load.
+    if check.clean and every_case_loaded:
+        validation_cache.remember_valid(check.cache_text)
 
-    schema_name = get_profile(profile).fixture_schema
-    non_json = list(_non_json_values(data, []))
-    file_problems: list[tuple[str, int]] = []
-    case_problems: dict[int, list[tuple[str, int]]] = {}
+
+@dataclass(frozen=True)
+class _View:
+    """What one profile checks of one fixture file, and how its paths map back into the file."""
+
+    stem: str
+    relative: str
+    profile: str
+    lines: NodeLines
+    data: object
+    to_original: Callable[[Sequence[str | int]], list[str | int]]
+    shared: bool
+
+    @property
+    def stem_id(self) -> str:
+        """The id of an entry that stands for the whole file."""
+        return f"{self.stem}::file"
+
+    @property
+    def chapter(self) -> str:
+        return str(self.data.get("chapter", "")) if isinstance(self.data, dict) else ""
+
+    def original_line(self, path: Sequence[str | int]) -> int:
+        """The line, in the file's own text, of the node at ``path`` in this view."""
+        return self.lines.line(self.to_original(path))
+
+    def broken(self, index: int, raw: object, found: list[tuple[str, int]], line: int) -> BrokenCase:
+        """Case ``index`` of the file, reported with every problem found for it."""
+        case_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
+        return BrokenCase(
+            case_id or f"{self.stem}::case-{index}",
+            self.relative,
+            line,
+            tuple(message for message, _ in found),
+            _lab_of(raw, self.profile),
+            self.chapter,
+            self.profile,
+            tuple(number for _, number in found),
+        )
+
+
+@dataclass
+class _Problems:
+    """A file's problems so far, each filed under the case it belongs to, or the file, with its line."""
+
+    lines: NodeLines
+    of_file: list[tuple[str, int]] = field(default_factory=list)
+    of_case: dict[int, list[tuple[str, int]]] = field(default_factory=dict)
+
+    def add(self, where: Sequence[str | int], message: str) -> None:
+        """File a problem under its case with its path inside that case, or under the file."""
+        line = self.lines.line(where)
+        if len(where) >= 2 and where[0] == "cases" and isinstance(where[1], int):
+            self.of_case.setdefault(where[1], []).append((_with_path(where[2:], message), line))
+        else:
+            self.of_file.append((_with_path(where, message), line))
+
+
+@dataclass(frozen=True)
+class _FileCheck:
+    """The file-level checks' result: what they found and whether the file may be remembered valid."""
+
+    problems: _Problems
+    cache_text: str
+    validated_before: bool
+    #: No problem found yet in a file not known valid: remembered once its cases load too.
+    clean: bool
+
+
+def _check_file(view: _View, read: ReadFile, envelope_problems: list[tuple[list[str | int], str]]) -> _FileCheck:
+    """Non-JSON values, the shared form's problems, then the schema's (skipped for text known valid)."""
+    problems = _Problems(view.lines)
+    non_json = list(case_checks.non_json_values(read.data, []))
     for where, message in [*non_json, *envelope_problems]:
-        _attribute(where, message, lines, file_problems, case_problems)
-    suffix = f" (profile {profile})" if checked is not data else ""
-    cache_text = f"{profile}\0{text}" if suffix else text
+        problems.add(where, message)
+    cache_text = f"{view.profile}\0{read.text}" if view.shared else read.text
     validated_before = not non_json and not envelope_problems and validation_cache.known_valid(cache_text)
     if not validated_before:
-        # if/then branches report one mistake several times: keep the best error per path.
-        by_path: dict[tuple[str | int, ...], list[ValidationError]] = {}
-        for schema_error in validator(schema_name).iter_errors(checked):
-            by_path.setdefault(tuple(to_original(schema_error.absolute_path)), []).append(schema_error)
         # A non-JSON value is already reported in plainer words; the schema's complaints on the
         # same branch of the same case (the value, or a parent that no longer matches) follow from it.
         # So is a mistake in a shared case's shared form: its view is checked once that is right.
         earlier_paths = [tuple(where) for where, _ in non_json] + [tuple(where[:2]) for where, _ in envelope_problems]
-        for error_path, errors in by_path.items():
-            if errors and not any(_same_branch(error_path, path) for path in earlier_paths):
-                reason_path, reason = schema_errors.describe_best(errors)
-                _attribute(to_original(reason_path), reason + suffix, lines, file_problems, case_problems)
-    if not isinstance(checked, dict) or not isinstance(checked.get("cases"), list) or not checked["cases"]:
-        found = file_problems or [("the file has no list of cases", 1)]
-        yield BrokenCase(stem_id, relative, 1, tuple(m for m, _ in found), problem_lines=tuple(n for _, n in found))
-        return
-    if file_problems:
-        # A file-level mistake (a misspelt `topic`) errors every case, each still counted in its
-        # lab and selectable by id, as a YAML error does.
-        whole = [(f"{message} (a problem of the file: none of its cases can run)", number) for message, number in file_problems]
-        for index, raw in enumerate(checked["cases"]):
-            owned = case_problems.get(index, []) + whole
-            identifier = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
-            yield BrokenCase(
-                identifier or f"{path.stem}::case-{index}",
-                relative,
-                lines.line(to_original(["cases", index])),
-                tuple(m for m, _ in owned),
-                _lab_of(raw, profile),
-                str(checked.get("chapter", "")),
-                profile,
-                tuple(n for _, n in owned),
-            )
-        return
-    # Remembered as valid only once the loader's own shape checks passed too (below): a file
-    # remembered after the schemas alone would skip those checks on every later load.
-    remember = not non_json and not case_problems and not validated_before
-    data = checked
+        _add_schema_problems(view, problems, earlier_paths)
+    clean = not non_json and not problems.of_case and not validated_before
+    return _FileCheck(problems, cache_text, validated_before, clean)
 
-    chapter = str(data.get("chapter", ""))
-    for index, raw in enumerate(data["cases"]):
-        case_path: list[str | int] = ["cases", index]
-        line = lines.line(case_path)
-        problems = case_problems.get(index, [])
-        case_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
-        if not problems and isinstance(raw, dict):
-            problems = [
-                (_with_path(inner, message), lines.line(to_original([*case_path, *inner])))
-                for inner, message in _semantic_problems(raw, clauses, check_shapes=not validated_before, profile=profile)
-            ]
-        remember = remember and not problems
-        if problems or not isinstance(raw, dict):
-            found = problems or [("the case is not a mapping", line)]
-            yield BrokenCase(
-                case_id or f"{path.stem}::case-{index}",
-                relative,
-                line,
-                tuple(m for m, _ in found),
-                _lab_of(raw, profile),
-                chapter,
-                profile,
-                tuple(n for _, n in found),
-            )
-            continue
-        steps = raw.get("steps") or []
-        yield Case(
-            id=raw["id"],
-            file=relative,
-            line=line,
-            chapter=chapter,
-            lab=_lab_of(raw, profile) or "",
-            clauses=tuple(raw["clauses"]),
-            description=raw["description"],
-            operation=raw["operation"],
-            input=raw["input"],
-            expect=raw.get("expect"),
-            steps=tuple(steps),
-            hint=tuple(raw.get("hint") or ()),
-            timeout_s=raw.get("timeout_s"),
-            features=_features_of(raw, profile),
-            step_lines=tuple(lines.line([*case_path, "steps", i]) for i in range(len(steps))),
-            profile=profile,
-        )
-    if remember:
-        validation_cache.remember_valid(cache_text)
+
+def _add_schema_problems(view: _View, problems: _Problems, earlier_paths: list[tuple[str | int, ...]]) -> None:
+    """The profile's fixture schema's best complaint per path, unless an earlier problem explains it."""
+    from conformance.loading import schema_errors
+    from conformance.spec.schemas import validator
+
+    suffix = f" (profile {view.profile})" if view.shared else ""
+    # if/then branches report one mistake several times: keep the best error per path.
+    by_path: dict[tuple[str | int, ...], list[ValidationError]] = {}
+    for schema_error in validator(get_profile(view.profile).fixture_schema).iter_errors(view.data):
+        by_path.setdefault(tuple(view.to_original(schema_error.absolute_path)), []).append(schema_error)
+    for error_path, errors in by_path.items():
+        if errors and not any(_same_branch(error_path, path) for path in earlier_paths):
+            reason_path, reason = schema_errors.describe_best(errors)
+            problems.add(view.to_original(reason_path), reason + suffix)
+
+
+def _cases_of_broken_file(view: _View, cases: list[object], problems: _Problems) -> Iterator[BrokenCase]:
+    """A file-level mistake (a misspelt `topic`) errors every case, each still counted in its lab
+    and selectable by id, as a YAML error does."""
+    whole = [(f"{message} (a problem of the file: none of its cases can run)", number) for message, number in problems.of_file]
+    for index, raw in enumerate(cases):
+        yield view.broken(index, raw, problems.of_case.get(index, []) + whole, view.original_line(["cases", index]))
+
+
+def _case_entry(
+    view: _View, index: int, raw: object, problems: list[tuple[str, int]], clauses: Mapping[str, Clause], check_shapes: bool
+) -> Case | BrokenCase:
+    """Case ``index``, or its broken entry when the schema or the loader's own checks found problems."""
+    case_path: list[str | int] = ["cases", index]
+    line = view.lines.line(case_path)
+    if not problems and isinstance(raw, dict):
+        problems = [
+            (_with_path(inner, message), view.original_line([*case_path, *inner]))
+            for inner, message in case_checks.semantic_problems(raw, clauses, check_shapes=check_shapes, profile=view.profile)
+        ]
+    if problems or not isinstance(raw, dict):
+        return view.broken(index, raw, problems or [("the case is not a mapping", line)], line)
+    steps = raw.get("steps") or []
+    return Case(
+        id=raw["id"],
+        file=view.relative,
+        line=line,
+        chapter=view.chapter,
+        lab=_lab_of(raw, view.profile) or "",
+        clauses=tuple(raw["clauses"]),
+        description=raw["description"],
+        operation=raw["operation"],
+        input=raw["input"],
+        expect=raw.get("expect"),
+        steps=tuple(steps),
+        hint=tuple(raw.get("hint") or ()),
+        timeout_s=raw.get("timeout_s"),
+        features=_features_of(raw, view.profile),
+        step_lines=tuple(view.lines.line([*case_path, "steps", i]) for i in range(len(steps))),
+        profile=view.profile,
+    )
 
 
 def _features_of(raw: JsonObject, profile: str) -> tuple[str, ...]:
@@ -309,7 +307,7 @@ def _features_of(raw: JsonObject, profile: str) -> tuple[str, ...]:
 _Selected = tuple[object, Callable[[Sequence[str | int]], list[str | int]], list[tuple[list[str | int], str]]]
 
 
-def _select_profile(data: object, lines: _Lines, relative: str, stem_id: str, profile: str) -> _Selected | BrokenCase | None:
+def _select_profile(data: object, lines: NodeLines, relative: str, stem_id: str, profile: str) -> _Selected | BrokenCase | None:
     """This profile's part of the file; None when the file is another profile's, a BrokenCase when it names none."""
     if shared_files.is_shared(data):
         assert isinstance(data, dict)
@@ -359,40 +357,9 @@ def _lab_of(raw: object, profile: str) -> str | None:
     return raw.get("lab") if raw.get("lab") in LABS else None
 
 
-def _attribute(
-    where: Sequence[str | int],
-    message: str,
-    lines: _Lines,
-    file_problems: list[tuple[str, int]],
-    case_problems: dict[int, list[tuple[str, int]]],
-) -> None:
-    """File a problem under the case it belongs to, with its path inside that case and its own line."""
-    line = lines.line(where)
-    if len(where) >= 2 and where[0] == "cases" and isinstance(where[1], int):
-        case_problems.setdefault(where[1], []).append((_with_path(where[2:], message), line))
-    else:
-        file_problems.append((_with_path(where, message), line))
-
-
 def _with_path(where: Iterable[str | int], message: str) -> str:
     inner = _format_path(where)
     return f"{inner}: {message}" if inner else message
-
-
-def _yaml_problem(error: yaml.YAMLError, text: str) -> str:
-    """A YAML error in one line; a duplicate anchor (a copied case) says how to fix it."""
-    problem = f"not valid YAML: {_one_line(str(error))}"
-    mark = getattr(error, "problem_mark", None)
-    first = getattr(error, "context_mark", None)
-    if "found duplicate anchor" in str(error) and mark is not None and first is not None:
-        line_text = text.split("\n")[mark.line] if mark.line < len(text.split("\n")) else ""
-        found = re.match(r"&([^\s,\[\]{}]+)", line_text[mark.column :])
-        name = found[1] if found else "…"
-        problem = (
-            f"not valid YAML: duplicate anchor &{name} (first defined at line {first.line + 1}); anchors are per file, "
-            f"so a copied case needs its own: rename &{name} and its *{name} aliases in the copy"
-        )
-    return problem
 
 
 def _same_branch(first: tuple[str | int, ...], second: tuple[str | int, ...]) -> bool:
@@ -406,86 +373,3 @@ def _format_path(parts: Iterable[str | int]) -> str:
     for part in parts:
         path = join_index(path, part) if isinstance(part, int) else join_key(path, part)
     return path
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _non_json_values(value: object, where: list[str | int]) -> Iterator[tuple[list[str | int], str]]:
-    """Values YAML can produce that JSON cannot carry (dates, non-string keys, NaN)."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                yield where, f"key {key!r} is not a string (quote it)"
-            else:
-                yield from _non_json_values(item, [*where, key])
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _non_json_values(item, [*where, index])
-    elif isinstance(value, float) and not math.isfinite(value):
-        yield where, f"{value} is not a JSON number"
-    elif value is not None and not isinstance(value, bool | int | float | str):
-        yield where, f"{value!r} is a YAML {type(value).__name__}, not a JSON value (quote it)"
-
-
-_Found = list[tuple[list[str | int], str]]
-
-
-def _semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_shapes: bool, profile: str = DEFAULT_PROFILE) -> _Found:
-    """Checks a schema cannot express: clause registry, event shapes, scenario consistency.
-
-    ``check_shapes`` is False for a file that passed these same schemas before (the shape
-    checks depend only on the file and the schemas; the clause registry can change).
-    """
-    from conformance.loading import schema_errors
-
-    spec = get_profile(profile).spec
-    problems: _Found = [
-        (["clauses", index], f"unknown clause id {clause!r} (not in {spec})")
-        for index, clause in enumerate(raw.get("clauses", []))  # type: ignore[arg-type]
-        if isinstance(clause, str) and clause not in clauses
-    ]
-    operation = raw.get("operation")
-    if operation not in get_profile(profile).operations:
-        return problems
-    if check_shapes and profile == DEFAULT_PROFILE:  # the course IR's shapes; another profile has its own
-        problems.extend((list(where), message) for where, message in schema_errors.expectation_problems(raw))
-    if check_shapes and profile == PI_AI_1.name:  # upstream's types: a strict port can take every input
-        problems.extend((list(where), message) for where, message in pi_ai_shapes.input_problems(raw))
-        problems.extend((list(where), message) for where, message in pi_ai_shapes.expectation_problems(raw))
-    if operation in get_profile(profile).scenario_operations:
-        # The course's event shapes (ir.schema.json) do not apply to another profile's events.
-        problems.extend(_scenario_problems(raw, check_shapes and profile == DEFAULT_PROFILE))
-    return problems
-
-
-def _scenario_problems(raw: JsonObject, check_shapes: bool) -> _Found:
-    from conformance.loading import schema_errors
-    from conformance.spec.schemas import validator
-
-    problems: _Found = []
-    steps = raw.get("steps")
-    if not isinstance(steps, list) or not steps:
-        return [(["steps"], "a scenario needs at least one step")]
-    input_value = raw.get("input")
-    assistant_kind = check_shapes and isinstance(input_value, dict) and input_value.get("kind") == "assistant"
-    event_validator = validator("ir.schema.json", "/$defs/ModelEvent")
-    streamed: set[str] = set()
-    for index, step in enumerate(steps):
-        if not isinstance(step, dict):
-            continue
-        action = step.get("action")
-        if raw.get("operation") == "event_stream" and action == "push" and assistant_kind:
-            errors = list(event_validator.iter_errors(step.get("event")))
-            if errors:
-                inner, reason = schema_errors.describe_best(errors)
-                problems.append((["steps", index, "event", *inner], f"not a model event: {reason}"))
-        call = step.get("call")
-        if action == "stream" and isinstance(call, str):
-            if call in streamed:
-                problems.append((["steps", index, "call"], f"call {call!r} is already streamed; use a new name"))
-            streamed.add(call)
-        elif isinstance(call, str) and call not in streamed:
-            problems.append((["steps", index, "call"], f"call {call!r} is used before a stream step creates it"))
-    return problems

@@ -76,33 +76,43 @@ def input_problems(raw: JsonObject) -> Iterator[tuple[list[str | int], str]]:
     operation = raw.get("operation")
     input_value = raw.get("input")
     if isinstance(operation, str) and isinstance(input_value, dict):
-        for keys, definition in _INPUT_PLACES.get(operation, ()):
-            for where, value in _at(input_value, keys, ["input"]):
-                if operation == "content_text" and isinstance(value, str):
-                    continue
-                yield from _check(value, definition, where)
-        if operation == "faux_message" and isinstance(input_value.get("content"), dict):
-            yield from _check(input_value["content"], "AssistantContent", ["input", "content"])
+        yield from _input_value_problems(operation, input_value)
     steps = raw.get("steps")
     if not isinstance(steps, list):
         return
     assistant_stream = operation == "event_stream" and isinstance(input_value, dict) and input_value.get("kind") == "assistant"
     for index, step in enumerate(steps):
-        if not isinstance(step, dict):
-            continue
-        at: list[str | int] = ["steps", index]
-        action = step.get("action")
-        if assistant_stream and action == "push":
-            yield from _check(step.get("event"), "AssistantMessageEvent", [*at, "event"])
-        elif assistant_stream and action == "end" and "result" in step:
-            yield from _check(step["result"], "AssistantMessage", [*at, "result"])
-        elif operation == "faux_provider" and isinstance(action, str) and action in _STEP_PLACES:
-            keys, definition = _STEP_PLACES[action]
-            for place, value in _at(step, keys, at):
-                yield from _check(value, definition, place)
-            if action in _STEP_FACTORY_PLACES:
-                for place, value in _at(step, ("responses", "*", "factory"), at):
-                    yield from _check(value, "AssistantMessage", place)
+        if isinstance(step, dict):
+            yield from _step_problems(step, ["steps", index], operation, assistant_stream)
+
+
+def _input_value_problems(operation: str, input_value: JsonObject) -> Iterator[tuple[list[str | int], str]]:
+    """The upstream values in the case's ``input``."""
+    for keys, definition in _INPUT_PLACES.get(operation, ()):
+        for where, value in _at(input_value, keys, ["input"]):
+            if operation == "content_text" and isinstance(value, str):
+                continue
+            yield from _check(value, definition, where)
+    if operation == "faux_message" and isinstance(input_value.get("content"), dict):
+        yield from _check(input_value["content"], "AssistantContent", ["input", "content"])
+
+
+def _step_problems(
+    step: JsonObject, at: list[str | int], operation: object, assistant_stream: bool
+) -> Iterator[tuple[list[str | int], str]]:
+    """The upstream values a step hands the port: a pushed event, an end's result, a faux provider's responses."""
+    action = step.get("action")
+    if assistant_stream and action == "push":
+        yield from _check(step.get("event"), "AssistantMessageEvent", [*at, "event"])
+    elif assistant_stream and action == "end" and "result" in step:
+        yield from _check(step["result"], "AssistantMessage", [*at, "result"])
+    elif operation == "faux_provider" and isinstance(action, str) and action in _STEP_PLACES:
+        keys, definition = _STEP_PLACES[action]
+        for place, value in _at(step, keys, at):
+            yield from _check(value, definition, place)
+        if action in _STEP_FACTORY_PLACES:
+            for place, value in _at(step, ("responses", "*", "factory"), at):
+                yield from _check(value, "AssistantMessage", place)
 
 
 # -- expected values: closed shapes -------------------------------------------------------
@@ -176,8 +186,6 @@ def _branch(value: dict[str, Any], alternatives: list[Any]) -> dict[str, Any] | 
 
 def unknown_keys(value: Any, schema: Any, where: list[str | int]) -> Iterator[tuple[list[str | int], str]]:
     """(path, message) for each key of ``value`` that its closed upstream type does not declare; matchers stand for anything."""
-    from conformance.loading.schema_errors import unknown_key_message
-
     if _is_matcher(value):
         return
     schema = _resolve(schema)
@@ -186,15 +194,20 @@ def unknown_keys(value: Any, schema: Any, where: list[str | int]) -> Iterator[tu
         if items is not None:
             for index, item in enumerate(value):
                 yield from unknown_keys(item, items, [*where, index])
-        return
-    if not isinstance(value, dict):
-        return
-    alternatives = schema.get("oneOf") or schema.get("anyOf")
-    if isinstance(alternatives, list):
-        branch = _branch(value, alternatives)
-        if branch is not None:
-            yield from unknown_keys(value, branch, where)
-        return
+    elif isinstance(value, dict):
+        alternatives = schema.get("oneOf") or schema.get("anyOf")
+        if isinstance(alternatives, list):
+            branch = _branch(value, alternatives)
+            if branch is not None:
+                yield from unknown_keys(value, branch, where)
+        else:
+            yield from _unknown_object_keys(value, schema, where)
+
+
+def _unknown_object_keys(value: dict[str, Any], schema: dict[str, Any], where: list[str | int]) -> Iterator[tuple[list[str | int], str]]:
+    """An object of one shape: the shape's conditional parts that apply to it, then each of its keys."""
+    from conformance.loading.schema_errors import unknown_key_message
+
     for part in schema.get("allOf", []):
         if isinstance(part, dict) and _condition_holds(part.get("if"), value):
             yield from unknown_keys(value, part.get("then"), where)

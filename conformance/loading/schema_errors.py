@@ -1,34 +1,31 @@
 """Schema problems in a fixture case, said precisely: the deepest reason, at its path, with a suggestion.
 
-Two things live here, both called from :mod:`conformance.loading.loader`:
+Two things live here, called from :mod:`conformance.loading.loader`:
 
 * :func:`describe` turns a ``jsonschema`` error into ``(path, message)``. For a ``oneOf`` /
   ``anyOf`` (a content block, a turn, an event) it follows the branch the value itself names
   (its ``type`` or ``role``), down to the most specific reason, so a tool call written with
   ``args`` says "unknown key 'args' (did you mean 'arguments'?)" rather than "'text' was
   expected"; values are never dumped.
-* :func:`expectation_problems` checks the keys of every expected IR value (events, partials,
-  messages, blocks, usage, recorded requests, contexts): the fixture schema lets an expected
-  value hold matchers anywhere, so it cannot say that ``content_index`` is not a key of any
-  event. Here every object whose shape the IR fixes is compared with that shape's keys.
+* :func:`unknown_key_message` and :func:`suggest` word an unknown key with a did-you-mean,
+  for :mod:`conformance.loading.expected_keys` too, which checks the keys of expected IR values.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any
 
 from jsonschema.exceptions import ValidationError, best_match
 
-from conformance.common.jsontypes import JsonObject
 from conformance.spec.schemas import load_schema
 
 Path = tuple[str | int, ...]
-_MATCHER_KEYS = frozenset({"$type", "$oneOf", "$any"})
-_DISCRIMINATORS = ("type", "role")
+MATCHER_KEYS = frozenset({"$type", "$oneOf", "$any"})
+DISCRIMINATORS = ("type", "role")
 _SHORT = 60
 
 
@@ -55,36 +52,49 @@ def describe(error: ValidationError) -> tuple[Path, str]:
     outer = error
     error = _most_specific(error)
     path: Path = tuple(error.absolute_path)
-    validator = error.validator
     # A key like `$typ` is a misspelt matcher wherever it is: say so before any schema detail.
+    found = _misspelt_matcher(error, outer) or _key_problem(error, path) or _discriminator_problem(error)
+    return found if found is not None else (path, _value_problem(error))
+
+
+def _misspelt_matcher(error: ValidationError, outer: ValidationError) -> tuple[Path, str] | None:
+    """A ``$`` key that is no matcher, in the object the error is about or in the one it was reported on."""
     for candidate in (error, outer):
         if isinstance(candidate.instance, dict):
             found = matcher_key_problem(candidate.instance)
             if found is not None:
                 return (*tuple(candidate.absolute_path), found[0]), found[1]
-    if validator == "not" and isinstance(error.instance, str) and error.instance.startswith("$"):  # propertyNames
-        return (*path, error.instance), unknown_matcher_message(error.instance)
-    if validator == "additionalProperties" and isinstance(error.instance, dict):
-        allowed = _allowed_keys(error.schema)
+    if error.validator == "not" and isinstance(error.instance, str) and error.instance.startswith("$"):  # propertyNames
+        return (*tuple(error.absolute_path), error.instance), unknown_matcher_message(error.instance)
+    return None
+
+
+def _key_problem(error: ValidationError, path: Path) -> tuple[Path, str] | None:
+    """Unknown keys (with a did-you-mean) or missing ones, at the key's own path."""
+    if not isinstance(error.instance, dict):
+        return None
+    if error.validator == "additionalProperties":
+        allowed = allowed_keys(error.schema)
         unknown = [key for key in error.instance if isinstance(key, str) and key not in allowed]
         if unknown:
             return _at_key(path, unknown), "; ".join(unknown_key_message(key, allowed) for key in unknown)
-    if validator == "required" and isinstance(error.instance, dict):
+    if error.validator == "required":
         missing = [key for key in error.validator_value if key not in error.instance]  # type: ignore[union-attr]
         # A shape discriminated by `action` (a step) allows the keys of every branch.
-        allowed = _all_keys(error.schema)
-        return _missing_and_unknown(path, error.instance, missing, allowed)
-    discriminated = _discriminator_problem(error)
-    if discriminated is not None:
-        return discriminated
-    if validator == "const":
-        return path, f"expected {_short(error.validator_value)}, got {_short(error.instance)}{_no_such_block(error.instance)}"
-    if validator == "enum":
-        choices = ", ".join(_short(choice) for choice in error.validator_value)  # type: ignore[union-attr]
-        return path, f"{_short(error.instance)} is not one of {choices}"
-    if validator == "type":
-        return path, f"{_short(error.instance)} is not of type {error.validator_value!r}"
-    return path, _one_line(_shorten_message(error))
+        return _missing_and_unknown(path, error.instance, missing, _all_keys(error.schema))
+    return None
+
+
+def _value_problem(error: ValidationError) -> str:
+    """A wrong value in one line: what was expected and what the fixture has, never the whole value."""
+    if error.validator == "const":
+        return f"expected {short(error.validator_value)}, got {short(error.instance)}{no_such_block(error.instance)}"
+    if error.validator == "enum":
+        choices = ", ".join(short(choice) for choice in error.validator_value)  # type: ignore[union-attr]
+        return f"{short(error.instance)} is not one of {choices}"
+    if error.validator == "type":
+        return f"{short(error.instance)} is not of type {error.validator_value!r}"
+    return _one_line(_shorten_message(error))
 
 
 def _discriminator_problem(error: ValidationError) -> tuple[Path, str] | None:
@@ -93,19 +103,19 @@ def _discriminator_problem(error: ValidationError) -> tuple[Path, str] | None:
         return None
     path: Path = tuple(error.absolute_path)
     alternatives = [_resolved(item, error) for item in error.validator_value] if isinstance(error.validator_value, list) else []
-    for key in _DISCRIMINATORS:
-        known = [const for const in (_const_of(alternative, key) for alternative in alternatives) if const is not None]
+    for key in DISCRIMINATORS:
+        known = [const for const in (const_of(alternative, key) for alternative in alternatives) if const is not None]
         if known and key in error.instance and error.instance[key] not in known:
-            choices = ", ".join(_short(const) for const in known)
+            choices = ", ".join(short(const) for const in known)
             value = error.instance[key]
-            return (*path, key), f"{_short(value)} is not a {key} this IR knows here (one of {choices}){_no_such_block(value)}"
-    unnamed = _without_discriminator(error.instance, alternatives)
+            return (*path, key), f"{short(value)} is not a {key} this IR knows here (one of {choices}){no_such_block(value)}"
+    unnamed = without_discriminator(error.instance, alternatives)
     return None if unnamed is None else ((*path, *unnamed[0]), unnamed[1])
 
 
 def unknown_matcher_message(key: str) -> str:
     """The message for a ``$`` key that is no matcher (``$typ``, ``$oneof``)."""
-    suggestion = suggest(key, sorted(_MATCHER_KEYS))
+    suggestion = suggest(key, sorted(MATCHER_KEYS))
     hint = f" (did you mean {suggestion!r}?)" if suggestion else ""
     return f"unknown matcher {key!r}{hint}; a matcher is {{$type: ...}}, {{$oneOf: [...]}} or {{$any: true}}"
 
@@ -113,7 +123,7 @@ def unknown_matcher_message(key: str) -> str:
 def matcher_key_problem(value: Mapping[str, Any]) -> tuple[str, str] | None:
     """The first key of ``value`` that starts with ``$`` and is no matcher, with its message."""
     for key in value:
-        if isinstance(key, str) and key.startswith("$") and key not in _MATCHER_KEYS:
+        if isinstance(key, str) and key.startswith("$") and key not in MATCHER_KEYS:
             return key, unknown_matcher_message(key)
     return None
 
@@ -136,26 +146,26 @@ def _missing_and_unknown(path: Path, instance: Mapping[str, Any], missing: list[
 
 def _all_keys(schema: Any) -> list[str]:
     """The keys a shape allows, counting every branch of a shape discriminated by ``if``/``then``."""
-    keys = _allowed_keys(schema)
+    keys = allowed_keys(schema)
     if isinstance(schema, dict):
         for item in schema.get("allOf") or ():
             then = item.get("then") if isinstance(item, dict) else None
             if isinstance(then, dict):
-                branch = _resolve_ref(then["$ref"]) if isinstance(then.get("$ref"), str) else then
-                keys.extend(key for key in _allowed_keys(branch) if key not in keys)
+                branch = resolve_ref(then["$ref"]) if isinstance(then.get("$ref"), str) else then
+                keys.extend(key for key in allowed_keys(branch) if key not in keys)
     return keys
 
 
-def _without_discriminator(instance: Mapping[str, Any], alternatives: list[Mapping[str, Any]]) -> tuple[Path, str] | None:
+def without_discriminator(instance: Mapping[str, Any], alternatives: list[Mapping[str, Any]]) -> tuple[Path, str] | None:
     """A value of a discriminated shape (a message, a block, an event) that names no branch: its misspelt keys."""
-    for key in _DISCRIMINATORS:
-        known = [const for const in (_const_of(alternative, key) for alternative in alternatives) if const is not None]
+    for key in DISCRIMINATORS:
+        known = [const for const in (const_of(alternative, key) for alternative in alternatives) if const is not None]
         if not known or key in instance:
             continue
         allowed: list[str] = []
         for alternative in alternatives:
-            allowed.extend(name for name in _allowed_keys(alternative) if name not in allowed)
-        if any(key not in _allowed_keys(alternative) for alternative in alternatives):
+            allowed.extend(name for name in allowed_keys(alternative) if name not in allowed)
+        if any(key not in allowed_keys(alternative) for alternative in alternatives):
             # A branch without the key (an error turn has no role): only misspelt keys are sure mistakes.
             extra = [name for name in instance if isinstance(name, str) and name not in allowed]
             if not extra:
@@ -163,7 +173,7 @@ def _without_discriminator(instance: Mapping[str, Any], alternatives: list[Mappi
             return _at_key((), extra), "; ".join(unknown_key_message(name, allowed) for name in extra)
         where, message = _missing_and_unknown((), instance, [key], allowed)
         if "missing required key" in message:
-            message += f" (one of {', '.join(_short(const) for const in known)})"
+            message += f" (one of {', '.join(short(const) for const in known)})"
         return where, message
     return None
 
@@ -189,13 +199,13 @@ def _branch_named_by_value(error: ValidationError) -> ValidationError | None:
     if isinstance(instance, dict):
         alternatives = error.validator_value if isinstance(error.validator_value, list) else []
         for index, alternative in enumerate(alternatives):
-            if _names_branch(_resolved(alternative, error), instance) and index in by_branch:
+            if names_branch(_resolved(alternative, error), instance) and index in by_branch:
                 return _deepest(by_branch[index])
         # No branch named by the value: the value's discriminator itself is the mistake.
-        for key in _DISCRIMINATORS:
+        for key in DISCRIMINATORS:
             if key in instance:
                 consts = [
-                    _const_of(_resolved(alternative, error), key)
+                    const_of(_resolved(alternative, error), key)
                     for alternative in (error.validator_value if isinstance(error.validator_value, list) else [])
                 ]
                 named = [const for const in consts if const is not None]
@@ -206,7 +216,7 @@ def _branch_named_by_value(error: ValidationError) -> ValidationError | None:
     return None
 
 
-def _no_such_block(value: object) -> str:
+def no_such_block(value: object) -> str:
     if value in ("thinking", "image", "redacted_thinking"):
         return f"; the course's IR has no {value} block (IR-BLOCK-1, IR-BLOCK-2: text and toolCall only)"
     return ""
@@ -218,15 +228,15 @@ def _deepest(errors: list[ValidationError]) -> ValidationError:
     return min(errors, key=lambda sub: (-len(sub.absolute_path), rank.get(str(sub.validator), 2)))
 
 
-def _names_branch(schema: Mapping[str, Any], instance: Mapping[str, Any]) -> bool:
-    for key in _DISCRIMINATORS:
-        const = _const_of(schema, key)
+def names_branch(schema: Mapping[str, Any], instance: Mapping[str, Any]) -> bool:
+    for key in DISCRIMINATORS:
+        const = const_of(schema, key)
         if const is not None and instance.get(key) == const:
             return True
     return False
 
 
-def _const_of(schema: Mapping[str, Any], key: str) -> Any:
+def const_of(schema: Mapping[str, Any], key: str) -> Any:
     properties = schema.get("properties")
     if isinstance(properties, dict) and isinstance(properties.get(key), dict):
         return properties[key].get("const")
@@ -235,11 +245,11 @@ def _const_of(schema: Mapping[str, Any], key: str) -> Any:
 
 def _resolved(schema: Any, error: ValidationError) -> Mapping[str, Any]:
     if isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
-        return _resolve_ref(schema["$ref"])
+        return resolve_ref(schema["$ref"])
     return schema if isinstance(schema, dict) else {}
 
 
-def _allowed_keys(schema: Any) -> list[str]:
+def allowed_keys(schema: Any) -> list[str]:
     properties = schema.get("properties") if isinstance(schema, dict) else None
     return [str(key) for key in properties] if isinstance(properties, dict) else []
 
@@ -267,7 +277,7 @@ def suggest(key: str, allowed: Iterable[str]) -> str | None:
     return prefixed[0] if len(prefixed) == 1 else None
 
 
-def _short(value: object) -> str:
+def short(value: object) -> str:
     import json
 
     try:
@@ -282,7 +292,7 @@ def _shorten_message(error: ValidationError) -> str:
     message = str(error.message)
     whole = repr(error.instance)
     if len(whole) > _SHORT and whole in message:
-        message = message.replace(whole, _short(error.instance))
+        message = message.replace(whole, short(error.instance))
     return message
 
 
@@ -290,7 +300,7 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-# -- keys of expected IR values ---------------------------------------------------------
+# -- definitions of the IR and fixture schemas ------------------------------------------
 
 
 @cache
@@ -305,124 +315,11 @@ def _fixture_defs() -> Mapping[str, Any]:
     return defs if isinstance(defs, dict) else {}
 
 
-def _resolve_ref(ref: str) -> Mapping[str, Any]:
+def resolve_ref(ref: str) -> Mapping[str, Any]:
+    """The definition a ``$ref`` of the IR or fixture schema points at ({} when there is none)."""
     name = ref.rsplit("/", 1)[-1]
     defs = _ir_defs() if ref.startswith("ir.schema.json") or not ref.startswith("#") else _fixture_defs()
     found = defs.get(name)
     if not isinstance(found, dict):
         found = _ir_defs().get(name) or _fixture_defs().get(name)
     return found if isinstance(found, dict) else {}
-
-
-def _def(name: str) -> Mapping[str, Any]:
-    return _resolve_ref(name)
-
-
-def expectation_problems(raw: JsonObject) -> list[tuple[Path, str]]:
-    """Unknown keys in the expected IR values of a case, each as ``(path in the case, message)``."""
-    operation = raw.get("operation")
-    found: list[tuple[Path, str]] = []
-    expect = raw.get("expect")
-    if isinstance(expect, dict):
-        shape = {
-            "make_text": "TextContent",
-            "make_user_message": "UserMessage",
-            "make_assistant_message": "AssistantMessage",
-            "current_system_message": "SystemMessage",
-        }.get(str(operation))
-        if shape is not None and "value" in expect:
-            found.extend(_check(expect["value"], _def(shape), ("expect", "value")))
-    steps = raw.get("steps")
-    input_value = raw.get("input")
-    assistant = operation == "scripted_model" or (isinstance(input_value, dict) and input_value.get("kind") == "assistant")
-    if isinstance(steps, list):
-        for index, step in enumerate(steps):
-            expected = step.get("expect") if isinstance(step, dict) else None
-            if isinstance(expected, dict):
-                found.extend(_step_problems(expected, ("steps", index, "expect"), assistant))
-    return found
-
-
-def _step_problems(expect: JsonObject, where: Path, assistant: bool) -> Iterator[tuple[Path, str]]:
-    if assistant:
-        events = expect.get("events")
-        if isinstance(events, list):
-            for index, event in enumerate(events):
-                yield from _check(event, _def("ModelEvent"), (*where, "events", index))
-        if "value" in expect:
-            shape = "ModelEvent" if "done" in expect else "AssistantMessage"
-            yield from _check(expect["value"], _def(shape), (*where, "value"))
-    requests = expect.get("requests")
-    if isinstance(requests, list):
-        for index, request in enumerate(requests):
-            yield from _check(request, _def("AgentContext"), (*where, "requests", index))
-    if "context" in expect:
-        yield from _check(expect["context"], _def("AgentContext"), (*where, "context"))
-
-
-def _is_matcher(value: object) -> bool:
-    return isinstance(value, dict) and any(key in value for key in _MATCHER_KEYS)
-
-
-def _check(value: Any, schema: Mapping[str, Any], where: Path) -> Iterator[tuple[Path, str]]:
-    """Unknown keys of ``value`` against the IR ``schema`` (matchers stand for anything)."""
-    if isinstance(value, dict):
-        misspelt = matcher_key_problem(value)
-        if misspelt is not None:
-            yield (*where, misspelt[0]), misspelt[1]
-            return
-    if _is_matcher(value):
-        return
-    if isinstance(schema.get("$ref"), str):
-        schema = _resolve_ref(schema["$ref"])
-    alternatives = schema.get("oneOf") or schema.get("anyOf")
-    if isinstance(alternatives, list):
-        branch = _pick(value, [_resolve_ref(item["$ref"]) if "$ref" in item else item for item in alternatives if isinstance(item, dict)])
-        resolved = [_resolve_ref(item["$ref"]) if "$ref" in item else item for item in alternatives if isinstance(item, dict)]
-        if branch is not None:
-            yield from _check(value, branch, where)
-        elif isinstance(value, dict) and (found := _without_discriminator(value, resolved)) is not None:
-            inner, message = found
-            yield (*where, *inner), message
-        elif isinstance(value, dict):
-            for key in _DISCRIMINATORS:
-                names = [_const_of(alternative, key) for alternative in alternatives if isinstance(alternative, dict)]
-                names = [
-                    _const_of(_resolve_ref(item["$ref"]), key) for item in alternatives if isinstance(item, dict) and "$ref" in item
-                ] + names
-                known = [name for name in names if name is not None]
-                if known and key in value and not _is_matcher(value[key]):
-                    choices = ", ".join(map(repr, known))
-                    why = f"{_short(value[key])} is not a known {key} here (one of {choices}){_no_such_block(value[key])}"
-                    yield (*where, key), why
-        return
-    if isinstance(value, dict):
-        properties = schema.get("properties")
-        if isinstance(properties, dict):
-            if schema.get("additionalProperties") is False:
-                for key in value:
-                    if isinstance(key, str) and key not in properties:
-                        yield (*where, key), unknown_key_message(key, properties)
-            for key, item in value.items():
-                sub = properties.get(key)
-                if isinstance(sub, dict):
-                    yield from _check(item, sub, (*where, key))
-        return
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for index, item in enumerate(value):
-            yield from _check(item, schema["items"], (*where, index))
-
-
-def _pick(value: Any, alternatives: list[Mapping[str, Any]]) -> Mapping[str, Any] | None:
-    """The alternative a value names by its ``type`` / ``role``; for an object naming neither, the one without that key."""
-    if not isinstance(value, dict):
-        return None
-    for alternative in alternatives:
-        if _names_branch(alternative, value):
-            return alternative
-    if not any(key in value for key in _DISCRIMINATORS):
-        # An error turn has no role: the branch whose properties do not know 'role'.
-        without = [alternative for alternative in alternatives if "role" not in _allowed_keys(alternative)]
-        if len(without) == 1:
-            return without[0]
-    return None

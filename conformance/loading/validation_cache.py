@@ -34,7 +34,10 @@ from conformance.spec.paths import schemas_dir
 _CHECKING_MODULES = (
     "loading/validation_cache.py",
     "loading/loader.py",
+    "loading/file_reading.py",
+    "loading/case_checks.py",
     "loading/schema_errors.py",
+    "loading/expected_keys.py",
     "loading/shared_files.py",
     "loading/cases.py",
     "loading/broken_yaml.py",

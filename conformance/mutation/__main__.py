@@ -14,7 +14,7 @@ from conformance.mutation.runner import mutants_of_reference, run_mutants, sampl
 from conformance.mutation.score_report import EQUIVALENTS_FILE, MIN_SCORE, build_report, load_declared
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:  # noqa: C901  # TODO(issue 25): split
     """Run the mutants, write the report, exit 0 when the score and the equivalents hold."""
     parser = argparse.ArgumentParser(prog="python -m conformance.mutation", description=__doc__)
     parser.add_argument("--sample", type=int, help="run only this many mutants, drawn with --seed")

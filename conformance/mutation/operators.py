@@ -147,6 +147,16 @@ class _Collector:
                 self.visit(value, (*path, (name, None)))
 
     def mutate(self, node: ast.AST, path: tuple[Step, ...]) -> None:
+        """Record the mutants of ``node`` itself (its children are visited on their own)."""
+        # Each helper handles node types none of the others does: at most one of them adds mutants.
+        self._flip_logic(node, path)
+        self._change_value(node, path)
+        self._swap_arithmetic(node, path)
+        if isinstance(node, ast.stmt) and not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Pass) and path:
+            self.add(path, node, "remove-stmt", ast.Pass())
+
+    def _flip_logic(self, node: ast.AST, path: tuple[Step, ...]) -> None:
+        """A comparison flipped, ``and`` and ``or`` swapped, a condition negated."""
         if isinstance(node, ast.Compare):
             for index, op in enumerate(node.ops):
                 flipped = copy.deepcopy(node)
@@ -159,7 +169,10 @@ class _Collector:
             negated = copy.deepcopy(node)
             negated.test = ast.UnaryOp(op=ast.Not(), operand=copy.deepcopy(node.test))
             self.add(path, node, "bool-negate", negated)
-        elif isinstance(node, ast.Constant):
+
+    def _change_value(self, node: ast.AST, path: tuple[Step, ...]) -> None:
+        """A constant changed, a copy dropped, a returned value made None, an index shifted."""
+        if isinstance(node, ast.Constant):
             self._constant(node, path)
         elif isinstance(node, ast.Call):
             self._call(node, path)
@@ -167,7 +180,10 @@ class _Collector:
             self.add(path, node, "return-none", ast.Return(value=ast.Constant(value=None)))
         elif isinstance(node, ast.Subscript) and not _is_key_lookup(node.slice):
             self._subscript(node, path)
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and not _is_string_concat(node):
+
+    def _swap_arithmetic(self, node: ast.AST, path: tuple[Step, ...]) -> None:
+        """``+`` and ``-`` swapped (string concatenation aside), in an expression or an augmented assignment."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and not _is_string_concat(node):
             swapped_op = ast.BinOp(
                 left=copy.deepcopy(node.left), op=ast.Sub() if isinstance(node.op, ast.Add) else ast.Add(), right=copy.deepcopy(node.right)
             )
@@ -176,8 +192,6 @@ class _Collector:
             swapped_aug = copy.deepcopy(node)
             swapped_aug.op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
             self.add(path, node, "binop-swap", swapped_aug)
-        if isinstance(node, ast.stmt) and not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Pass) and path:
-            self.add(path, node, "remove-stmt", ast.Pass())
 
     def _constant(self, node: ast.Constant, path: tuple[Step, ...]) -> None:
         value = node.value

@@ -117,44 +117,73 @@ def retry_given_up(fresh: AdapterFactory, cases: Sequence[Case], outcomes: list[
 
     Returns True when the deadline passed meanwhile (the cases left keep their first outcome).
     """
-    pending: queue.SimpleQueue[int] = queue.SimpleQueue()
+    retries = _Retries(fresh, cases, outcomes, policy)
     for index, outcome in enumerate(outcomes):
         if outcome.given_up:
-            pending.put(index)
-    out_of_time = threading.Event()
-
-    def work() -> None:
-        adapter: Adapter | None = None
-        try:
-            while not (policy.stop is not None and policy.stop.is_set()):
-                try:
-                    index = pending.get_nowait()
-                except queue.Empty:
-                    return
-                if policy.out_of_time():
-                    out_of_time.set()
-                    return
-                for _ in range(2):  # a fresh adapter never gives up on its first case
-                    if adapter is None:
-                        adapter = fresh()
-                    retried = policy.run(adapter, cases[index], RETRY_TIMEOUT_S)
-                    if not retried.given_up:
-                        break
-                    close(adapter)
-                    adapter = None
-                outcomes[index] = retried
-        except Exception:  # the adapter could not be made again: the first run's outcomes stand
-            pass
-        finally:
-            if adapter is not None:
-                close(adapter)
-
-    workers = [threading.Thread(target=work, name=f"retry {n}", daemon=True) for n in range(min(RETRY_WORKERS, pending.qsize()))]
+            retries.pending.put(index)
+    count = min(RETRY_WORKERS, retries.pending.qsize())
+    workers = [threading.Thread(target=_RetryWorker(retries).work, name=f"retry {n}", daemon=True) for n in range(count)]
     for worker in workers:
         worker.start()
     for worker in workers:
         worker.join()
-    return out_of_time.is_set()
+    return retries.out_of_time.is_set()
+
+
+@dataclass
+class _Retries:
+    """The given-up cases waiting for a retry, shared by the retry workers, and where their outcomes go."""
+
+    fresh: AdapterFactory
+    cases: Sequence[Case]
+    outcomes: list[Outcome]
+    policy: Policy
+    pending: queue.SimpleQueue[int] = field(default_factory=queue.SimpleQueue)
+    out_of_time: threading.Event = field(default_factory=threading.Event)
+
+    def next_index(self) -> int | None:
+        """The next case to retry; None when none is left, the run was stopped or its time ran out."""
+        if self.policy.stop is not None and self.policy.stop.is_set():
+            return None
+        try:
+            index = self.pending.get_nowait()
+        except queue.Empty:
+            return None
+        if self.policy.out_of_time():
+            self.out_of_time.set()
+            return None
+        return index
+
+
+@dataclass
+class _RetryWorker:
+    """One retry thread: its own adapter, made again whenever one gives up."""
+
+    retries: _Retries
+    adapter: Adapter | None = None
+
+    def work(self) -> None:
+        try:
+            while (index := self.retries.next_index()) is not None:
+                self.retry(index)
+        except Exception:  # the adapter could not be made again: the first run's outcomes stand
+            pass
+        finally:
+            if self.adapter is not None:
+                close(self.adapter)
+
+    def retry(self, index: int) -> None:
+        """Run case ``index`` again; an adapter that gives up is replaced once (a fresh one never gives up on its first case)."""
+        retries = self.retries
+        for _ in range(2):
+            if self.adapter is None:
+                self.adapter = retries.fresh()
+            retried = retries.policy.run(self.adapter, retries.cases[index], RETRY_TIMEOUT_S)
+            if not retried.given_up:
+                break
+            close(self.adapter)
+            self.adapter = None
+        retries.outcomes[index] = retried
 
 
 def close(adapter: Adapter) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from conformance.adapters.interface import (
     DEFAULT_SETTLE_DEADLINE_S,
     Adapter,
+    AdapterFailure,
     GaveUp,
     HarnessError,
     HarnessTimeout,
@@ -194,34 +195,11 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
         return done("errored", "broken fixture:\n" + "\n".join(f"  {case.file}:{line}: {p}" for line, p in located))
     limit = time_budget(case, timeout_s)
     try:
-        try:
-            adapter.prepare(case.operation, case.lab)
-        except OperationNotSupported:
-            if adapter.profile is None or adapter.profile == case.profile:
-                raise
-        # An implementation of another profile fails with the reason, not with unrelated divergences.
-        if adapter.profile is not None and adapter.profile != case.profile:
-            return done("failed", mismatch_message(adapter.name, adapter.profile, case.profile))
-        unclaimed = not_claimed_reason(case.features, frozenset(adapter.unclaimed_features))
-        if unclaimed is not None:  # the implementation said so in its handshake
-            return done("skipped", unclaimed)
-        observation = observe(adapter, case, limit)
+        observation = _observe_case(adapter, case, limit, done)
     except _Timeout:
         return done("failed", f"timed out: {case.operation} did not return within {limit:g} s", timed_out=True)
-    except OperationNotSupported as error:
-        return done("skipped", f"not implemented: {error}")
-    except ImplementationThrew as error:
-        return done("failed", f"the implementation threw: {error}")
-    except ImplementationHung as error:
-        return done("failed", f"hung: {error}", hung=True)
-    except GaveUp as error:
-        return done("failed", str(error), timed_out=True, given_up=True)
-    except NotTried as error:
-        return done("errored", str(error), given_up=True)
-    except HarnessTimeout as error:
-        return done("errored", f"could not observe the implementation: {error}", timed_out=True)
-    except HarnessError as error:
-        return done("errored", f"could not observe the implementation: {error}")
+    except AdapterFailure as error:
+        return _adapter_failure(error, done)
     except Exception as error:  # a broken adapter fails only its own case
         return done("errored", f"the adapter failed: {type(error).__name__}: {error}")
     except BaseException as error:
@@ -230,11 +208,48 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
         if isinstance(error, KeyboardInterrupt | SystemExit):
             raise
         return done("errored", f"the implementation raised {type(error).__name__}: {error}")
+    if isinstance(observation, Outcome):
+        return observation
     try:
         # What the harness derives from the observation (derived.py) is added before judging, whatever the transport.
         return _judge(adapter, case, derive(case, observation), done)
     except Exception as error:  # an answer the grader cannot judge (nested past the recursion limit...) errors its own case
         return done("errored", f"{GRADER_ERROR}: judging the answer failed: {type(error).__name__}: {error}")
+
+
+def _observe_case(adapter: Adapter, case: Case, limit: float, done: Callable[..., Outcome]) -> JsonObject | Outcome:
+    """Prepare the adapter and observe the case; an outcome instead when the case is not one for this implementation."""
+    try:
+        adapter.prepare(case.operation, case.lab)
+    except OperationNotSupported:
+        if adapter.profile is None or adapter.profile == case.profile:
+            raise
+    # An implementation of another profile fails with the reason, not with unrelated divergences.
+    if adapter.profile is not None and adapter.profile != case.profile:
+        return done("failed", mismatch_message(adapter.name, adapter.profile, case.profile))
+    unclaimed = not_claimed_reason(case.features, frozenset(adapter.unclaimed_features))
+    if unclaimed is not None:  # the implementation said so in its handshake
+        return done("skipped", unclaimed)
+    return observe(adapter, case, limit)
+
+
+def _adapter_failure(error: AdapterFailure, done: Callable[..., Outcome]) -> Outcome:
+    """What a failure the adapter reported means for its case (the most specific kind first)."""
+    if isinstance(error, OperationNotSupported):
+        return done("skipped", f"not implemented: {error}")
+    if isinstance(error, ImplementationThrew):
+        return done("failed", f"the implementation threw: {error}")
+    if isinstance(error, ImplementationHung):
+        return done("failed", f"hung: {error}", hung=True)
+    if isinstance(error, GaveUp):
+        return done("failed", str(error), timed_out=True, given_up=True)
+    if isinstance(error, NotTried):
+        return done("errored", str(error), given_up=True)
+    if isinstance(error, HarnessTimeout):
+        return done("errored", f"could not observe the implementation: {error}", timed_out=True)
+    if isinstance(error, HarnessError):
+        return done("errored", f"could not observe the implementation: {error}")
+    return done("errored", f"the adapter failed: {type(error).__name__}: {error}")
 
 
 #: How an outcome says the grader itself failed on this case (not the implementation).

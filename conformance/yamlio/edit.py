@@ -132,29 +132,38 @@ class Rewriter:
                 return []
         self.changed[id(node)] = new
         if node.kind == "mapping" and isinstance(old, dict) and isinstance(new, dict) and set(old) <= set(new):
-            edits: list[Edit] = []
-            for key, value in old.items():
-                child = node.get(key)
-                if child is None:
-                    raise EditError(f"line {node.line}: key {key!r} is not written in place (a merge key?)")
-                edits.extend(self.value_edits(child, value, new[key]))
-            added = {key: value for key, value in new.items() if key not in old}
-            if added and node.flow:
-                return [_replace(self.text, node, new)]
-            if added:
-                # New keys go after the last entry, at the column of the existing keys.
-                edits.append(Edit(node.end, node.end, "\n" + block(added, node.keys[0].column, indent_first=True)))
-            return edits
+            return self._mapping_edits(node, old, new)
         if node.kind == "sequence" and isinstance(old, list) and isinstance(new, list) and len(old) == len(node.items):
+            # Items are edited in place when the length stays, or a block sequence grows or shrinks (not to or from empty).
             if len(new) == len(old) or (not node.flow and old and new):
-                common = min(len(old), len(new))
-                edits = [
-                    edit
-                    for child, before, after in zip(node.items[:common], old[:common], new[:common], strict=True)
-                    for edit in self.value_edits(child, before, after)
-                ]
-                return edits + self._resize_block_sequence(node, new, common)
+                return self._sequence_edits(node, old, new)
         return [_replace(self.text, node, new)]
+
+    def _mapping_edits(self, node: yamltext.Node, old: dict[str, JsonValue], new: dict[str, JsonValue]) -> list[Edit]:
+        """Each old key's value edited in place; new keys appended (a flow mapping is re-emitted whole)."""
+        edits: list[Edit] = []
+        for key, value in old.items():
+            child = node.get(key)
+            if child is None:
+                raise EditError(f"line {node.line}: key {key!r} is not written in place (a merge key?)")
+            edits.extend(self.value_edits(child, value, new[key]))
+        added = {key: value for key, value in new.items() if key not in old}
+        if added and node.flow:
+            return [_replace(self.text, node, new)]
+        if added:
+            # New keys go after the last entry, at the column of the existing keys.
+            edits.append(Edit(node.end, node.end, "\n" + block(added, node.keys[0].column, indent_first=True)))
+        return edits
+
+    def _sequence_edits(self, node: yamltext.Node, old: list[JsonValue], new: list[JsonValue]) -> list[Edit]:
+        """The items both lists have edited in place, then the items added or cut."""
+        common = min(len(old), len(new))
+        edits = [
+            edit
+            for child, before, after in zip(node.items[:common], old[:common], new[:common], strict=True)
+            for edit in self.value_edits(child, before, after)
+        ]
+        return edits + self._resize_block_sequence(node, new, common)
 
     def _resize_block_sequence(self, node: yamltext.Node, new: list[JsonValue], common: int) -> list[Edit]:
         """Append the new items after the last one, or cut the items past ``common``."""

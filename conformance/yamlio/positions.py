@@ -72,69 +72,92 @@ class Document:
 
 def parse(text: str) -> Document:
     """Parse the first document of ``text`` into positioned nodes; raise ``yaml.YAMLError`` if invalid."""
-    stack: list[Node] = []
-    anchors: dict[str, Node] = {}
-    aliases: list[Node] = []
-    root: Node | None = None
-    pending_key: dict[int, Node | None] = {}
+    builder = _Builder(text)
+    for event in yaml.parse(text, Loader=LOADER):
+        if isinstance(event, yaml.DocumentEndEvent):
+            break
+        if event.start_mark is None or event.end_mark is None:  # the parsers always set marks; the stubs allow None
+            continue
+        if isinstance(event, yaml.ScalarEvent | yaml.AliasEvent | yaml.CollectionStartEvent):
+            builder.start(event)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            builder.end(event)
+    return Document(builder.root, builder.aliases)
 
-    def attach(node: Node) -> None:
-        nonlocal root
-        if not stack:
-            root = node
+
+_NodeEvent = yaml.ScalarEvent | yaml.AliasEvent | yaml.CollectionStartEvent
+
+
+@dataclass
+class _Builder:
+    """The tree of positioned nodes, built from the parser's events one by one."""
+
+    text: str
+    root: Node | None = None
+    aliases: list[Node] = field(default_factory=list)
+    #: The collections open around the current event, innermost last.
+    stack: list[Node] = field(default_factory=list)
+    anchors: dict[str, Node] = field(default_factory=dict)
+    #: Per open mapping (by id): the key whose value comes next, None when a key comes next.
+    pending_key: dict[int, Node | None] = field(default_factory=dict)
+
+    def start(self, event: _NodeEvent) -> None:
+        """A scalar, an alias or the start of a collection: a new node in the open collection."""
+        mark, end_mark = event.start_mark, event.end_mark
+        assert mark is not None and end_mark is not None
+        node = Node(_kind_of(event), mark.index, line=mark.line + 1, column=mark.column)
+        if isinstance(event, yaml.AliasEvent):
+            node.target = self.anchors.get(event.anchor or "")
+            node.end = end_mark.index
+            self.aliases.append(node)
+        else:
+            node.anchor = event.anchor
+            if event.anchor:
+                self.anchors[event.anchor] = node
+        if isinstance(event, yaml.ScalarEvent):
+            node.text = event.value
+            node.style = event.style
+            node.end = _trim_end(self.text, mark.index, end_mark.index)
+        self.attach(node)
+        if isinstance(event, yaml.CollectionStartEvent):
+            node.flow = bool(event.flow_style)
+            self.stack.append(node)
+
+    def end(self, event: yaml.CollectionEndEvent) -> None:
+        """The end of the innermost open collection."""
+        assert event.end_mark is not None
+        node = self.stack.pop()
+        # A flow collection ends at its closing bracket; a block one where its last child ends.
+        if node.flow:
+            node.end = event.end_mark.index
+        else:
+            node.end = node.items[-1].end if node.items else _trim_end(self.text, node.start, event.end_mark.index)
+
+    def attach(self, node: Node) -> None:
+        """Put ``node`` in the open collection: an item, a mapping's key, or the value of the key before it."""
+        if not self.stack:
+            self.root = node
             return
-        parent = stack[-1]
+        parent = self.stack[-1]
         node.parent = parent
         node.in_flow = parent.flow or parent.in_flow
         if parent.kind == "sequence":
             parent.items.append(node)
-        elif pending_key.get(id(parent)) is None:
+        elif self.pending_key.get(id(parent)) is None:
             parent.keys.append(node)
-            pending_key[id(parent)] = node
+            self.pending_key[id(parent)] = node
         else:
-            node.key = pending_key[id(parent)]
+            node.key = self.pending_key[id(parent)]
             parent.items.append(node)
-            pending_key[id(parent)] = None
+            self.pending_key[id(parent)] = None
 
-    for event in yaml.parse(text, Loader=LOADER):
-        if isinstance(event, yaml.DocumentEndEvent):
-            break
-        mark, end_mark = event.start_mark, event.end_mark
-        if mark is None or end_mark is None:  # the parsers always set marks; the stubs allow None
-            continue
-        if isinstance(event, yaml.ScalarEvent | yaml.AliasEvent | yaml.CollectionStartEvent):
-            kind: NodeKind
-            if isinstance(event, yaml.ScalarEvent):
-                kind = "scalar"
-            elif isinstance(event, yaml.AliasEvent):
-                kind = "alias"
-            else:
-                kind = "mapping" if isinstance(event, yaml.MappingStartEvent) else "sequence"
-            node = Node(kind, mark.index, line=mark.line + 1, column=mark.column)
-            if isinstance(event, yaml.AliasEvent):
-                node.target = anchors.get(event.anchor or "")
-                node.end = end_mark.index
-                aliases.append(node)
-            else:
-                node.anchor = event.anchor
-                if event.anchor:
-                    anchors[event.anchor] = node
-            if isinstance(event, yaml.ScalarEvent):
-                node.text = event.value
-                node.style = event.style
-                node.end = _trim_end(text, mark.index, end_mark.index)
-            attach(node)
-            if isinstance(event, yaml.CollectionStartEvent):
-                node.flow = bool(event.flow_style)
-                stack.append(node)
-        elif isinstance(event, yaml.CollectionEndEvent):
-            node = stack.pop()
-            # A flow collection ends at its closing bracket; a block one where its last child ends.
-            if node.flow:
-                node.end = end_mark.index
-            else:
-                node.end = node.items[-1].end if node.items else _trim_end(text, node.start, end_mark.index)
-    return Document(root, aliases)
+
+def _kind_of(event: _NodeEvent) -> NodeKind:
+    if isinstance(event, yaml.ScalarEvent):
+        return "scalar"
+    if isinstance(event, yaml.AliasEvent):
+        return "alias"
+    return "mapping" if isinstance(event, yaml.MappingStartEvent) else "sequence"
 
 
 def _trim_end(text: str, start: int, end: int) -> int:

@@ -29,7 +29,7 @@ def _fence(text: str) -> str:
     return markdown_fence(text)
 
 
-def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
+def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:  # noqa: C901  # TODO(issue 25): split
     """The report as Markdown (a profile other than the course's is named, its groups called areas).
 
     Student text is fenced or escaped: it cannot add a heading, a table row or a link of its own.

@@ -37,7 +37,7 @@ DEFAULT_DETAILS_PER_LAB = 2
 _BUILD_LINES = 20
 
 
-def render(
+def render(  # noqa: C901  # TODO(issue 25): split
     result: SubmissionResult,
     clauses: Mapping[str, Clause],
     details_per_lab: int | None = DEFAULT_DETAILS_PER_LAB,

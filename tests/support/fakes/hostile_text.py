@@ -57,7 +57,7 @@ def _with_value(correct: JsonObject, value: JsonValue) -> str:
     return json.dumps(correct)
 
 
-def hostile(mode: str, size: int, request: JsonObject, correct: JsonObject) -> str | None:
+def hostile(mode: str, size: int, request: JsonObject, correct: JsonObject) -> str | None:  # noqa: C901  # TODO(issue 25): split
     """The hostile response line for ``request`` (``correct`` is the reference's); None to answer it correctly."""
     seq, op = request.get("seq"), request.get("op")
     if mode == "big-wrong-type":
