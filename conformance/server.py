@@ -15,7 +15,7 @@ from typing import TextIO
 
 from conformance import __version__
 from conformance.adapters.binding import BindingAdapter
-from conformance.adapters.interface import Adapter, HarnessError, ImplementationThrew, OperationNotSupported, run_operation
+from conformance.adapters.interface import Adapter, HarnessError, ImplementationThrew, OperationNotSupported
 from conformance.adapters.kinds import resolve_adapter
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.loading.cases import OPERATIONS
@@ -50,7 +50,7 @@ def answer(adapter: Adapter, request: JsonObject) -> JsonObject:
         return {"seq": seq, "ok": False, "error": {"kind": "protocol", "message": f"unknown operation or missing input: {op!r}"}}
     steps = request.get("steps")
     try:
-        observation = run_operation(adapter, str(op), request["input"], steps if isinstance(steps, list) else [])  # type: ignore[arg-type]
+        observation = adapter.perform(str(op), request["input"], steps if isinstance(steps, list) else [])  # type: ignore[arg-type]
     except OperationNotSupported as error:
         return {"seq": seq, "ok": False, "error": {"kind": "not_implemented", "message": str(error)}}
     except ImplementationThrew as error:

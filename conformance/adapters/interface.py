@@ -1,9 +1,12 @@
 """The Adapter interface: how the runner reaches an implementation under test.
 
-An adapter has one method per fixture operation. Each takes the case's JSON ``input``
-(and, for scenarios, its ``steps``) and returns the JSON *observation* described in
+The runner reaches every adapter one way: :meth:`Adapter.perform`, for an operation of any
+profile (``spec/profiles.py`` lists them). It takes the case's JSON ``input`` (and, for
+scenarios, its ``steps``) and returns the JSON *observation* described in
 ``spec/fixture-format.md``. Transports (in-process Python, a JSON-lines program, the
-course's Node.js projects) are all adapters.
+course's Node.js projects) are all adapters: one that forwards operations (a program)
+overrides ``perform``; an in-process binding has a method named after each operation it
+implements, which the default ``perform`` finds.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import threading
 
 from conformance.common.jsontypes import JsonObject
+from conformance.spec.profiles import ALL_SCENARIO_OPERATIONS, PROFILES
 
 #: How long a waiting step (``consume``, ``result``) may wait before it reports what it saw,
 #: when idleness cannot be observed (spec/protocol.md, "Settling"); sent in the handshake.
@@ -67,7 +71,7 @@ class NotTried(HarnessError):
 
 
 class Adapter:
-    """Base class of every adapter; each operation defaults to "not supported"."""
+    """Base class of every adapter: :meth:`perform` is how the runner reaches it, for any operation of any profile."""
 
     #: A short name for reports, e.g. ``reference`` or the program's own name.
     name: str = "adapter"
@@ -85,44 +89,18 @@ class Adapter:
     #: Anything that crosses a process boundary is always checked.
     observations_trusted: bool = False
 
-    def _unsupported(self, operation: str) -> JsonObject:
-        raise OperationNotSupported(f"{self.name} does not implement {operation}")
+    def perform(self, operation: str, input: JsonObject, steps: list[JsonObject] | None = None) -> JsonObject:
+        """Perform ``operation`` (of any profile) on ``input`` and the scenario's ``steps``: its observation.
 
-    def text_of(self, input: JsonObject) -> JsonObject:
-        """``textOf(input.message)`` → ``{value, input_unchanged}``."""
-        return self._unsupported("text_of")
-
-    def system_message_text(self, input: JsonObject) -> JsonObject:
-        """``systemMessageText(input.message)`` → ``{value, input_unchanged}``."""
-        return self._unsupported("system_message_text")
-
-    def current_system_message(self, input: JsonObject) -> JsonObject:
-        """``currentSystemMessage(input.messages)`` → ``{value, section_order, input_unchanged}``."""
-        return self._unsupported("current_system_message")
-
-    def current_system_prompt(self, input: JsonObject) -> JsonObject:
-        """``currentSystemPrompt(input.messages)`` → ``{value, input_unchanged}``."""
-        return self._unsupported("current_system_prompt")
-
-    def make_text(self, input: JsonObject) -> JsonObject:
-        """``text(input.value)`` → ``{value}``."""
-        return self._unsupported("make_text")
-
-    def make_user_message(self, input: JsonObject) -> JsonObject:
-        """``userMessage(input.value)`` → ``{value}``."""
-        return self._unsupported("make_user_message")
-
-    def make_assistant_message(self, input: JsonObject) -> JsonObject:
-        """``assistantMessage(content, stop_reason?, overrides?)`` → ``{value}``."""
-        return self._unsupported("make_assistant_message")
-
-    def event_stream(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
-        """Play an event-stream scenario → ``{steps: [observation per step]}``."""
-        return self._unsupported("event_stream")
-
-    def scripted_model(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
-        """Play a ScriptedModel scenario → ``{steps: [observation per step]}``."""
-        return self._unsupported("scripted_model")
+        This default calls the adapter's method named after the operation: ``name(input, steps)``
+        for a scenario, ``name(input)`` otherwise; an adapter without one does not implement it.
+        """
+        scenario = is_scenario(operation)
+        method = getattr(self, operation, None)
+        if method is None or not callable(method):
+            raise OperationNotSupported(f"{self.name} does not implement {operation}")
+        observation: JsonObject = method(input, steps or []) if scenario else method(input)
+        return observation
 
     def prepare(self, operation: str, lab: str) -> None:
         """Called before each case, outside its timeout: start or check the implementation.
@@ -138,26 +116,8 @@ class Adapter:
         """Release whatever the adapter holds (processes, threads)."""
 
 
-def run_operation(adapter: Adapter, operation: str, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
-    """Dispatch one operation to the adapter method of the same name."""
-    if operation == "event_stream":
-        return adapter.event_stream(input, steps)
-    if operation == "scripted_model":
-        return adapter.scripted_model(input, steps)
-    method = getattr(adapter, operation, None)
-    if method is None or operation.startswith("_"):
-        # Another profile's operations (conformance/spec/profiles.py): a generic transport forwards them.
-        from conformance.spec.profiles import ALL_SCENARIO_OPERATIONS, PROFILES
-
-        if not any(operation in profile.operations for profile in PROFILES.values()):
-            raise HarnessError(f"unknown operation {operation!r}")
-        forward = getattr(adapter, "forward_operation", None)
-        if forward is None:
-            raise OperationNotSupported(f"{adapter.name} does not implement {operation}")
-        forwarded: JsonObject = forward(operation, input, steps if operation in ALL_SCENARIO_OPERATIONS else None)
-        return forwarded
-    from conformance.spec.profiles import ALL_SCENARIO_OPERATIONS
-
-    # A scenario of another profile (faux_provider) takes its steps too.
-    result: JsonObject = method(input, steps) if operation in ALL_SCENARIO_OPERATIONS else method(input)
-    return result
+def is_scenario(operation: str) -> bool:
+    """Whether ``operation`` (of any profile) is a scenario, which takes steps; :class:`HarnessError` for no known operation."""
+    if not any(operation in profile.operations for profile in PROFILES.values()):
+        raise HarnessError(f"unknown operation {operation!r}")
+    return operation in ALL_SCENARIO_OPERATIONS

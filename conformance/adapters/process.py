@@ -36,6 +36,7 @@ from conformance.adapters.interface import (
     NotTried,
     OperationNotSupported,
     call_abandoned,
+    is_scenario,
 )
 from conformance.adapters.process_options import ProcessOptions
 from conformance.adapters.protocol import PROTOCOL_VERSION
@@ -313,36 +314,9 @@ class ProcessAdapter(Adapter):
 
     # -- the operations ---------------------------------------------------------------------
 
-    def text_of(self, input: JsonObject) -> JsonObject:
-        return self._request("text_of", input)
-
-    def system_message_text(self, input: JsonObject) -> JsonObject:
-        return self._request("system_message_text", input)
-
-    def current_system_message(self, input: JsonObject) -> JsonObject:
-        return self._request("current_system_message", input)
-
-    def current_system_prompt(self, input: JsonObject) -> JsonObject:
-        return self._request("current_system_prompt", input)
-
-    def make_text(self, input: JsonObject) -> JsonObject:
-        return self._request("make_text", input)
-
-    def make_user_message(self, input: JsonObject) -> JsonObject:
-        return self._request("make_user_message", input)
-
-    def make_assistant_message(self, input: JsonObject) -> JsonObject:
-        return self._request("make_assistant_message", input)
-
-    def event_stream(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
-        return self._request("event_stream", input, steps)
-
-    def scripted_model(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
-        return self._request("scripted_model", input, steps)
-
-    def forward_operation(self, operation: str, input: JsonObject, steps: list[JsonObject] | None) -> JsonObject:
-        """Any other profile's operation (conformance/spec/profiles.py), sent as it is."""
-        return self._request(operation, input, steps)
+    def perform(self, operation: str, input: JsonObject, steps: list[JsonObject] | None = None) -> JsonObject:
+        """Any operation of any profile, sent to the program as it is: the program answers what it implements."""
+        return self._request(operation, input, (steps or []) if is_scenario(operation) else None)
 
 
 if sys.platform == "win32":  # pragma: no cover - the course runs on POSIX machines

@@ -18,7 +18,7 @@ from random import Random
 
 from hypothesis import HealthCheck, Phase, find, settings
 
-from conformance.adapters.interface import Adapter, AdapterFailure, run_operation
+from conformance.adapters.interface import Adapter, AdapterFailure
 from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.expect import build_case, clauses_for
 from conformance.fuzz.strategies import Program, programs
@@ -80,7 +80,7 @@ def reference_case(reference: Adapter, program: Program) -> Case | None:
     """The program as a case, its expectations from one run on ``reference``; None when the reference cannot run it."""
     try:
         reference.prepare(program.operation, "")
-        observation = run_operation(reference, program.operation, program.input, program.steps)
+        observation = reference.perform(program.operation, program.input, program.steps)
     except AdapterFailure:
         return None
     return build_case(program, observation)

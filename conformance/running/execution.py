@@ -18,7 +18,6 @@ from conformance.adapters.interface import (
     ImplementationThrew,
     NotTried,
     OperationNotSupported,
-    run_operation,
     track_abandonment,
 )
 from conformance.common.jsontypes import JsonObject, JsonValue
@@ -94,7 +93,7 @@ def observe(adapter: Adapter, case: Case, timeout_s: float) -> JsonObject:
     def work() -> None:
         track_abandonment(abandoned)
         try:
-            box["observation"] = run_operation(adapter, case.operation, case.input, list(case.steps))
+            box["observation"] = adapter.perform(case.operation, case.input, list(case.steps))
         except BaseException as error:  # handed to the caller's thread, which classifies it
             box["error"] = error
         finally:

@@ -234,7 +234,7 @@ def test_a_call_given_up_while_the_program_starts_is_never_sent(suite: Suite, cl
     def call() -> None:
         track_abandonment(abandoned)
         try:
-            adapter.text_of(case.input)
+            adapter.perform("text_of", case.input)
         except Exception as error:
             raised.append(error)
 

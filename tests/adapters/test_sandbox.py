@@ -304,7 +304,6 @@ export function contentText() {
 
 @needs_bwrap
 def test_a_pi_ai_package_is_confined_like_a_course_project(tmp_path: Path) -> None:
-    from conformance.adapters.interface import run_operation
     from conformance.adapters.pi_ai import pi_ai_adapter
 
     package = tmp_path / "prefix" / "node_modules" / "@earendil-works" / "pi-ai"
@@ -317,7 +316,7 @@ def test_a_pi_ai_package_is_confined_like_a_course_project(tmp_path: Path) -> No
         adapter = pi_ai_adapter(str(tmp_path / "prefix"), ImplSettings(sandbox=mode, env=peek))
         try:
             assert adapter.isolation == mode
-            seen[mode] = json.loads(str(run_operation(adapter, "content_text", {"content": "x"}, [])["value"]))
+            seen[mode] = json.loads(str(adapter.perform("content_text", {"content": "x"}, [])["value"]))
         finally:
             adapter.close()
         (package / "written.txt").unlink(missing_ok=True)
