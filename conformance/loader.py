@@ -208,16 +208,24 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
     if not validated_before:
         # if/then branches report one mistake several times: keep the best error per path.
         by_path: dict[tuple[str | int, ...], list[ValidationError]] = {}
+        # Values the loader checks itself, in words that name their type (a model event, an upstream type).
+        own_paths = [tuple(where) for where in _own_check_paths(checked, profile)]
         for schema_error in validator(schema_name).iter_errors(checked):
-            by_path.setdefault(tuple(to_original(schema_error.absolute_path)), []).append(schema_error)
+            at = tuple(schema_error.absolute_path)
+            if not any(at[: len(own)] == own for own in own_paths):
+                by_path.setdefault(tuple(to_original(at)), []).append(schema_error)
         # A non-JSON value is already reported in plainer words; the schema's complaints on the
         # same branch of the same case (the value, or a parent that no longer matches) follow from it.
         # So is a mistake in a shared case's shared form: its view is checked once that is right.
         earlier_paths = [tuple(where) for where, _ in non_json] + [tuple(where[:2]) for where, _ in envelope_problems]
+        # A file-level key the shared form already refused (a misspelt `topic`) is said once, not once more per view.
+        envelope_keys = [tuple(where) for where, _ in envelope_problems if where and where[0] != "cases"]
         for error_path, errors in by_path.items():
             if errors and not any(_same_branch(error_path, path) for path in earlier_paths):
                 reason_path, reason = schema_errors.describe_best(errors)
-                _attribute(to_original(reason_path), reason + suffix, lines, file_problems, case_problems)
+                at = tuple(to_original(reason_path))
+                if not any(at[: len(key)] == key for key in envelope_keys):
+                    _attribute(list(at), reason + suffix, lines, file_problems, case_problems)
     if not isinstance(checked, dict) or not isinstance(checked.get("cases"), list) or not checked["cases"]:
         found = file_problems or [("the file has no list of cases", 1)]
         yield BrokenCase(stem_id, relative, 1, tuple(m for m, _ in found), problem_lines=tuple(n for _, n in found))
@@ -253,7 +261,8 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
         case_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
         if not problems and isinstance(raw, dict):
             problems = [
-                (_with_path(inner, message), lines.line(to_original([*case_path, *inner])))
+                # Said at its path in the file: a shared case's pi-ai-1 input is under `pi-ai-1:`.
+                (_with_path(to_original([*case_path, *inner])[2:], message), lines.line(to_original([*case_path, *inner])))
                 for inner, message in _semantic_problems(raw, clauses, check_shapes=not validated_before, profile=profile)
             ]
         remember = remember and not problems
@@ -339,7 +348,10 @@ def _envelope_problems(data: JsonObject, names: Sequence[str]) -> list[tuple[lis
 
     by_path: dict[tuple[str | int, ...], list[ValidationError]] = {}
     for schema_error in validator(shared_files.SCHEMA).iter_errors(data):
-        by_path.setdefault(tuple(schema_error.absolute_path), []).append(schema_error)
+        # The schema describes a case's input, expectations and steps for editors; each profile's
+        # view checks them (and says which profile objects), so they are not said twice here.
+        if not shared_files.checked_by_views(list(schema_error.absolute_path)):
+            by_path.setdefault(tuple(schema_error.absolute_path), []).append(schema_error)
     found = [(list(where), reason) for where, reason in (schema_errors.describe_best(errors) for errors in by_path.values())]
     cases = data.get("cases")
     for index, case in enumerate(cases if isinstance(cases, list) else []):
@@ -392,6 +404,32 @@ def _yaml_problem(error: yaml.YAMLError, text: str) -> str:
             f"so a copied case needs its own: rename &{name} and its *{name} aliases in the copy"
         )
     return problem
+
+
+def _own_check_paths(data: object, profile: str) -> Iterator[list[str | int]]:
+    """Where the schema describes a value (for editors) that :func:`_semantic_problems` checks in plainer words.
+
+    The course's pushed model events (ir.schema.json), and for pi-ai-1 every upstream input
+    (:func:`conformance.pi_ai_shapes.input_paths`): a schema error there is left to that check,
+    which runs once the case has no other problem.
+    """
+    cases = data.get("cases") if isinstance(data, dict) else None
+    for index, raw in enumerate(cases if isinstance(cases, list) else []):
+        if not isinstance(raw, dict):
+            continue
+        if profile == PI_AI_1.name:
+            for where in pi_ai_shapes.input_paths(raw):
+                yield ["cases", index, *where]
+        elif profile == DEFAULT_PROFILE and raw.get("operation") == "event_stream" and _assistant_kind(raw):
+            steps = raw.get("steps")
+            for position, step in enumerate(steps if isinstance(steps, list) else []):
+                if isinstance(step, dict) and step.get("action") == "push":
+                    yield ["cases", index, "steps", position, "event"]
+
+
+def _assistant_kind(raw: JsonObject) -> bool:
+    input_value = raw.get("input")
+    return isinstance(input_value, dict) and input_value.get("kind") == "assistant"
 
 
 def _same_branch(first: tuple[str | int, ...], second: tuple[str | int, ...]) -> bool:
