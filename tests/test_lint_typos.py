@@ -224,8 +224,10 @@ def test_an_id_without_its_files_prefix_is_reported_at_its_line(tmp_path: Path) 
 PLAYBACK = "pi-ai-1/faux-playback.yaml"
 FAUX_ERRORS = "pi-ai-1/faux-errors.yaml"
 SHARED_STREAM = "shared/event-stream.yaml"
+STREAMS = "pi-ai-1/event-streams.yaml"
 PI_AI_PICKS = {
     **DEFAULT_PICKS,
+    STREAMS: ["pa-ams-text-events-then-done", "pa-ams-every-event-type-passes"],
     PLAYBACK: ["pa-faux-text-one-chunk"],
     FAUX_ERRORS: ["pa-faux-factory-throws"],
     # The second case uses the events the first one anchors (&ok-text-delta).
@@ -259,6 +261,10 @@ PI_AI_TYPOS: dict[str, tuple[Typo, str]] = {
     "content_index in a pi-ai-1 expected event": (
         lambda root: (PLAYBACK, edit_after(root / PLAYBACK, "action: consume", "contentIndex: 0", "contentIndex", "content_index")),
         "steps[1].expect.events[1].content_index: unknown key 'content_index' (did you mean 'contentIndex'?)",
+    ),
+    "a copied pi-ai-1 case with anchors": (
+        lambda root: (STREAMS, copy_first_case(root / STREAMS)),
+        "duplicate anchor &start-event (first defined at line ",
     ),
     "topc in a shared file": (
         lambda root: (SHARED_STREAM, edit_line(root / SHARED_STREAM, "topic:", "topic:", "topc:")),
