@@ -20,7 +20,7 @@ from conformance.authoring.files import FixtureText, read
 from conformance.authoring.ids import shared_words
 from conformance.authoring.problems import Problem
 from conformance.common.jsontypes import JsonObject
-from conformance.loading import validation_cache
+from conformance.loading import shared_files, validation_cache
 from conformance.loading.cases import LABS, Case
 from conformance.loading.loader import Suite, display_path, fixture_files, load_suite
 from conformance.spec.clauses import load_clauses
@@ -89,22 +89,20 @@ def lint(root: Path | None = None, only: Collection[Path] | None = None, extra: 
 
 
 def _once_per_file(problems: list[Problem]) -> list[Problem]:
-    """A problem every case of a file shares (a YAML error, a misspelt file-level key) is said once, as the file's."""
-    cases: dict[tuple[str, int, str], set[str]] = {}
+    """One mistake at one line is said once, as the file's when several cases share it.
+
+    A YAML error or a misspelt file-level key errors every case of the file; an anchored value
+    used twice (``*ab1e``), in one case or several, repeats its mistake under other paths.
+    """
+    groups: dict[tuple[str, int, str], list[Problem]] = {}
     for problem in problems:
-        cases.setdefault((problem.file, problem.line, problem.message), set()).add(problem.case_id)
-    merged: list[Problem] = []
-    said: set[tuple[str, int, str, str]] = set()
-    for problem in problems:
-        key = (problem.file, problem.line, problem.message)
-        if len(cases[key]) > 1:
-            problem = Problem(problem.file, problem.line, "-", problem.message)
-        # An anchored value used twice (`*ab1e`) repeats its mistake under a second path, at the same line.
         _, _, reason = problem.message.partition(": ")
-        if (problem.file, problem.line, problem.case_id, reason or problem.message) in said:
-            continue
-        said.add((problem.file, problem.line, problem.case_id, reason or problem.message))
-        merged.append(problem)
+        groups.setdefault((problem.file, problem.line, reason or problem.message), []).append(problem)
+    merged: list[Problem] = []
+    for group in groups.values():
+        first = group[0]
+        shared = len({problem.case_id for problem in group}) > 1
+        merged.append(Problem(first.file, first.line, "-", first.message) if shared else first)
     return merged
 
 
@@ -114,16 +112,32 @@ def _caused_by(placeholder_path: str, message: str) -> bool:
 
 
 def _header_problems(fixture: FixtureText) -> list[Problem]:
-    """The first line must name the fixture schema for YAML language servers, by a path that exists."""
+    """The first line must name the file's own schema for YAML language servers, by a path that exists.
+
+    A course file names fixture-file.schema.json, another profile's file its profile's schema, a
+    shared file shared-fixture-file.schema.json: an editor checks the file against what it names.
+    """
+    schema = header_schema(fixture.data)
+    wanted = HEADER_PREFIX + "../../spec/schemas/" + schema
     first_line = fixture.text.split("\n", 1)[0].rstrip("\r")
     if not first_line.startswith(HEADER_PREFIX):
-        return [Problem(fixture.display, 1, "-", f"first line must be the schema header for editors: {DEFAULT_HEADER}")]
+        return [Problem(fixture.display, 1, "-", f"first line must be the schema header for editors: {wanted}")]
     target = first_line[len(HEADER_PREFIX) :].strip()
-    if not target.endswith(SCHEMA_FILE):
-        return [Problem(fixture.display, 1, "-", f"the schema header names {target!r}, not {SCHEMA_FILE}")]
+    # A file that does not parse (its YAML error is reported) may be of any kind.
+    if target.rsplit("/", 1)[-1] != schema and fixture.document is not None:
+        return [Problem(fixture.display, 1, "-", f"the schema header names {target!r}, not this file's schema {schema}: {wanted}")]
     if not _URL.match(target) and not (fixture.path.parent / target).is_file():
         return [Problem(fixture.display, 1, "-", f"the schema header's path {target!r} does not exist relative to this file")]
     return []
+
+
+def header_schema(data: object) -> str:
+    """The schema file a fixture file's header names: its profile's, or the shared files' one."""
+    if shared_files.is_shared(data):
+        return shared_files.SCHEMA
+    stated = data.get("profile") if isinstance(data, dict) else None
+    profile = PROFILES.get(stated) if isinstance(stated, str) else None
+    return profile.fixture_schema if profile is not None else SCHEMA_FILE
 
 
 def _placeholder_problems(fixture: FixtureText, node: yamltext.Node, raw: JsonObject) -> list[tuple[str, Problem]]:

@@ -328,7 +328,9 @@ def _new_file(path: Path, case_id: str, operation: str, lab: str) -> Scaffolded:
 def new_file(path: Path, case_id: str, file_keys: list[str], lines: list[str], schema_file: str = SCHEMA_FILE) -> Scaffolded:
     """A new topic file: the schema header (a sibling's, else ``schema_file``), ``file_keys``, a topic placeholder and the case."""
     siblings = [sibling for sibling in sorted(path.parent.glob("*.y*ml")) if sibling.is_file()] if path.parent.is_dir() else []
-    header = next((line for line in (_first_line(sibling) for sibling in siblings) if line.startswith(HEADER_PREFIX)), None)
+    # A sibling's header keeps the folder's way of naming the schema, if it names this file's schema.
+    headers = (_first_line(sibling) for sibling in siblings)
+    header = next((line for line in headers if line.startswith(HEADER_PREFIX) and line.endswith("/" + schema_file)), None)
     if header is None:
         # Relative, so that it keeps resolving in a checkout moved elsewhere and in an exported bundle.
         header = HEADER_PREFIX + Path(os.path.relpath(schemas_dir() / schema_file, path.parent.resolve())).as_posix()

@@ -93,3 +93,29 @@ def _scenario_problems(raw: JsonObject, check_shapes: bool) -> Found:
         elif isinstance(call, str) and call not in streamed:
             problems.append((["steps", index, "call"], f"call {call!r} is used before a stream step creates it"))
     return problems
+
+
+def own_check_paths(data: object, profile: str) -> Iterator[list[str | int]]:
+    """Where the schema describes a value (for editors) that :func:`semantic_problems` checks in plainer words.
+
+    The course's pushed model events (ir.schema.json), and for pi-ai-1 every upstream input
+    (:func:`conformance.loading.pi_ai_shapes.input_paths`): a schema error there is left to that
+    check, which runs once the case has no other problem.
+    """
+    cases = data.get("cases") if isinstance(data, dict) else None
+    for index, raw in enumerate(cases if isinstance(cases, list) else []):
+        if not isinstance(raw, dict):
+            continue
+        if profile == PI_AI_1.name:
+            for where in pi_ai_shapes.input_paths(raw):
+                yield ["cases", index, *where]
+        elif profile == DEFAULT_PROFILE and raw.get("operation") == "event_stream" and _assistant_kind(raw):
+            steps = raw.get("steps")
+            for position, step in enumerate(steps if isinstance(steps, list) else []):
+                if isinstance(step, dict) and step.get("action") == "push":
+                    yield ["cases", index, "steps", position, "event"]
+
+
+def _assistant_kind(raw: JsonObject) -> bool:
+    input_value = raw.get("input")
+    return isinstance(input_value, dict) and input_value.get("kind") == "assistant"

@@ -229,25 +229,39 @@ def _check_file(view: _View, read: ReadFile, envelope_problems: list[tuple[list[
         # same branch of the same case (the value, or a parent that no longer matches) follow from it.
         # So is a mistake in a shared case's shared form: its view is checked once that is right.
         earlier_paths = [tuple(where) for where, _ in non_json] + [tuple(where[:2]) for where, _ in envelope_problems]
-        _add_schema_problems(view, problems, earlier_paths)
+        # A file-level key the shared form already refused (a misspelt `topic`) is said once, not once more per view.
+        envelope_keys = [tuple(where) for where, _ in envelope_problems if where and where[0] != "cases"]
+        _add_schema_problems(view, problems, earlier_paths, envelope_keys)
     clean = not non_json and not problems.of_case and not validated_before
     return _FileCheck(problems, cache_text, validated_before, clean)
 
 
-def _add_schema_problems(view: _View, problems: _Problems, earlier_paths: list[tuple[str | int, ...]]) -> None:
+def _add_schema_problems(
+    view: _View, problems: _Problems, earlier_paths: list[tuple[str | int, ...]], envelope_keys: list[tuple[str | int, ...]]
+) -> None:
     """The profile's fixture schema's best complaint per path, unless an earlier problem explains it."""
     from conformance.loading import schema_errors
     from conformance.spec.schemas import validator
 
     suffix = f" (profile {view.profile})" if view.shared else ""
+    # Values the loader checks itself, in words that name their type (a model event, an upstream type).
+    own_paths = [tuple(where) for where in case_checks.own_check_paths(view.data, view.profile)]
     # if/then branches report one mistake several times: keep the best error per path.
     by_path: dict[tuple[str | int, ...], list[ValidationError]] = {}
     for schema_error in validator(get_profile(view.profile).fixture_schema).iter_errors(view.data):
-        by_path.setdefault(tuple(view.to_original(schema_error.absolute_path)), []).append(schema_error)
+        at = tuple(schema_error.absolute_path)
+        if not _under_any(at, own_paths):
+            by_path.setdefault(tuple(view.to_original(at)), []).append(schema_error)
     for error_path, errors in by_path.items():
         if errors and not any(_same_branch(error_path, path) for path in earlier_paths):
             reason_path, reason = schema_errors.describe_best(errors)
-            problems.add(view.to_original(reason_path), reason + suffix)
+            original = view.to_original(reason_path)
+            if not _under_any(tuple(original), envelope_keys):
+                problems.add(original, reason + suffix)
+
+
+def _under_any(path: tuple[str | int, ...], roots: list[tuple[str | int, ...]]) -> bool:
+    return any(path[: len(root)] == root for root in roots)
 
 
 def _cases_of_broken_file(view: _View, cases: list[object], problems: _Problems) -> Iterator[BrokenCase]:
@@ -266,7 +280,8 @@ def _case_entry(
     line = view.lines.line(case_path)
     if not problems and isinstance(raw, dict):
         problems = [
-            (_with_path(inner, message), view.original_line([*case_path, *inner]))
+            # Said at its path in the file: a shared case's pi-ai-1 input is under `pi-ai-1:`.
+            (_with_path(view.to_original([*case_path, *inner])[2:], message), view.original_line([*case_path, *inner]))
             for inner, message in case_checks.semantic_problems(raw, clauses, check_shapes=check_shapes, profile=view.profile)
         ]
     if problems or not isinstance(raw, dict):
@@ -338,7 +353,10 @@ def _envelope_problems(data: JsonObject, names: Sequence[str]) -> list[tuple[lis
 
     by_path: dict[tuple[str | int, ...], list[ValidationError]] = {}
     for schema_error in validator(shared_files.SCHEMA).iter_errors(data):
-        by_path.setdefault(tuple(schema_error.absolute_path), []).append(schema_error)
+        # The schema describes a case's input, expectations and steps for editors; each profile's
+        # view checks them (and says which profile objects), so they are not said twice here.
+        if not shared_files.checked_by_views(list(schema_error.absolute_path)):
+            by_path.setdefault(tuple(schema_error.absolute_path), []).append(schema_error)
     found = [(list(where), reason) for where, reason in (schema_errors.describe_best(errors) for errors in by_path.values())]
     cases = data.get("cases")
     for index, case in enumerate(cases if isinstance(cases, list) else []):

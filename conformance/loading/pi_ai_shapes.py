@@ -73,46 +73,61 @@ def _check(value: JsonValue, definition: str, where: list[str | int]) -> Iterato
 
 def input_problems(raw: JsonObject) -> Iterator[tuple[list[str | int], str]]:
     """(path, message) for each input value of the pi-ai-1 case ``raw`` that upstream's types reject."""
+    for where, value, definition in _inputs(raw):
+        yield from _check(value, definition, where)
+
+
+def input_paths(raw: JsonObject) -> list[list[str | int]]:
+    """Where the case ``raw`` holds upstream input values: :func:`input_problems` says what is wrong there.
+
+    The fixture schema describes these values too (for editors); the loader leaves its
+    complaints about them to this module, whose message names the upstream type.
+    """
+    return [where for where, _, _ in _inputs(raw)]
+
+
+def _inputs(raw: JsonObject) -> Iterator[tuple[list[str | int], JsonValue, str]]:
+    """(path, value, upstream type) of each input value of the pi-ai-1 case ``raw``."""
     operation = raw.get("operation")
     input_value = raw.get("input")
     if isinstance(operation, str) and isinstance(input_value, dict):
-        yield from _input_value_problems(operation, input_value)
+        yield from _input_values(operation, input_value)
     steps = raw.get("steps")
     if not isinstance(steps, list):
         return
     assistant_stream = operation == "event_stream" and isinstance(input_value, dict) and input_value.get("kind") == "assistant"
     for index, step in enumerate(steps):
         if isinstance(step, dict):
-            yield from _step_problems(step, ["steps", index], operation, assistant_stream)
+            yield from _step_values(step, ["steps", index], operation, assistant_stream)
 
 
-def _input_value_problems(operation: str, input_value: JsonObject) -> Iterator[tuple[list[str | int], str]]:
+def _input_values(operation: str, input_value: JsonObject) -> Iterator[tuple[list[str | int], JsonValue, str]]:
     """The upstream values in the case's ``input``."""
     for keys, definition in _INPUT_PLACES.get(operation, ()):
         for where, value in _at(input_value, keys, ["input"]):
             if operation == "content_text" and isinstance(value, str):
                 continue
-            yield from _check(value, definition, where)
+            yield where, value, definition
     if operation == "faux_message" and isinstance(input_value.get("content"), dict):
-        yield from _check(input_value["content"], "AssistantContent", ["input", "content"])
+        yield ["input", "content"], input_value["content"], "AssistantContent"
 
 
-def _step_problems(
+def _step_values(
     step: JsonObject, at: list[str | int], operation: object, assistant_stream: bool
-) -> Iterator[tuple[list[str | int], str]]:
+) -> Iterator[tuple[list[str | int], JsonValue, str]]:
     """The upstream values a step hands the port: a pushed event, an end's result, a faux provider's responses."""
     action = step.get("action")
     if assistant_stream and action == "push":
-        yield from _check(step.get("event"), "AssistantMessageEvent", [*at, "event"])
+        yield [*at, "event"], step.get("event"), "AssistantMessageEvent"
     elif assistant_stream and action == "end" and "result" in step:
-        yield from _check(step["result"], "AssistantMessage", [*at, "result"])
+        yield [*at, "result"], step["result"], "AssistantMessage"
     elif operation == "faux_provider" and isinstance(action, str) and action in _STEP_PLACES:
         keys, definition = _STEP_PLACES[action]
         for place, value in _at(step, keys, at):
-            yield from _check(value, definition, place)
+            yield place, value, definition
         if action in _STEP_FACTORY_PLACES:
             for place, value in _at(step, ("responses", "*", "factory"), at):
-                yield from _check(value, "AssistantMessage", place)
+                yield place, value, "AssistantMessage"
 
 
 # -- expected values: closed shapes -------------------------------------------------------

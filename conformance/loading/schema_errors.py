@@ -315,10 +315,29 @@ def _fixture_defs() -> Mapping[str, Any]:
     return defs if isinstance(defs, dict) else {}
 
 
+# A generated expected-value schema's definitions have the keys of its IR's (conformance.authoring.expected_schema).
+_IR_OF_EXPECTED = {"expected-ir.schema.json": "ir.schema.json", "pi-ai-1-expected-ir.schema.json": "pi-ai-1-ir.schema.json"}
+
+
+@cache
+def _defs_of(file: str) -> Mapping[str, Any]:
+    try:
+        defs = load_schema(_IR_OF_EXPECTED.get(file, file)).get("$defs", {})
+    except KeyError:  # not one of ours
+        return {}
+    return defs if isinstance(defs, dict) else {}
+
+
 def resolve_ref(ref: str) -> Mapping[str, Any]:
-    """The definition a ``$ref`` of the IR or fixture schema points at ({} when there is none)."""
-    name = ref.rsplit("/", 1)[-1]
-    defs = _ir_defs() if ref.startswith("ir.schema.json") or not ref.startswith("#") else _fixture_defs()
+    """The definition ``ref`` names; a reference without a file is the course fixture schema's (else its IR's).
+
+    A bare name (``"ModelEvent"``, no ``#``) is the course IR's definition of that name.
+    """
+    file, mark, pointer = ref.partition("#")
+    if not mark:
+        file, pointer = "", ref
+    name = pointer.rsplit("/", 1)[-1]
+    defs = _defs_of(file) if file else _fixture_defs()
     found = defs.get(name)
     if not isinstance(found, dict):
         found = _ir_defs().get(name) or _fixture_defs().get(name)

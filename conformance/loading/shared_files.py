@@ -118,6 +118,20 @@ def _case_view(view: View, index: int, case: JsonValue, profile: Profile) -> Jso
     return projected
 
 
+# A case's scenario: the shared keys every profile's view holds, and those a profile's block may replace.
+_SCENARIO_KEYS: Final = ("input", "expect", "steps")
+
+
+def checked_by_views(path: Sequence[str | int]) -> bool:
+    """True for a path into a case's input, expectations or steps (shared or a profile's own), which each view checks."""
+    if len(path) < 3 or path[0] != "cases":
+        return False
+    key = path[2]
+    if key in _SCENARIO_KEYS:
+        return True
+    return isinstance(key, str) and key in PROFILES and len(path) > 3 and path[3] in _SCENARIO_KEYS
+
+
 def clause_problems(case: JsonObject, names: Sequence[str]) -> list[tuple[Path, str]]:
     """A shared case cites at least one clause of each of its profiles, and no clause of another (path in the case, message)."""
     clauses = case.get("clauses")

@@ -221,3 +221,76 @@ def test_an_id_without_its_files_prefix_is_reported_at_its_line(tmp_path: Path) 
     [problem] = lint(root, extra=True)
     assert (problem.file, problem.line, problem.case_id) == (f"fixtures/{ABORTS}", line, "abort-right-after-stream-returns")
     assert "does not start with 'sm-abort-', as every other id of this file does" in problem.message
+
+
+# -- the same typos in pi-ai-1 and shared files ------------------------------------------------
+
+PLAYBACK = "pi-ai-1/faux-playback.yaml"
+FAUX_ERRORS = "pi-ai-1/faux-errors.yaml"
+SHARED_STREAM = "shared/event-stream.yaml"
+STREAMS = "pi-ai-1/event-streams.yaml"
+PI_AI_PICKS = {
+    **DEFAULT_PICKS,
+    STREAMS: ["pa-ams-text-events-then-done", "pa-ams-every-event-type-passes"],
+    PLAYBACK: ["pa-faux-text-one-chunk"],
+    FAUX_ERRORS: ["pa-faux-factory-throws"],
+    # The second case uses the events the first one anchors (&ok-text-delta).
+    SHARED_STREAM: ["stream-consumer-started-before-push", "stream-consumer-started-midway"],
+}
+
+
+def edit_after(path: Path, after: str, needle: str, old: str, new: str) -> int:
+    """:func:`edit_line` on the first line holding ``needle`` after one holding ``after``; that line's number."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    start = next(index for index, line in enumerate(lines) if after in line)
+    number = next(index for index in range(start, len(lines)) if needle in lines[index])
+    lines[number] = lines[number].replace(old, new, 1)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return number + 1
+
+
+PI_AI_TYPOS: dict[str, tuple[Typo, str]] = {
+    "rol in a pi-ai-1 expected request": (
+        lambda root: (FAUX_ERRORS, edit_after(root / FAUX_ERRORS, "requests:", "{role: user", "{role:", "{rol:")),
+        "expect.requests[0].context.messages[0].rol: unknown key 'rol' (did you mean 'role'?)",
+    ),
+    "rol in a pi-ai-1 input message": (
+        lambda root: (PLAYBACK, edit_after(root / PLAYBACK, "action: stream", "{role: user", "{role:", "{rol:")),
+        "steps[0].context.messages[0].rol: not an upstream Message (pi-ai 1.6.0 types.d.ts): unknown key 'rol' (did you mean 'role'?)",
+    ),
+    "acton in a pi-ai-1 step": (
+        lambda root: (PLAYBACK, edit_line(root / PLAYBACK, "- action: consume", "action:", "acton:")),
+        "steps[1].acton: unknown key 'acton' (did you mean 'action'?)",
+    ),
+    "content_index in a pi-ai-1 expected event": (
+        lambda root: (PLAYBACK, edit_after(root / PLAYBACK, "action: consume", "contentIndex: 0", "contentIndex", "content_index")),
+        "steps[1].expect.events[1].content_index: unknown key 'content_index' (did you mean 'contentIndex'?)",
+    ),
+    "a copied pi-ai-1 case with anchors": (
+        lambda root: (STREAMS, copy_first_case(root / STREAMS)),
+        "duplicate anchor &start-event (first defined at line ",
+    ),
+    "topc in a shared file": (
+        lambda root: (SHARED_STREAM, edit_line(root / SHARED_STREAM, "topic:", "topic:", "topc:")),
+        "topc: unknown key 'topc' (did you mean 'topic'?) (a problem of the file",
+    ),
+    "content_index in an anchored event two cases of a shared file use": (
+        lambda root: (
+            SHARED_STREAM,
+            edit_after(root / SHARED_STREAM, "event: &ok-text-delta", "contentIndex", "contentIndex", "content_index"),
+        ),
+        "unknown key 'content_index' (did you mean 'contentIndex'?)",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(PI_AI_TYPOS))
+def test_each_typo_of_a_pi_ai_or_shared_file_is_one_problem_at_its_line(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make, fragment = PI_AI_TYPOS[name]
+    root = scratch(tmp_path, PI_AI_PICKS)
+    relative, line = make(root)
+    for run in lint_twice(root, tmp_path / "cache", monkeypatch):
+        assert [(problem.file, problem.line) for problem in run] == [(f"fixtures/{relative}", line)], [str(p) for p in run]
+        [problem] = run
+        assert fragment in problem.message, str(problem)
+        assert "missing required key" not in problem.message and "allowed:" not in problem.message, str(problem)

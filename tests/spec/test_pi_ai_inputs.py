@@ -107,6 +107,8 @@ def test_a_misspelt_key_in_an_expected_event_is_a_load_problem_with_a_suggestion
 
 
 def test_an_expected_value_of_the_wrong_shape_for_its_operation_is_caught(tmp_path: Path) -> None:
-    body = "  operation: faux_message\n  input: {content: hi}\n  expect: {value: {role: assistant, content: [], stop_reason: stop}}\n"
+    # Every other key is there (matchers): the misspelt one is the only problem.
+    value = "{role: assistant, content: [], api: a, provider: p, model: m, usage: {$any: true}, stop_reason: stop, timestamp: 1}"
+    body = f"  operation: faux_message\n  input: {{content: hi}}\n  expect: {{value: {value}}}\n"
     [problem] = pi_ai_problems(tmp_path, body, "messages")
     assert problem == "expect.value.stop_reason: unknown key 'stop_reason' (did you mean 'stopReason'?)"
