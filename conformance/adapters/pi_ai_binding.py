@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.adapters.binding import BindingAdapter, _abort_call, _Call, _settle, describe_exception, run_coroutine
@@ -68,6 +68,15 @@ class _Responses:
     recorded: list[JsonValue]
     given: list[Any]  # the step objects handed over, to tell whether playing changed them
     given_before: str = ""
+
+
+@dataclass
+class _FauxPlay:
+    """One faux_provider case as it is played: the provider's handle, its response steps, the calls made so far by name."""
+
+    faux: Any
+    responses: _Responses
+    calls: dict[str, _Call] = field(default_factory=dict)
 
 
 class PiAiBindingAdapter(BindingAdapter):
@@ -153,51 +162,66 @@ class PiAiBindingAdapter(BindingAdapter):
     def faux_provider(self, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
         return {"steps": run_coroutine(self._play_faux_provider(input, steps))}
 
-    async def _play_faux_provider(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:  # noqa: C901  # TODO(issue 25): split
+    async def _play_faux_provider(self, input: JsonObject, steps: list[JsonObject]) -> list[JsonValue]:
         faux = self._call("faux_provider", *([copy.deepcopy(input["options"])] if "options" in input else []))
-        responses = _Responses(recorded=[], given=[])
-        self._set_responses(faux, responses, input.get("responses", []), append=False)
-        calls: dict[str, _Call] = {}
+        play = _FauxPlay(faux, _Responses(recorded=[], given=[]))
+        self._set_responses(faux, play.responses, input.get("responses", []), append=False)
         observations: list[JsonValue] = []
         for step in steps:
-            action = step["action"]
-            observation: JsonObject = {}
-            call = calls.get(str(step.get("call")))
-            if action in _CALL_ACTIONS and call is None:
-                raise HarnessError(f"step uses call {step.get('call')!r} before any stream step created it")
-            if action == "stream":
-                arguments = [str(step["model"])] if "model" in step else []
-                model = self._call_method(faux, "faux_provider()", "get_model", *arguments)
-                if model is None:
-                    raise HarnessError(f"the faux provider has no model {step.get('model')!r}")
-                call = _Call(None)
-                calls[str(step["call"])] = call
-                observation["threw"] = self._faux_stream(faux, model, call, step)
-            elif action == "abort":
-                assert call is not None
-                _abort_call(call, step)
-            elif action == "settle":
-                await _settle()
-            elif action in {"start_consumer", "result"} or (action == "consume" and "abort_after" not in step):
-                assert call is not None
-                observation = await self._call_step(action, call)
-            elif action == "consume":
-                assert call is not None
-                observation = await self._consume_aborting(call, step["abort_after"])
-            elif action == "requests":
-                observation["requests"] = list(responses.recorded)
-            elif action == "state":
-                observation = self._faux_state(faux)
-            elif action in {"set_responses", "append_responses"}:
-                self._set_responses(faux, responses, step["responses"], append=action == "append_responses")
-            elif action == "check_turns":
-                observation["turns_unchanged"] = self._steps_fingerprint(responses.given) == responses.given_before
-            else:
-                raise HarnessError(f"unknown faux_provider action {action!r}")
-            if action == "consume" and call is not None and call.stream is not None:
-                observation["tool_calls_are_final"] = tool_calls_are_final(call.consumer.received)
-            observations.append(observation)
+            observations.append(await self._faux_step(play, step))
         return observations
+
+    async def _faux_step(self, play: _FauxPlay, step: JsonObject) -> JsonObject:
+        """One step of a faux_provider case: on one of its calls, or on the provider; its observation."""
+        action = step["action"]
+        call = play.calls.get(str(step.get("call")))
+        if action in _CALL_ACTIONS:
+            if call is None:
+                raise HarnessError(f"step uses call {step.get('call')!r} before any stream step created it")
+            observation = await self._faux_call_step(action, call, step)
+        else:
+            observation = await self._faux_provider_step(action, play, step)
+        if action == "consume" and call is not None and call.stream is not None:
+            observation["tool_calls_are_final"] = tool_calls_are_final(call.consumer.received)
+        return observation
+
+    async def _faux_call_step(self, action: str, call: _Call, step: JsonObject) -> JsonObject:
+        """``abort``, ``start_consumer``, ``consume`` (with or without ``abort_after``) or ``result`` on one call."""
+        if action == "abort":
+            _abort_call(call, step)
+            return {}
+        if action == "consume" and "abort_after" in step:
+            return await self._consume_aborting(call, step["abort_after"])
+        return await self._call_step(action, call)
+
+    async def _faux_provider_step(self, action: JsonValue, play: _FauxPlay, step: JsonObject) -> JsonObject:
+        """A step on the provider itself: a new ``stream`` call, ``settle``, its requests, state or responses."""
+        responses = play.responses
+        if action == "stream":
+            return {"threw": self._faux_stream_call(play, step)}
+        if action == "settle":
+            await _settle()
+            return {}
+        if action == "requests":
+            return {"requests": list(responses.recorded)}
+        if action == "state":
+            return self._faux_state(play.faux)
+        if action in {"set_responses", "append_responses"}:
+            self._set_responses(play.faux, responses, step["responses"], append=action == "append_responses")
+            return {}
+        if action == "check_turns":
+            return {"turns_unchanged": self._steps_fingerprint(responses.given) == responses.given_before}
+        raise HarnessError(f"unknown faux_provider action {action!r}")
+
+    def _faux_stream_call(self, play: _FauxPlay, step: JsonObject) -> str | None:
+        """A ``stream`` step: a new call, named by the step, on the model it asks for; what it threw."""
+        arguments = [str(step["model"])] if "model" in step else []
+        model = self._call_method(play.faux, "faux_provider()", "get_model", *arguments)
+        if model is None:
+            raise HarnessError(f"the faux provider has no model {step.get('model')!r}")
+        call = _Call(None)
+        play.calls[str(step["call"])] = call
+        return self._faux_stream(play.faux, model, call, step)
 
     def _faux_state(self, faux: Any) -> JsonObject:
         """``{call_count, pending_responses}``: the handle's ``state.call_count`` and ``get_pending_response_count()``."""

@@ -49,7 +49,7 @@ def message(j: dict[str, Any]) -> Any:
 _EVENTS = {"start", "text_delta", "toolcall_delta", "toolcall_end", "done", "error"}
 
 
-def from_json(j: Any) -> Any:  # noqa: C901  # TODO(issue 25): split
+def from_json(j: Any) -> Any:
     """The port's object for a JSON value it knows (message, context, turn, block, model event); others as they are."""
     if not isinstance(j, dict):
         return j
@@ -63,21 +63,27 @@ def from_json(j: Any) -> Any:  # noqa: C901  # TODO(issue 25): split
     if kind in ("text", "toolCall"):
         return block(j)
     if kind in _EVENTS and ("partial" in j or "message" in j or "error" in j):
-        if kind == "start":
-            return Start(message(j["partial"]))
-        if kind == "text_delta":
-            return TextDelta(j["contentIndex"], j["delta"], message(j["partial"]))
-        if kind == "toolcall_delta":
-            return ToolCallDelta(j["contentIndex"], j["delta"], message(j["partial"]))
-        if kind == "toolcall_end":
-            return ToolCallEnd(j["contentIndex"], block(j["toolCall"]), message(j["partial"]))  # type: ignore[arg-type]
-        if kind == "done":
-            return Done(j["reason"], message(j["message"]))
-        return Failed(j["reason"], message(j["error"]))
+        return event(j)
     return j
 
 
-def to_json(o: Any) -> Any:  # noqa: C901  # TODO(issue 25): split
+def event(j: dict[str, Any]) -> Any:
+    """A model event: ``start``, ``text_delta``, ``toolcall_delta``, ``toolcall_end``, ``done`` or ``error``."""
+    kind = j["type"]
+    if kind == "start":
+        return Start(message(j["partial"]))
+    if kind == "text_delta":
+        return TextDelta(j["contentIndex"], j["delta"], message(j["partial"]))
+    if kind == "toolcall_delta":
+        return ToolCallDelta(j["contentIndex"], j["delta"], message(j["partial"]))
+    if kind == "toolcall_end":
+        return ToolCallEnd(j["contentIndex"], block(j["toolCall"]), message(j["partial"]))  # type: ignore[arg-type]
+    if kind == "done":
+        return Done(j["reason"], message(j["message"]))
+    return Failed(j["reason"], message(j["error"]))
+
+
+def to_json(o: Any) -> Any:
     """The IR's JSON form of one of the port's objects; JSON values as they are."""
     if isinstance(o, list):
         return [to_json(item) for item in o]
@@ -88,6 +94,20 @@ def to_json(o: Any) -> Any:  # noqa: C901  # TODO(issue 25): split
         return {"type": "toolCall", "id": o.id, "name": o.name, "arguments": o.arguments, **raw}
     if isinstance(o, Usage):
         return {"input": o.input, "output": o.output, "totalTokens": o.total_tokens}
+    if isinstance(o, UserMsg | AssistantMsg | ToolResultMsg | SystemMsg):
+        return message_json(o)
+    if isinstance(o, Context):
+        return {"messages": to_json(o.messages)}
+    if isinstance(o, ErrorTurn):
+        partial = {} if o.partial_text is None else {"partialText": o.partial_text}
+        return {"stopReason": o.stop_reason, "errorMessage": o.error_message, **partial}
+    if isinstance(o, Start | TextDelta | ToolCallDelta | ToolCallEnd | Done | Failed):
+        return event_json(o)
+    return o
+
+
+def message_json(o: UserMsg | AssistantMsg | ToolResultMsg | SystemMsg) -> dict[str, Any]:
+    """A message's JSON form; optional fields only when set."""
     if isinstance(o, UserMsg):
         return {"role": "user", "content": to_json(o.content), "timestamp": o.timestamp}
     if isinstance(o, AssistantMsg):
@@ -102,14 +122,12 @@ def to_json(o: Any) -> Any:  # noqa: C901  # TODO(issue 25): split
             "role": "toolResult", "toolCallId": o.tool_call_id, "toolName": o.tool_name, "content": to_json(o.content),
             **details, "isError": o.is_error, "timestamp": o.timestamp,
         }  # fmt: skip
-    if isinstance(o, SystemMsg):
-        sections = {} if o.sections is None else {"sections": dict(o.sections)}
-        return {"role": "system", "content": o.content, **sections, "timestamp": o.timestamp}
-    if isinstance(o, Context):
-        return {"messages": to_json(o.messages)}
-    if isinstance(o, ErrorTurn):
-        partial = {} if o.partial_text is None else {"partialText": o.partial_text}
-        return {"stopReason": o.stop_reason, "errorMessage": o.error_message, **partial}
+    sections = {} if o.sections is None else {"sections": dict(o.sections)}
+    return {"role": "system", "content": o.content, **sections, "timestamp": o.timestamp}
+
+
+def event_json(o: Start | TextDelta | ToolCallDelta | ToolCallEnd | Done | Failed) -> dict[str, Any]:
+    """A model event's JSON form, its message or partial included."""
     if isinstance(o, Start):
         return {"type": "start", "partial": to_json(o.partial)}
     if isinstance(o, TextDelta | ToolCallDelta):
@@ -119,6 +137,4 @@ def to_json(o: Any) -> Any:  # noqa: C901  # TODO(issue 25): split
         return {"type": "toolcall_end", "contentIndex": o.index, "toolCall": to_json(o.tool_call), "partial": to_json(o.partial)}
     if isinstance(o, Done):
         return {"type": "done", "reason": o.reason, "message": to_json(o.message)}
-    if isinstance(o, Failed):
-        return {"type": "error", "reason": o.reason, "error": to_json(o.error)}
-    return o
+    return {"type": "error", "reason": o.reason, "error": to_json(o.error)}

@@ -37,7 +37,7 @@ DEFAULT_DETAILS_PER_LAB = 2
 _BUILD_LINES = 20
 
 
-def render(  # noqa: C901  # TODO(issue 25): split
+def render(
     result: SubmissionResult,
     clauses: Mapping[str, Clause],
     details_per_lab: int | None = DEFAULT_DETAILS_PER_LAB,
@@ -49,18 +49,32 @@ def render(  # noqa: C901  # TODO(issue 25): split
     ``list_cases=False`` leaves out the lists of failing and skipped cases too (just the
     points table), for summaries that must not name held-out cases.
     """
-    label = result.rubric.group_label
+    lines = [*_heading(result), *_points_table(result), *_build_output(result)]
+    if list_cases:
+        lines += [*_case_lists(result, clauses), *_feedback(result, clauses, details_per_lab)]
+    # Names, messages and the build log quote the submission: no escape sequence of theirs reaches a terminal.
+    return for_terminal("\n".join(lines) + "\n")
+
+
+def _heading(result: SubmissionResult) -> list[str]:
+    """The submission's name and profile, how it was run, then a blank line."""
     profile = profile_of(result)
-    lines = [
+    return [
         f"pi-conformance grade: {result.name}" + (f" (profile {profile})" if profile else ""),
         f"  implementation: {result.implementation}   rubric: {_rubric_name(result)}   sandbox: {result.isolation}",
         *([f"  limits: {result.limits}"] if result.limits else []),
         "",
     ]
+
+
+def _points_table(result: SubmissionResult) -> list[str]:
+    """Points and passed cases per lab, the total and the status, in aligned columns."""
+    label = result.rubric.group_label
     width = len(points(result.score.max_points))
     count_width = max((len(str(lab.total)) for lab in result.score.labs), default=1)
     # The course's labs take 5 columns (3.1 and two spaces); longer names (areas) one more than their length.
     name_width = max([5, *(len(lab.lab) + 2 for lab in result.score.labs)])
+    lines = []
     for lab in result.score.labs:
         ratio = f"{lab.passed:>{count_width}}/{lab.total:<{count_width}}"
         earned = f"{points(lab.points):>{width}} / {points(lab.max_points):<{width}}"
@@ -71,48 +85,78 @@ def render(  # noqa: C901  # TODO(issue 25): split
         f"  {'total':<{total_width}}{points(result.score.points):>{width}} / {points(result.score.max_points):<{width}}  {total} passed"
     )
     lines.append(f"  {'status':<{total_width}}{result.status}" + (f": {result.detail}" if result.detail else ""))
-    if result.build_report:
-        build_lines = result.build_report.splitlines()
-        lines += ["", "build output:", *(f"  {line}" for line in build_lines[:_BUILD_LINES])]
-        if len(build_lines) > _BUILD_LINES:
-            lines.append(f"  … {len(build_lines) - _BUILD_LINES} more lines in build.log")
+    return lines
 
-    if not list_cases:
-        return for_terminal("\n".join(lines) + "\n")
-    failing = not_passed_by_lab(result)
-    if failing and result.status not in NOT_STARTED:
-        lines += ["", *cause_lines(result, clauses)]
+
+def _build_output(result: SubmissionResult) -> list[str]:
+    """The first lines of the build log, if there is one."""
+    if not result.build_report:
+        return []
+    build_lines = result.build_report.splitlines()
+    lines = ["", "build output:", *(f"  {line}" for line in build_lines[:_BUILD_LINES])]
+    if len(build_lines) > _BUILD_LINES:
+        lines.append(f"  … {len(build_lines) - _BUILD_LINES} more lines in build.log")
+    return lines
+
+
+def _has_failures_to_show(result: SubmissionResult) -> bool:
+    """Some case did not pass, and the submission got far enough for its failures to say something."""
+    return bool(not_passed_by_lab(result)) and result.status not in NOT_STARTED
+
+
+def _case_lists(result: SubmissionResult, clauses: Mapping[str, Clause]) -> list[str]:
+    """The failing cases by cause, those excused by an earlier lab's bug, and the skipped ones."""
+    lines = ["", *cause_lines(result, clauses)] if _has_failures_to_show(result) else []
+    return lines + _inherited_lines(result, clauses) + _skipped_lines(result)
+
+
+def _inherited_lines(result: SubmissionResult, clauses: Mapping[str, Clause]) -> list[str]:
+    """One line per group of cases that fail only because of an earlier lab's bug."""
+    label = result.rubric.group_label
     inherited = inherited_groups(result)
-    if inherited:
-        excused = [graded for group in inherited.values() for graded in group]
-        lines += ["", f"failing because of an earlier {label}'s bug (charged once, in that {label}; {excused_cost(excused, label)})"]
-        for group in inherited.values():
-            labs = sorted({graded.case.lab for graded in group})
-            where = ", ".join(f"{label} {lab}" for lab in labs)
-            lines.append(f"  {len(group)} case{'s' if len(group) != 1 else ''} of {where}: {inherited_line(group[0], clauses)}")
-    skipped = not_passed_by_lab(result, ("skipped",))
-    if skipped:
-        lines += ["", "skipped cases (they earn no points)"]
-        for lab_name, cases in skipped.items():
-            for reason, count in skipped_reasons(cases):
-                lines.append(f"  {label} {lab_name}: {count} skipped: {reason}")
+    if not inherited:
+        return []
+    excused = [graded for group in inherited.values() for graded in group]
+    lines = ["", f"failing because of an earlier {label}'s bug (charged once, in that {label}; {excused_cost(excused, label)})"]
+    for group in inherited.values():
+        labs = sorted({graded.case.lab for graded in group})
+        where = ", ".join(f"{label} {lab}" for lab in labs)
+        lines.append(f"  {len(group)} case{'s' if len(group) != 1 else ''} of {where}: {inherited_line(group[0], clauses)}")
+    return lines
 
-    if failing and result.status not in NOT_STARTED and details_per_lab != 0:
-        shown = (
-            "every failing case"
-            if details_per_lab is None
-            else f"one case per cause, up to {details_per_lab} per {label}, those whose hint fits first"
-        )
-        lines += ["", f"feedback ({shown}; the --markdown and --json reports have every case)"]
-        for lab_name, chosen in featured_by_lab(result, details_per_lab).items():
-            for graded in chosen:
-                lines += [
-                    "",
-                    f"── {label} {lab_name}: {graded.case.id} " + "─" * max(0, 60 - len(graded.case.id)),
-                    case_feedback(graded, clauses),
-                ]
-    # Names, messages and the build log quote the submission: no escape sequence of theirs reaches a terminal.
-    return for_terminal("\n".join(lines) + "\n")
+
+def _skipped_lines(result: SubmissionResult) -> list[str]:
+    """How many cases of each lab were skipped, and why."""
+    label = result.rubric.group_label
+    skipped = not_passed_by_lab(result, ("skipped",))
+    if not skipped:
+        return []
+    lines = ["", "skipped cases (they earn no points)"]
+    for lab_name, cases in skipped.items():
+        for reason, count in skipped_reasons(cases):
+            lines.append(f"  {label} {lab_name}: {count} skipped: {reason}")
+    return lines
+
+
+def _feedback(result: SubmissionResult, clauses: Mapping[str, Clause], details_per_lab: int | None) -> list[str]:
+    """Full feedback for the featured failing cases of each lab (every one for ``None``, none for ``0``)."""
+    if not _has_failures_to_show(result) or details_per_lab == 0:
+        return []
+    label = result.rubric.group_label
+    shown = (
+        "every failing case"
+        if details_per_lab is None
+        else f"one case per cause, up to {details_per_lab} per {label}, those whose hint fits first"
+    )
+    lines = ["", f"feedback ({shown}; the --markdown and --json reports have every case)"]
+    for lab_name, chosen in featured_by_lab(result, details_per_lab).items():
+        for graded in chosen:
+            lines += [
+                "",
+                f"── {label} {lab_name}: {graded.case.id} " + "─" * max(0, 60 - len(graded.case.id)),
+                case_feedback(graded, clauses),
+            ]
+    return lines
 
 
 _IDS_SHOWN = 3

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
@@ -57,31 +58,38 @@ def _with_value(correct: JsonObject, value: JsonValue) -> str:
     return json.dumps(correct)
 
 
-def hostile(mode: str, size: int, request: JsonObject, correct: JsonObject) -> str | None:  # noqa: C901  # TODO(issue 25): split
+#: The modes whose every answer is a "threw" error, and its message (for a SIZE).
+_THREW_MESSAGES: dict[str, Callable[[int], str]] = {
+    "big-threw": lambda size: "A" * size,
+    "surrogate-threw": lambda size: "TypeError: \ud800 lone",
+    "escapes": lambda size: f"TypeError: {ESCAPES}",
+    "markdown": lambda size: MARKDOWN,
+    "xml-forbidden": lambda size: XML_FORBIDDEN,
+}
+
+
+def hostile(mode: str, size: int, request: JsonObject, correct: JsonObject) -> str | None:
     """The hostile response line for ``request`` (``correct`` is the reference's); None to answer it correctly."""
     seq, op = request.get("seq"), request.get("op")
+    if mode in _THREW_MESSAGES:
+        return _threw(seq, _THREW_MESSAGES[mode](size))
+    if mode == "surrogate":
+        # json.dumps writes the lone surrogate as the escape \ud800, exactly as a JavaScript program would.
+        return _with_value(correct, "text \ud800 here") if op == "text_of" else None
+    return _big_observation(mode, size, seq, correct)
+
+
+def _big_observation(mode: str, size: int, seq: JsonValue, correct: JsonObject) -> str | None:
+    """The answer of a ``big-*`` mode that puts SIZE characters into the observation; None for any other mode."""
     if mode == "big-wrong-type":
         return _with_value(correct, {"text": "A" * size})
     if mode == "big-observation":
         return json.dumps({"seq": seq, "ok": True, "observation": "A" * size})
-    if mode == "big-threw":
-        return _threw(seq, "A" * size)
     if mode == "big-key":
         observation = correct.get("observation")
         if isinstance(observation, dict):
             observation["K" * size] = 1
         return json.dumps(correct)
-    if mode == "surrogate" and op == "text_of":
-        # json.dumps writes the lone surrogate as the escape \ud800, exactly as a JavaScript program would.
-        return _with_value(correct, "text \ud800 here")
-    if mode == "surrogate-threw":
-        return _threw(seq, "TypeError: \ud800 lone")
-    if mode == "escapes":
-        return _threw(seq, f"TypeError: {ESCAPES}")
-    if mode == "markdown":
-        return _threw(seq, MARKDOWN)
-    if mode == "xml-forbidden":
-        return _threw(seq, XML_FORBIDDEN)
     return None
 
 

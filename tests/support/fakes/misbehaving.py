@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TextIO
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
@@ -22,95 +24,139 @@ from conformance.adapters.reference import create
 from conformance.server import answer
 
 
-def main() -> None:  # noqa: C901  # TODO(issue 25): split
-    modes = sys.argv[1:]
-    by_op: dict[str, set[str]] = {}
-    flags = set()
-    for mode in modes:
-        name, _, value = mode.partition(":")
-        if name.endswith("-on"):
-            by_op.setdefault(name[: -len("-on")], set()).add(value)
-        else:
-            flags.add(name)
-    labs = next((mode.partition(":")[2].split(",") for mode in modes if mode.startswith("labs:")), None)
+@dataclass
+class _Modes:
+    """The modes on the command line: per-operation ones by kind, flags, and the labs to claim."""
 
-    def wants(kind: str, op: str) -> bool:
-        ops = by_op.get(kind, set())
+    by_op: dict[str, set[str]] = field(default_factory=dict)
+    flags: set[str] = field(default_factory=set)
+    labs: list[str] | None = None
+
+    @classmethod
+    def parse(cls, modes: list[str]) -> _Modes:
+        parsed = cls()
+        for mode in modes:
+            name, _, value = mode.partition(":")
+            if name.endswith("-on"):
+                parsed.by_op.setdefault(name[: -len("-on")], set()).add(value)
+            else:
+                parsed.flags.add(name)
+        parsed.labs = next((mode.partition(":")[2].split(",") for mode in modes if mode.startswith("labs:")), None)
+        return parsed
+
+    def wants(self, kind: str, op: Any) -> bool:
+        """Whether to misbehave as ``kind`` on ``op`` (``*``: every operation but the handshake and ``stop``)."""
+        ops = self.by_op.get(kind, set())
         return op in ops or ("*" in ops and op not in {"hello", "stop"})
 
-    out = sys.stdout
-    if "exit-immediately" in flags:
-        sys.stderr.write("fatal: cannot load the implementation\n")
-        sys.exit(7)
-    if "banner" in flags:
-        out.write("Welcome to my implementation!\n")
-        out.flush()
-    adapter = create()
-    failed_modules: dict[str, str] = {}
-    seen: list[object] = []  # every request's input, for leak-on (held-out exfiltration)
-    for line in sys.stdin:
-        request = json.loads(line)
+
+@dataclass
+class _Server:
+    """The reference behind the protocol, and what the misbehaving needs to remember between requests."""
+
+    modes: _Modes
+    adapter: Any
+    out: TextIO
+    failed_modules: dict[str, str] = field(default_factory=dict)
+    seen: list[object] = field(default_factory=list)  # every request's input, for leak-on (held-out exfiltration)
+
+    def serve(self, request: dict[str, Any]) -> bool:
+        """Answer one request (or misbehave); False once ``stop`` is answered."""
         op = request.get("op")
-        seq = request.get("seq")
-        seen.append(request.get("input"))
+        self.seen.append(request.get("input"))
         if op == "hello":
-            failed_modules = request.get("failed_modules", {})
-        if wants("crash-loading", op):
-            if "fake-module.js" in failed_modules:
-                error = {"kind": "load_failed", "message": failed_modules["fake-module.js"]}
-                out.write(json.dumps({"seq": seq, "ok": False, "error": error}) + "\n")
-                out.flush()
-                continue
-            out.write(json.dumps({"notice": "loading", "module": "fake-module.js"}) + "\n")
-            out.flush()
-            sys.exit(3)
-        if wants("bad-notice", op):
-            out.write(json.dumps({"notice": "loading"}) + "\n")
-            out.flush()
-        if "chatty-stderr" in flags:
+            self.failed_modules = request.get("failed_modules", {})
+        if self.modes.wants("crash-loading", op):
+            self._crash_loading(request.get("seq"))
+            return True
+        self._noise(op)
+        self._stall_or_crash(op)
+        self.out.write(self._response(request) + "\n")
+        self.out.flush()
+        return op != "stop"
+
+    def _crash_loading(self, seq: Any) -> None:
+        """Say it loads fake-module.js and exit; once the handshake says that module failed, answer load_failed."""
+        if "fake-module.js" in self.failed_modules:
+            error = {"kind": "load_failed", "message": self.failed_modules["fake-module.js"]}
+            self.out.write(json.dumps({"seq": seq, "ok": False, "error": error}) + "\n")
+            self.out.flush()
+            return
+        self.out.write(json.dumps({"notice": "loading", "module": "fake-module.js"}) + "\n")
+        self.out.flush()
+        sys.exit(3)
+
+    def _noise(self, op: Any) -> None:
+        """A notice without its module on stdout, or a flood of stderr, before the answer."""
+        if self.modes.wants("bad-notice", op):
+            self.out.write(json.dumps({"notice": "loading"}) + "\n")
+            self.out.flush()
+        if "chatty-stderr" in self.modes.flags:
             sys.stderr.write("log line that nobody reads\n" * 40000)
             sys.stderr.flush()
-        if op == "hello" and "hang-on-hello" in flags:
+
+    def _stall_or_crash(self, op: Any) -> None:
+        """Wait, exit, spin or allocate instead of answering, as the modes ask."""
+        if op == "hello" and "hang-on-hello" in self.modes.flags:
             time.sleep(3600)
-        if op == "hello" and "slow-hello" in flags:
+        if op == "hello" and "slow-hello" in self.modes.flags:
             time.sleep(1.0)
-        if wants("crash", op):
+        if self.modes.wants("crash", op):
             sys.stderr.write(f"TypeError: cannot read properties of undefined (reading 'content') while answering {op}\n")
             sys.stderr.flush()
             sys.exit(3)
-        if wants("hang", op):
+        if self.modes.wants("hang", op):
             time.sleep(3600)
-        while wants("spin", op):  # burns CPU time, for the --cpu-limit drill
+        while self.modes.wants("spin", op):  # burns CPU time, for the --cpu-limit drill
             pass
-        if wants("alloc", op):  # asks for 2 GiB, for the --memory-limit drill
+        if self.modes.wants("alloc", op):  # asks for 2 GiB, for the --memory-limit drill
             hog = bytearray(2 * 1024 * 1024 * 1024)
             del hog
+
+    def _response(self, request: dict[str, Any]) -> str:
+        """The response line (without its newline): a broken one as the modes ask, else the reference's."""
+        op = request.get("op")
+        seq: Any = request.get("seq")  # a number, as the harness sends it (wrong-seq-on adds to it)
+        wants = self.modes.wants
         if wants("garbage", op):
-            out.write("this is not JSON at all\n")
-        elif wants("wrong-seq", op):
-            out.write(json.dumps({"seq": seq + 100, "ok": True, "observation": {}}) + "\n")
-        elif wants("bad-schema", op):
-            out.write(json.dumps({"seq": seq, "ok": True, "observations": {}}) + "\n")
-        elif wants("huge", op):
-            out.write(json.dumps({"seq": seq, "ok": True, "observation": {"value": "x" * (5 * 1024 * 1024)}}) + "\n")
-        elif wants("not-implemented", op):
-            out.write(
-                json.dumps({"seq": seq, "ok": False, "error": {"kind": "not_implemented", "message": f"{op} is not written yet"}}) + "\n"
-            )
-        elif wants("leak", op):
-            message = "seen: " + json.dumps(seen, ensure_ascii=False)
-            out.write(json.dumps({"seq": seq, "ok": False, "error": {"kind": "threw", "message": message}}, ensure_ascii=False) + "\n")
-        elif wants("threw", op):
-            out.write(json.dumps({"seq": seq, "ok": False, "error": {"kind": "threw", "message": "TypeError: boom"}}) + "\n")
-        else:
-            response = answer(adapter, request)
-            if op == "hello" and "protocol-2" in flags:
-                response["protocol"] = 2
-            if op == "hello" and labs is not None:
-                response["labs"] = [*labs]
-            out.write(json.dumps(response, ensure_ascii=False) + "\n")
+            return "this is not JSON at all"
+        if wants("wrong-seq", op):
+            return json.dumps({"seq": seq + 100, "ok": True, "observation": {}})
+        if wants("bad-schema", op):
+            return json.dumps({"seq": seq, "ok": True, "observations": {}})
+        if wants("huge", op):
+            return json.dumps({"seq": seq, "ok": True, "observation": {"value": "x" * (5 * 1024 * 1024)}})
+        if wants("not-implemented", op):
+            return json.dumps({"seq": seq, "ok": False, "error": {"kind": "not_implemented", "message": f"{op} is not written yet"}})
+        if wants("leak", op):
+            message = "seen: " + json.dumps(self.seen, ensure_ascii=False)
+            return json.dumps({"seq": seq, "ok": False, "error": {"kind": "threw", "message": message}}, ensure_ascii=False)
+        if wants("threw", op):
+            return json.dumps({"seq": seq, "ok": False, "error": {"kind": "threw", "message": "TypeError: boom"}})
+        return self._correct(request)
+
+    def _correct(self, request: dict[str, Any]) -> str:
+        """The reference's answer, with the handshake changed as the flags ask."""
+        response = answer(self.adapter, request)
+        if request.get("op") == "hello" and "protocol-2" in self.modes.flags:
+            response["protocol"] = 2
+        if request.get("op") == "hello" and self.modes.labs is not None:
+            response["labs"] = [*self.modes.labs]
+        return json.dumps(response, ensure_ascii=False)
+
+
+def main() -> None:
+    modes = _Modes.parse(sys.argv[1:])
+    out = sys.stdout
+    if "exit-immediately" in modes.flags:
+        sys.stderr.write("fatal: cannot load the implementation\n")
+        sys.exit(7)
+    if "banner" in modes.flags:
+        out.write("Welcome to my implementation!\n")
         out.flush()
-        if op == "stop":
+    server = _Server(modes, create(), out)
+    for line in sys.stdin:
+        if not server.serve(json.loads(line)):
             return
 
 
