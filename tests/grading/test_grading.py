@@ -25,6 +25,7 @@ from conformance.grading.grader import GradeOptions, GradingContext, SubmissionR
 from conformance.grading.rubric import RubricError, load_rubric, parse_rubric, tag_matches
 from conformance.grading.scoring import score
 from conformance.grading.status import classify
+from conformance.judging.failure_groups import cause_of
 from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
 from conformance.loading.loader import Suite
@@ -271,7 +272,11 @@ def test_markdown_and_json_reports_carry_every_failing_case(textof_result: Submi
     assert failing
     text = markdown.render(textof_result, clauses)
     assert text.startswith("# pi-conformance grade: textof-bug")
-    assert "| 3.1 |" in text and all(f"### `{case_id}`: failed" in text for case_id in failing)
+    assert "| 3.1 |" in text and all(f"`{case_id}`" in text for case_id in failing)
+    # One bug, one cause: its first case in full, every other case by id on one line.
+    causes = {cause_of(graded.case, graded.outcome) for graded in textof_result.score.cases if not graded.passed}
+    assert text.count("\n### `") == len(causes) < len(failing)
+    assert f"{len(failing) - 1} more cases of lab 3.1 failed the same way" in text
     data = json.loads(json_report.render(textof_result, clauses))
     assert data["status"] == "ok" and data["max_points"] == 40
     cases = {entry["id"]: entry for entry in data["cases"]}

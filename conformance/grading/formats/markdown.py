@@ -1,9 +1,9 @@
 """The Markdown report: a score table, the failing cases one line per cause, then every case that did not pass with its full feedback.
 
 The cause lines are the terminal's (:mod:`conformance.grading.formats.causes`), with every
-case id. A cause that nothing diverged for (a module that ends the process on import, a
-timeout, a crash) reads the same in every case: within a lab its first case is shown in
-full and the others only by id, not a hundred identical blocks.
+case id. One cause (a place and a kind of divergence, or a module that ends the process on
+import, a timeout, a crash) reads the same in every case it fails: within a lab its first case
+is shown in full and the others only by id, not fifty near-identical blocks.
 """
 
 from __future__ import annotations
@@ -106,13 +106,13 @@ def _lab_section(
 
 
 def _failing_cases(clauses: Mapping[str, Clause], label: str, lab: str, failing: list[GradedCase]) -> list[str]:
-    """Each failing case with its feedback; a cause without a divergence shown once, its other cases by id."""
+    """Each cause of failure with its first case's feedback in full, its other cases by id."""
     lines: list[str] = []
     shown: dict[Cause, list[str]] = {}
     for graded in failing:
         held = " (held out)" if graded.held_out else ""
         cause = cause_of(graded.case, graded.outcome)
-        if graded.outcome.divergence is None and cause in shown:
+        if cause in shown:
             shown[cause].append(f"{markdown_code(graded.case.id)}{held}")
             continue
         shown.setdefault(cause, [])
