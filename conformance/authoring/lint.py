@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 
 from conformance.authoring import placeholders
@@ -23,7 +23,7 @@ from conformance.common.jsontypes import JsonObject
 from conformance.loading import shared_files, validation_cache
 from conformance.loading.cases import LABS, Case
 from conformance.loading.loader import Suite, display_path, fixture_files, load_suite
-from conformance.spec.clauses import load_clauses
+from conformance.spec.clauses import Clause, load_clauses
 from conformance.spec.features import BEYOND_CHAPTER, SOURCES, Feature, load_features, load_profile_features
 from conformance.spec.function_features import PI_AI_1_FUNCTIONS
 from conformance.spec.paths import fixtures_dir
@@ -195,32 +195,41 @@ def _duplicate_inputs(cases: list[Case]) -> list[Problem]:
     return found
 
 
-def _feature_problems(cases: list[Case]) -> list[Problem]:  # noqa: C901  # TODO(issue 25): split
+def _feature_problems(cases: list[Case]) -> list[Problem]:
     """Feature names a case lists must be in spec/features.yaml; the registry must name real clauses and sources."""
     try:
         registry: dict[str, Feature] = load_features()
     except ValueError as error:
         return [Problem("spec/features.yaml", 0, "-", str(error))]
-    found: list[Problem] = []
     clauses = load_clauses()
+    return [*_registry_clause_problems(registry, clauses), *_source_problems(clauses), *_case_feature_problems(cases, registry)]
+
+
+def _registry_clause_problems(registry: Mapping[str, Feature], clauses: Mapping[str, Clause]) -> Iterator[Problem]:
+    """Every clause a feature of spec/features.yaml names exists."""
     for feature in registry.values():
         for clause_id in feature.clauses:
             if clause_id not in clauses:
-                found.append(Problem("spec/features.yaml", 0, "-", f"feature {feature.name}: unknown clause id {clause_id!r}"))
+                yield Problem("spec/features.yaml", 0, "-", f"feature {feature.name}: unknown clause id {clause_id!r}")
+
+
+def _source_problems(clauses: Mapping[str, Clause]) -> Iterator[Problem]:
+    """Every ``[beyond-chapter: SOURCE]`` mark of spec/spec.md names a known source."""
     for clause in clauses.values():
         for match in BEYOND_CHAPTER.finditer(clause.text):
             if match["source"] not in SOURCES:
                 message = f"{clause.id}: unknown [beyond-chapter: {match['source']}] source; use one of {', '.join(SOURCES)}"
-                found.append(Problem("spec/spec.md", clause.line, "-", message))
+                yield Problem("spec/spec.md", clause.line, "-", message)
+
+
+def _case_feature_problems(cases: list[Case], registry: Mapping[str, Feature]) -> Iterator[Problem]:
+    """Every feature a course case lists is in spec/features.yaml, with a did-you-mean."""
     for case in cases:
         for name in case.features:
             if name not in registry:
                 hint = difflib.get_close_matches(name, list(registry), n=1)
                 suggestion = f"; did you mean {hint[0]!r}?" if hint else f"; known: {', '.join(sorted(registry))}"
-                found.append(
-                    Problem(case.file, case.line, case.id, f"features: unknown feature {name!r} (not in spec/features.yaml){suggestion}")
-                )
-    return found
+                yield Problem(case.file, case.line, case.id, f"features: unknown feature {name!r} (not in spec/features.yaml){suggestion}")
 
 
 def _profile_feature_problems(others: list[Suite]) -> list[Problem]:
