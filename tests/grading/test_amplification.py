@@ -5,7 +5,8 @@ Drills of issue 23 (items 3 and 4). A ``cmd:`` program (``tests/support/fakes/ho
 answers every case of lab 3.1 with about a megabyte: a value of the wrong type (the schema
 error used to quote it whole), an observation that is not an object (the protocol error
 did), a thrown message, an extra key. ``grade`` runs in a child process whose peak memory
-(``ru_maxrss`` from ``wait4``, its descendants included) and reports are measured.
+(``ru_maxrss`` from ``wait4``, its descendants included, taken by a small launcher) and reports
+are measured.
 """
 
 from __future__ import annotations
@@ -37,18 +38,37 @@ REPORT_BYTES = 3 * 1024 * 1024
 _CLI = "import sys; from conformance.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
+#: Started by a small launcher, not by pytest: a child's peak (``ru_maxrss``) starts at its parent's size
+#: at fork and survives exec, so a child of a pytest worker grown to 365 MB "took" 365 MB whatever it did.
+_LAUNCHER = """
+import json, os, subprocess, sys
+process = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=open(os.environ["MEASURED_STDERR"], "wb"))
+_, status, usage = os.wait4(process.pid, 0)
+print(json.dumps([os.waitstatus_to_exitcode(status), usage.ru_maxrss]))
+"""
+
+
 def grade_measured(argv: list[str], timeout_s: float = 600) -> tuple[int, int, str]:
     """Run ``pi-conformance ARGV`` in a child; its exit status, peak resident memory (MiB, its descendants included), stderr."""
     stderr_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"amplification-{os.getpid()}-{id(argv)}.err"
-    with stderr_path.open("wb") as stderr:
-        process = subprocess.Popen([sys.executable, "-c", _CLI, *argv], cwd=REPO, env=cli_env(), stdout=subprocess.DEVNULL, stderr=stderr)
-    try:
-        _, status, usage = os.wait4(process.pid, 0)
-    finally:
-        process.returncode = 0  # reaped by wait4
+    env = {**cli_env(), "MEASURED_STDERR": str(stderr_path)}
+    launched = subprocess.run(
+        [sys.executable, "-c", _LAUNCHER, sys.executable, "-c", _CLI, *argv], cwd=REPO, env=env, capture_output=True, timeout=timeout_s
+    )
+    assert launched.returncode == 0, launched.stderr.decode(errors="replace")[-3000:]
+    code, peak_kib = json.loads(launched.stdout)
     text = stderr_path.read_text(encoding="utf-8", errors="replace")
     stderr_path.unlink()
-    return os.waitstatus_to_exitcode(status), usage.ru_maxrss // 1024, text
+    return int(code), int(peak_kib) // 1024, text
+
+
+def test_the_measure_is_the_graders_own_not_its_launchers() -> None:
+    # This process may be hundreds of MB by now; a child launched through the small launcher is not.
+    ballast = bytearray(400 * 1024 * 1024)
+    ballast[::4096] = b"x" * len(ballast[::4096])  # touch every page, so it is resident
+    code, peak_mb, _ = grade_measured(["--version"])
+    del ballast
+    assert code == 0 and peak_mb < 150, peak_mb
 
 
 @pytest.mark.parametrize("mode", ["big-observation", "big-wrong-type", "big-threw", "big-key"])
