@@ -167,6 +167,7 @@ HINT_KEYS: frozenset[str] = frozenset(
         "type",
         "input_unchanged",
         "turns_unchanged",
+        "context",
     }
 )
 #: The course functions a hint may name, and the operations whose divergence they can explain.
