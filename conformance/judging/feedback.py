@@ -147,10 +147,12 @@ def porter_hint(hint: str | None) -> str | None:
 #: Observation keys a hint's condition names ("If section_order keeps ...", "If threw shows
 #: ..."). A hint fits a divergence only when it names the deepest of these the divergence
 #: reaches: a hint naming ``partial`` is about the partial's blocks, not a missing
-#: ``partial.errorMessage``; one naming ``timestamp`` is not about an unexpected ``sections``.
+#: ``partial.errorMessage``; one naming ``timestamp`` is not about an unexpected ``sections``,
+#: and one naming ``sections`` (SYS-REPLAY-5) is not about the replayed ``content``.
 HINT_KEYS: frozenset[str] = frozenset(
     {
         "value",
+        "sections",
         "section_order",
         "timestamp",
         "partial",
@@ -165,6 +167,7 @@ HINT_KEYS: frozenset[str] = frozenset(
         "type",
         "input_unchanged",
         "turns_unchanged",
+        "context",
     }
 )
 #: The course functions a hint may name, and the operations whose divergence they can explain.

@@ -44,8 +44,11 @@ HINTED = (
     "shared-partial",
     "exhaustion-throws",
     "abort-checked-early",
+    "sections-always",
+    "sections-before-content",
+    "error-loses-message",
 )
-ONE_BUG = (*HINTED, "production-not-deferred", "sections-always", "sections-before-content", "error-loses-message", "preabort-keeps-turn")
+ONE_BUG = (*HINTED, "production-not-deferred", "preabort-keeps-turn")
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +93,12 @@ def test_a_bug_the_fixtures_have_a_hint_for_shows_it_first(graded: dict[str, Sub
     for variant in HINTED:
         first = next(iter(featured_by_lab(graded[variant], DEFAULT_DETAILS_PER_LAB).values()))[0]
         assert fitting_hint(first.case, first.outcome) is not None, f"{variant}: {first.case.id} shows no hint"
+
+
+def test_an_always_empty_sections_is_shown_the_sections_hint_not_the_timestamp_one(graded: dict[str, SubmissionResult]) -> None:
+    shown = [hint for *_, hint in featured_hints(graded["sections-always"])]
+    assert shown and "SYS-REPLAY-5" in shown[0], shown
+    assert not [hint for hint in shown if "timestamp" in hint or "SYS-REPLAY-6" in hint], shown
 
 
 #: Variants whose bug uses the wrong item of the case's input: their symptom has a known reading.
