@@ -18,12 +18,9 @@ from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.interface import Adapter, HarnessError, ImplementationThrew, OperationNotSupported
 from conformance.adapters.kinds import resolve_adapter
 from conformance.common.jsontypes import JsonObject, JsonValue
-from conformance.loading.cases import OPERATIONS
-from conformance.spec.profiles import DEFAULT_PROFILE, PROFILES
+from conformance.spec.profiles import ALL_OPERATIONS, DEFAULT_PROFILE, PROFILES
 
 PROTOCOL_VERSION = 1
-# Every profile's operations: a pi-ai-1 binding is served too.
-ALL_OPERATIONS = OPERATIONS.union(*(profile.operations for profile in PROFILES.values()))
 
 
 def answer(adapter: Adapter, request: JsonObject) -> JsonObject:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 
 from conformance.common.jsontypes import JsonObject
-from conformance.spec.profiles import ALL_SCENARIO_OPERATIONS, PROFILES
+from conformance.spec.profiles import ALL_OPERATIONS, ALL_SCENARIO_OPERATIONS
 
 #: How long a waiting step (``consume``, ``result``) may wait before it reports what it saw,
 #: when idleness cannot be observed (spec/protocol.md, "Settling"); sent in the handshake.
@@ -118,6 +118,6 @@ class Adapter:
 
 def is_scenario(operation: str) -> bool:
     """Whether ``operation`` (of any profile) is a scenario, which takes steps; :class:`HarnessError` for no known operation."""
-    if not any(operation in profile.operations for profile in PROFILES.values()):
+    if operation not in ALL_OPERATIONS:
         raise HarnessError(f"unknown operation {operation!r}")
     return operation in ALL_SCENARIO_OPERATIONS

@@ -21,7 +21,7 @@ from conformance.loading.cases import LABS
 from conformance.loading.loader import load_suite
 from conformance.spec.clauses import load_clauses, load_profile_clauses
 from conformance.spec.paths import fixtures_dir
-from conformance.spec.profiles import DEFAULT_PROFILE, PROFILES, UnknownProfile, get_profile
+from conformance.spec.profiles import ALL_OPERATIONS, DEFAULT_PROFILE, PROFILES, UnknownProfile, get_profile
 from conformance.spec.version import VersionError, spec_version
 
 EXIT_PROBLEMS = 1
@@ -75,7 +75,7 @@ def _add_new(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     """`fixtures new`: a scaffold case appended to the right file."""
     new_parser = subcommands.add_parser("new", help="append a scaffold case (fresh id, TODO placeholders) to the right file")
     _fixtures_option(new_parser)
-    every_operation = sorted(set().union(*(profile.operations for profile in PROFILES.values())))
+    every_operation = sorted(ALL_OPERATIONS)
     new_parser.add_argument("--operation", required=True, choices=every_operation, help="the case's operation")
     new_parser.add_argument("--lab", choices=LABS, help="the case's lab (course profile: required)")
     new_parser.add_argument(

@@ -98,6 +98,8 @@ PI_AI_1: Final = Profile(
 
 PROFILES: Final = {profile.name: profile for profile in (COURSE, PI_AI_1)}
 DEFAULT_PROFILE: Final = COURSE.name
+#: The operations of every profile.
+ALL_OPERATIONS: Final = frozenset().union(*(profile.operations for profile in PROFILES.values()))
 #: Scenario operations of every profile.
 ALL_SCENARIO_OPERATIONS: Final = frozenset().union(*(profile.scenario_operations for profile in PROFILES.values()))
 

@@ -1,4 +1,4 @@
-"""The Markdown report: a score table, the failing cases one line per cause, then every case that did not pass with its full feedback.
+"""The Markdown report: a score table, the failing cases one line per cause, then each cause with its first case's full feedback.
 
 The cause lines are the terminal's (:mod:`conformance.grading.formats.causes`), with every
 case id. One cause (a place and a kind of divergence, or a module that ends the process on
