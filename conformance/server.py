@@ -46,14 +46,22 @@ def answer(adapter: Adapter, request: JsonObject) -> JsonObject:
     if op not in ALL_OPERATIONS or not isinstance(request.get("input"), dict):
         return {"seq": seq, "ok": False, "error": {"kind": "protocol", "message": f"unknown operation or missing input: {op!r}"}}
     steps = request.get("steps")
+    return _perform(adapter, seq, str(op), request["input"], steps if isinstance(steps, list) else [])  # type: ignore[arg-type]
+
+
+def _perform(adapter: Adapter, seq: JsonValue, op: str, input: JsonObject, steps: list[JsonObject]) -> JsonObject:
+    """The response to one operation: its observation, or why there is none."""
     try:
-        observation = adapter.perform(str(op), request["input"], steps if isinstance(steps, list) else [])  # type: ignore[arg-type]
+        observation = adapter.perform(op, input, steps)
     except OperationNotSupported as error:
         return {"seq": seq, "ok": False, "error": {"kind": "not_implemented", "message": str(error)}}
     except ImplementationThrew as error:
         return {"seq": seq, "ok": False, "error": {"kind": "threw", "message": str(error)}}
     except (HarnessError, Exception) as error:
         return {"seq": seq, "ok": False, "error": {"kind": "protocol", "message": f"{type(error).__name__}: {error}"}}
+    except BaseException as error:  # SystemExit, KeyboardInterrupt from the port's code: its case errors, the server goes on
+        message = f"the implementation raised {type(error).__name__}: {error}"
+        return {"seq": seq, "ok": False, "error": {"kind": "protocol", "message": message}}
     return {"seq": seq, "ok": True, "observation": observation}
 
 

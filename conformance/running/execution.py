@@ -35,6 +35,17 @@ class _Timeout(Exception):
     pass
 
 
+class ImplementationExited(BaseException):
+    """The implementation's own code raised ``SystemExit`` or ``KeyboardInterrupt``: its case errors, the run goes on.
+
+    A ``BaseException``, so that no ``except Exception`` on the way takes it for the adapter's own failure.
+    """
+
+    def __init__(self, raised: BaseException) -> None:
+        super().__init__(f"{type(raised).__name__}: {raised}")
+        self.raised = raised
+
+
 class _Worker:
     """A daemon thread that runs one calling thread's cases one after another (a thread per case costs a start each).
 
@@ -114,7 +125,12 @@ def observe(adapter: Adapter, case: Case, timeout_s: float) -> JsonObject:
     if not in_time:
         raise _Timeout
     if "error" in box:
-        raise box["error"]  # type: ignore[misc]
+        error = box["error"]
+        if isinstance(error, KeyboardInterrupt | SystemExit):
+            # Raised by the implementation's own code in the worker thread: the user's Ctrl-C and
+            # SIGTERM land on the calling thread, never here, so this one must not stop the run.
+            raise ImplementationExited(error) from error
+        raise error  # type: ignore[misc]
     return box["observation"]  # type: ignore[return-value]
 
 
@@ -206,7 +222,8 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
         # only the user's Ctrl-C and an exit stop the run.
         if isinstance(error, KeyboardInterrupt | SystemExit):
             raise
-        return done("errored", f"the implementation raised {type(error).__name__}: {error}")
+        raised = error.raised if isinstance(error, ImplementationExited) else error
+        return done("errored", f"the implementation raised {type(raised).__name__}: {raised}")
     if isinstance(observation, Outcome):
         return observation
     try:

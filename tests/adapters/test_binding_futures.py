@@ -52,3 +52,33 @@ def test_a_base_exception_from_the_port_is_an_errored_case_not_a_lost_one() -> N
     case = next(case for case in load_suite().cases if case.operation == "text_of")
     outcome = run_case(_Cancelling(), case)
     assert outcome.status == "errored" and "CancelledError" in outcome.message
+
+
+class _Exiting(Adapter):
+    """An adapter whose port code raises what would stop a Python program: ``SystemExit(3)`` or ``KeyboardInterrupt``."""
+
+    name = "exiting"
+
+    def __init__(self, raised: BaseException) -> None:
+        self.raised = raised
+
+    def text_of(self, input: Any) -> Any:
+        raise self.raised
+
+
+@pytest.mark.parametrize("raised", [SystemExit(3), KeyboardInterrupt(), GeneratorExit()], ids=type)
+def test_an_exit_raised_by_port_code_errors_its_case_and_the_run_goes_on(raised: BaseException) -> None:
+    cases = [case for case in load_suite().cases if case.operation == "text_of"][:3]
+    outcomes = [run_case(_Exiting(raised), case) for case in cases]
+    assert [outcome.status for outcome in outcomes] == ["errored"] * 3
+    assert all(f"the implementation raised {type(raised).__name__}" in outcome.message for outcome in outcomes)
+
+
+@pytest.mark.parametrize("raised", [SystemExit(3), KeyboardInterrupt()], ids=type)
+def test_the_server_answers_an_exit_raised_by_port_code_and_serves_the_next_request(raised: BaseException) -> None:
+    from conformance.server import answer
+
+    request = {"seq": 7, "op": "text_of", "input": {"message": {"role": "user", "content": "x", "timestamp": 0}}}
+    response = answer(_Exiting(raised), request)  # type: ignore[arg-type]
+    assert response["ok"] is False and response["seq"] == 7
+    assert f"the implementation raised {type(raised).__name__}" in str(response["error"])
