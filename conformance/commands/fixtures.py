@@ -22,7 +22,7 @@ from conformance.loading.loader import load_suite
 from conformance.spec.clauses import load_clauses, load_profile_clauses
 from conformance.spec.paths import fixtures_dir
 from conformance.spec.profiles import ALL_OPERATIONS, DEFAULT_PROFILE, PROFILES, UnknownProfile, get_profile
-from conformance.spec.version import VersionError, spec_version
+from conformance.spec.version import VersionError, profile_version
 
 EXIT_PROBLEMS = 1
 
@@ -138,7 +138,7 @@ def coverage_command(args: argparse.Namespace) -> int:
     """Print (or write) the coverage report; with ``--check``, 1 when a clause has no case."""
     suite = load_suite(_root(args))
     try:
-        version = spec_version()
+        version = profile_version(args.profile)
     except VersionError as error:
         print(f"fixtures coverage: {error}", file=sys.stderr)
         return EXIT_PROBLEMS
@@ -164,7 +164,7 @@ def coverage_command(args: argparse.Namespace) -> int:
             other_suite = load_suite(_root(args), profile=name)
             if not other_suite.cases and not other_suite.broken:
                 continue  # a fixtures folder without this profile's files (a course-only held-out set)
-            other = coverage.compute(load_profile_clauses(name), other_suite.cases, version, broken=len(other_suite.broken))
+            other = coverage.compute(load_profile_clauses(name), other_suite.cases, profile_version(name), broken=len(other_suite.broken))
             print(f"fixtures (profile {name}) {other.summary()}", file=sys.stderr)
             unchecked = unchecked or bool(other.unchecked)
     return EXIT_PROBLEMS if args.check and unchecked else 0

@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from conformance.spec.paths import spec_file
+from conformance.spec.paths import data_root, spec_file
+from conformance.spec.profiles import get_profile
 
-_VERSION_LINE = re.compile(r"^Spec version: (?P<version>\S+)\s*$", re.MULTILINE)
+_VERSION_LINE = re.compile(r"^(?P<what>Spec|Profile) version: (?P<version>\S+)", re.MULTILINE)
 _SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
 
 
@@ -20,12 +21,17 @@ class VersionError(ValueError):
 
 
 def spec_version(path: Path | None = None) -> str:
-    """The semantic version on the spec's ``Spec version: X.Y.Z`` line."""
+    """The semantic version on the spec's ``Spec version: X.Y.Z`` line (a profile's document: ``Profile version:``)."""
     spec = path or spec_file()
     match = _VERSION_LINE.search(spec.read_text(encoding="utf-8"))
     if match is None:
-        raise VersionError(f"{spec}: no 'Spec version: X.Y.Z' line")
+        raise VersionError(f"{spec}: no 'Spec version: X.Y.Z' (or 'Profile version: X.Y.Z') line")
     version = match["version"]
     if not _SEMVER.match(version):
-        raise VersionError(f"{spec}: spec version {version!r} is not a semantic version (X.Y.Z)")
+        raise VersionError(f"{spec}: {match['what'].lower()} version {version!r} is not a semantic version (X.Y.Z)")
     return version
+
+
+def profile_version(profile: str) -> str:
+    """The version of ``profile``'s clause document: the course's is the spec's, another's its ``Profile version:``."""
+    return spec_version(data_root() / get_profile(profile).spec)

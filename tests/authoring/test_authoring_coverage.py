@@ -94,3 +94,13 @@ def test_clauses_whose_cases_have_no_hint_are_named(capsys: pytest.CaptureFixtur
     # The command says it on standard error, next to the coverage line.
     code, _, err = run_fixtures(capsys, "coverage", "--format", "json")
     assert code == 0 and "fixtures hints: " in err and "checked clauses have a case with a hint" in err
+
+
+@pytest.mark.parametrize(("profile", "document"), [("course", "spec/spec.md"), ("pi-ai-1", "spec/pi-ai-1/spec.md")])
+def test_the_report_names_the_version_of_its_profiles_own_document(profile: str, document: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.support.paths import REPO
+
+    code, out, _ = run_fixtures(capsys, "coverage", "--profile", profile, "--format", "json")
+    assert code == 0
+    heading = next(line for line in (REPO / document).read_text(encoding="utf-8").splitlines() if " version: " in line)
+    assert json.loads(out)["spec_version"] == heading.split(" version: ")[1].split()[0]
