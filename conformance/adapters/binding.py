@@ -140,6 +140,8 @@ class BindingAdapter(Adapter):
             if isinstance(copied, list):
                 return [hook(item) for item in copied]
             return hook(copied)
+        except NotImplementedError as error:  # the port's types cannot hold this input: the case is not one for it
+            raise OperationNotSupported(f"the binding's to_impl() cannot hold this input: {error}") from error
         except Exception as error:
             raise HarnessError(f"the binding's to_impl() threw {describe_exception(error)}") from error
 
