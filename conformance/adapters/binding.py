@@ -1,15 +1,13 @@
 """An adapter for implementations written in Python, reached in-process through a *binding*.
 
-A binding is any object (usually a module) exposing the chapter API under Python names:
-``text_of``, ``system_message_text``, ``current_system_message``, ``current_system_prompt``,
-``text``, ``user_message``, ``assistant_message``, ``EventStream``,
-``AssistantMessageEventStream``, ``ScriptedModel`` and ``AbortController``, with IR values
-as plain dicts that use the IR's own field names, or as the port's own objects when the
-binding also has the two hooks ``to_impl(json)`` (a JSON input value to the port's object) and
-``to_json(obj)`` (the port's object to its JSON form). :class:`BindingAdapter` turns that API
-into observations, playing scenarios on a fresh asyncio event loop. Mutation checks compare
-the port's own objects (through ``to_json``) before and after a call, and identity
-(``same_object_as``) is decided on the port's objects. The whole contract: docs/porting.md.
+A binding is any object (usually a module) exposing the chapter API under Python names: ``text_of``,
+``system_message_text``, ``current_system_message``, ``current_system_prompt``, ``text``, ``user_message``,
+``assistant_message``, ``EventStream``, ``AssistantMessageEventStream``, ``ScriptedModel`` and ``AbortController``.
+IR values are plain dicts with the IR's own field names, or the port's own objects when the binding also
+has the hooks ``to_impl(json)`` (a JSON input value to the port's object) and ``to_json(obj)`` (the port's
+object to its JSON form). :class:`BindingAdapter` turns that API into observations, playing scenarios on a
+fresh asyncio event loop. Mutation checks compare the port's objects (through ``to_json``) before and after
+a call, and identity (``same_object_as``) is decided on them. The whole contract: docs/porting.md.
 """
 
 from __future__ import annotations
@@ -21,8 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-# Re-exported (`name as name`): the pi-ai-1 binding and the tests import run_coroutine,
-# wait_settled and describe_exception from here.
+# Re-exported (`name as name`): the pi-ai-1 binding and tests import these three from here.
 from conformance.adapters.event_loop import run_coroutine as run_coroutine
 from conformance.adapters.event_loop import settle
 from conformance.adapters.event_loop import wait_settled as wait_settled
@@ -140,7 +137,7 @@ class BindingAdapter(Adapter):
             if isinstance(copied, list):
                 return [hook(item) for item in copied]
             return hook(copied)
-        except NotImplementedError as error:  # the port's types cannot hold this input: the case is not one for it
+        except NotImplementedError as error:  # the port's types cannot hold this input: not a case for it
             raise OperationNotSupported(f"the binding's to_impl() cannot hold this input: {error}") from error
         except Exception as error:
             raise HarnessError(f"the binding's to_impl() threw {describe_exception(error)}") from error
