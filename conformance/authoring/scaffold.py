@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.authoring.files import FixtureText, read
 from conformance.authoring.ids import shared_words
 from conformance.authoring.lint import HEADER_PREFIX, SCHEMA_FILE
+from conformance.loading import shared_files
 from conformance.loading.cases import LABS, OPERATIONS, PURE_OPERATIONS
 from conformance.loading.loader import fixture_files
-from conformance.spec.paths import schemas_dir
+from conformance.spec.paths import fixtures_dir, schemas_dir
+from conformance.spec.profiles import COURSE
 
 _CASE_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -203,9 +206,10 @@ def _target_file(root: Path, texts: list[FixtureText], operation: str, lab: str,
     """The file named by ``--file``, else the one topic file that holds this operation and lab."""
     if file is not None:
         return named_file(root, file)
-    candidates = [
-        fixture for fixture in texts if any(raw.get("operation") == operation and raw.get("lab") == lab for _, raw in fixture.cases)
-    ]
+    holding = [fixture for fixture in texts if _holds(fixture, operation, lab)]
+    candidates = [fixture for fixture in holding if not shared_files.is_shared(fixture.data)]
+    if not candidates and holding:
+        raise ScaffoldError(_only_shared(root, holding, texts, operation, lab))
     if wanted_id and len(candidates) > 1:
         # Several topic files share the operation and lab: the id's prefix picks one.
         matching = [fixture for fixture in candidates if wanted_id.startswith(_prefix(fixture, texts, operation))]
@@ -217,6 +221,32 @@ def _target_file(root: Path, texts: list[FixtureText], operation: str, lab: str,
         raise ScaffoldError(f"no fixture file has {operation} cases for lab {lab}; name one with --file (e.g. ch0{lab[0]}/topic.yaml)")
     listing = "\n  ".join(f"{fixture.display}  {_topic(fixture)}(ids {_prefix(fixture, texts, operation)}…)" for fixture in candidates)
     raise ScaffoldError(f"several files hold {operation} cases for lab {lab}; choose one with --file:\n  {listing}")
+
+
+def _holds(fixture: FixtureText, operation: str, lab: str) -> bool:
+    """Whether the file has a course case of ``operation`` in ``lab`` (in a shared file: the course's view of it)."""
+    shared = shared_files.is_shared(fixture.data)
+    for _, raw in fixture.cases:
+        block = raw.get(COURSE.name) if shared else None
+        view = {**raw, **block} if isinstance(block, dict) else raw
+        if view.get("operation") == operation and view.get("lab") == lab:
+            return True
+    return False
+
+
+def _only_shared(root: Path, holding: list[FixtureText], texts: list[FixtureText], operation: str, lab: str) -> str:
+    """Where the operation's cases of this lab live when only shared files hold them: the command that adds one there."""
+    lines = [f"no course-only file has {operation} cases for lab {lab}; they live in a file shared with other profiles:"]
+    where = "" if root.resolve() == fixtures_dir().resolve() else f" --fixtures {shlex.quote(str(root))}"
+    for fixture in holding:
+        names = ",".join(shared_files.profiles_of(fixture.data))
+        relative = fixture.path.resolve().relative_to(root.resolve()).as_posix()
+        lines.append(f"  {fixture.display}  {_topic(fixture)}(ids {_prefix(fixture, texts, operation)}…)")
+        lines.append(
+            f"    a case there: pi-conformance fixtures new{where} --profile {names} --operation {operation} --lab {lab} --file {relative}"
+        )
+    lines.append(f"  a course-only case instead: name a new file with --file (e.g. ch0{lab[0]}/topic.yaml)")
+    return "\n".join(lines)
 
 
 def named_file(root: Path, file: str) -> Path:

@@ -115,3 +115,23 @@ def test_a_new_topic_file_gets_the_schema_header_and_a_topic_placeholder(tmp_pat
     messages = [str(problem) for problem in lint(root)]
     assert "fixtures/ch03/new-topic.yaml:3: -: topic: placeholder left by `fixtures new`" in "\n".join(messages)
     assert not any("schema header" in message for message in messages)
+
+
+def test_an_operation_whose_cases_live_only_in_a_shared_file_is_sent_there_with_the_command_that_adds_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    from tests.support.paths import REPO
+
+    root = tmp_path / "fixtures"
+    shutil.copytree(REPO / "fixtures", root)
+    shutil.copytree(REPO / "spec" / "schemas", tmp_path / "spec" / "schemas")
+    code, _, err = new(capsys, root, "--operation", "current_system_message", "--lab", "3.1", "--slug", "new-one")
+    assert code == 2
+    assert "fixtures/shared/system-replay.yaml" in err and "shared with other profiles" in err
+    suggested = next(line for line in err.splitlines() if "a case there: " in line).split("a case there: pi-conformance fixtures ")[1]
+    assert suggested.endswith("--file shared/system-replay.yaml")
+    # The command it names works as printed (plus the slug), and the case lands in the shared file.
+    code, out, _ = run_fixtures(capsys, *suggested.split(), "--slug", "new-one")
+    assert code == 0 and "shared/system-replay.yaml" in out and "sys-replay-new-one" in out
