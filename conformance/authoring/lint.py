@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 
 from conformance.authoring import placeholders
+from conformance.authoring.expected_values import expected_ir_problems
 from conformance.authoring.files import FixtureText, read
 from conformance.authoring.ids import shared_words
 from conformance.authoring.problems import Problem
@@ -74,6 +75,7 @@ def lint(root: Path | None = None, only: Collection[Path] | None = None, extra: 
                 problems.append(Problem(broken.file, line, broken.id, message))
     problems = _once_per_file(problems)
     problems.extend(_duplicate_inputs(suite.cases))
+    problems.extend(expected_ir_problems(suite.cases))
     problems.extend(_feature_problems(suite.cases))
     problems.extend(_profile_feature_problems(others))
     problems.extend(_prefix_problems([*suite.cases, *(case for other in others for case in other.cases)]))

@@ -137,3 +137,31 @@ def test_unparsable_yaml_is_reported_with_its_line(tmp_path: Path) -> None:
     last = len(path.read_text(encoding="utf-8").splitlines())
     assert (problem.file, problem.case_id) == ("fixtures/ch03/constructors.yaml", "-") and "not valid YAML" in problem.message
     assert problem.line in (last, last + 1)  # where the parser gave up: the open list runs to the end
+
+
+def test_an_expected_value_that_is_not_valid_ir_is_reported_at_its_case(tmp_path: Path) -> None:
+    root = scratch(tmp_path)
+    path = root / "ch03" / "constructors.yaml"
+    text = path.read_text(encoding="utf-8")
+    # No text() could return a block whose text is a number: IR says text is a string.
+    path.write_text(
+        text.replace('        text: "我先读取项目说明。"', '        text: {$oneOf: ["ok", {$type: number}]}', 1), encoding="utf-8"
+    )
+    [problem] = lint(root)
+    case_line = 1 + path.read_text(encoding="utf-8").splitlines().index("  - id: make-text-readme-explanation")
+    assert (problem.file, problem.line, problem.case_id) == ("fixtures/ch03/constructors.yaml", case_line, "make-text-readme-explanation")
+    assert problem.message.startswith(
+        "expect.value.text: no valid TextContent (spec/schemas/ir.schema.json) matches this expectation: 0.5 is not of type 'string'"
+    )
+
+
+def test_every_matcher_is_accepted_where_a_value_of_its_kind_would_be(tmp_path: Path) -> None:
+    root = scratch(tmp_path)
+    path = root / "ch03" / "constructors.yaml"
+    text = path.read_text(encoding="utf-8")
+    for matcher in ("{$any: true}", "{$type: string}", '{$oneOf: ["a", {$type: string}]}'):
+        path.write_text(text.replace('        text: "我先读取项目说明。"', f"        text: {matcher}", 1), encoding="utf-8")
+        assert lint(root) == [], matcher
+    # ... and refused where no value of its kind would be valid IR.
+    path.write_text(text.replace('        text: "我先读取项目说明。"', "        text: {$type: number}", 1), encoding="utf-8")
+    assert [problem.case_id for problem in lint(root)] == ["make-text-readme-explanation"]
