@@ -74,6 +74,7 @@ KIND_WORDS: Mapping[str, str] = {
     "hung": "never settled (hung)",
     "error": "error",
     "order": "the same lines in another order",
+    "blank lines": "the same lines, with blank lines missing or added between them",
     "extra text": "lines that should not be there",
     "missing text": "lines missing",
     "broken": "broken fixture",
@@ -190,16 +191,18 @@ def cause_of(case: Case | BrokenCase, outcome: Outcome) -> Cause:
 
 
 def _text_reading(expected: str, actual: str) -> str | None:
-    """For two texts: ``order`` when the actual has the expected's lines in another order, ``extra text`` or ``missing text``."""
+    """For two texts: ``order`` (the same lines, reordered), ``blank lines``, ``extra text`` or ``missing text``."""
     try:
         wanted, got = json.loads(expected), json.loads(actual)
     except ValueError:
         return None
     if not isinstance(wanted, str) or not isinstance(got, str):
         return None
+    if sorted(wanted.split("\n")) == sorted(got.split("\n")):
+        return "order"  # every line, blank ones included, is there as often: only their order differs
     wanted_lines, got_lines = [line for line in wanted.split("\n") if line], [line for line in got.split("\n") if line]
-    if sorted(wanted_lines) == sorted(got_lines):
-        return "order"
+    if wanted_lines == got_lines:
+        return "blank lines"
     if set(wanted_lines) < set(got_lines):
         return "extra text"
     if set(got_lines) < set(wanted_lines):

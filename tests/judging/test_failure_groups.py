@@ -284,3 +284,20 @@ def test_markdown_and_json_report_one_line_per_cause_worded_as_the_terminal() ->
     assert text.count("```text") == 2 and text.count("ends the process") == 2 + 1 + 2, text
     per_lab = {lab: sum(graded.case.lab == lab for graded in result.score.cases if graded.case.id in errored) for lab in ("4.1", "4.2")}
     assert f"{per_lab['4.1'] - 1} more cases of lab 4.1 failed the same way" in text
+
+
+def test_another_order_is_said_only_of_a_permutation_and_a_missing_blank_line_is_named() -> None:
+    prompt = _case("current_system_prompt", "prompt", "3.1")
+    readings = {
+        "reordered": (json.dumps("A\n\nB"), json.dumps("B\n\nA")),
+        "a blank line lost": (json.dumps("A\n\nB"), json.dumps("A\nB")),
+        "a line added": (json.dumps("A\n\nB"), json.dumps("A\n\nB\n\nC")),
+        "a line lost": (json.dumps("A\n\nB\n\nC"), json.dumps("A\n\nC")),
+    }
+    causes = {what: str(cause_of(*_diverged(prompt, Divergence("value", *texts)))) for what, texts in readings.items()}
+    assert causes == {
+        "reordered": "current_system_prompt value: the same lines in another order",
+        "a blank line lost": "current_system_prompt value: the same lines, with blank lines missing or added between them",
+        "a line added": "current_system_prompt value: lines that should not be there",
+        "a line lost": "current_system_prompt value: lines missing",
+    }
