@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from conformance.loading import yaml_errors
 from conformance.loading.cases import BrokenCase
 from conformance.spec.profiles import DEFAULT_PROFILE
 
@@ -98,15 +99,15 @@ def _unparsable_file_entries(error: yaml.YAMLError, text: str, stem_id: str, rel
     if not entries:
         yield BrokenCase(stem_id, relative, line, (problem,), problem_lines=(line,))
     for entry in entries:
-        message = f"{problem} (at line {line}; the whole file is unusable)"
+        message = f"{problem} (the whole file is unusable, so each of its cases is reported)"
         # A shared file names its chapter inside `course: {...}`; a lab names its chapter too.
         entry_chapter = chapter or (f"0{entry.lab[0]}" if entry.lab else None)
         yield BrokenCase(entry.id, relative, entry.line, (message,), entry.lab, entry_chapter, problem_lines=(line,))
 
 
 def yaml_problem(error: yaml.YAMLError, text: str) -> str:
-    """A YAML error in one line; a duplicate anchor (a copied case) says how to fix it."""
-    problem = f"not valid YAML: {_one_line(str(error))}"
+    """A YAML error in one line, with its likely cause; a duplicate anchor (a copied case) says how to fix it."""
+    problem = yaml_errors.describe(error, text)
     mark = getattr(error, "problem_mark", None)
     first = getattr(error, "context_mark", None)
     if "found duplicate anchor" in str(error) and mark is not None and first is not None:
@@ -118,7 +119,3 @@ def yaml_problem(error: yaml.YAMLError, text: str) -> str:
             f"so a copied case needs its own: rename &{name} and its *{name} aliases in the copy"
         )
     return problem
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
