@@ -1,0 +1,42 @@
+"""MkDocs hook: the site holds its pages where the repository holds them.
+
+``docs/`` is MkDocs' docs folder, but the manual also includes files kept elsewhere in the
+repository (the README as the home page, the spec, CONTRIBUTING.md). Each page is placed in
+the site at its repository path (``docs/grading.md``, ``spec/spec.md``, ``README.md``), so a
+relative link is written once and works both on GitHub and in the built site, and
+``mkdocs build --strict`` checks every such link and anchor.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import File, Files
+
+REPO = Path(__file__).resolve().parent
+#: Files outside docs/ that the manual includes (glob patterns, relative to the repository).
+INCLUDED = (
+    "README.md",
+    "CONTRIBUTING.md",
+    "CHANGELOG.md",
+    "spec/*.md",
+    "spec/*.yaml",
+    "spec/pi-ai-1/*.md",
+    "spec/schemas/*.json",
+    "tests/README.md",
+)
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    """Every docs/ file moved under ``docs/`` in the site, plus the included repository files."""
+    docs_dir = Path(config.docs_dir).resolve()
+    prefix = docs_dir.relative_to(REPO).as_posix()
+
+    def repo_file(path: str) -> File:
+        return File(path, str(REPO), config.site_dir, config.use_directory_urls)
+
+    theme = [file for file in files if file.src_dir is None or Path(file.src_dir).resolve() != docs_dir]
+    pages = [repo_file(f"{prefix}/{file.src_uri}") for file in files if file.src_dir and Path(file.src_dir).resolve() == docs_dir]
+    included = [repo_file(path.relative_to(REPO).as_posix()) for pattern in INCLUDED for path in sorted(REPO.glob(pattern))]
+    return Files([*theme, *pages, *included])
