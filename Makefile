@@ -21,8 +21,10 @@ toolchain: $(BIN)/pi-conformance
 	fi
 
 ## Run the conformance suite against the bundled reference and print the summary.
+# The last line says how the commands the manual and the CLI print (pi-conformance ...) run from here.
 conformance: $(BIN)/pi-conformance toolchain
 	$(BIN)/pi-conformance run --impl reference
+	@echo "next: source $(VENV)/bin/activate   # puts pi-conformance on PATH; then every pi-conformance command the README, the manual and the CLI print runs as printed"
 
 ## Install every published @earendil-works/pi-ai 1.x (npm, into .cache, once each), run the
 ## pi-ai-1 cases on each and rewrite docs/pi-ai-compatibility.md.
