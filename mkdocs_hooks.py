@@ -19,15 +19,13 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 
 REPO = Path(__file__).resolve().parent
-#: Files outside docs/ that the manual includes (glob patterns, relative to the repository).
+#: Pages outside docs/ that the manual includes (glob patterns, relative to the repository).
 INCLUDED = (
     "README.md",
     "CONTRIBUTING.md",
     "CHANGELOG.md",
     "spec/*.md",
-    "spec/*.yaml",
     "spec/pi-ai-1/*.md",
-    "spec/schemas/*.json",
     "tests/README.md",
 )
 #: A Markdown link's target, without its #anchor: ``[text](target#anchor)``.
