@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: conformance test lint bench mutation clean toolchain compat-page
+.PHONY: conformance test lint docs bench mutation clean toolchain compat-page
 
 $(BIN)/pi-conformance: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,10 @@ toolchain: $(BIN)/pi-conformance
 	fi
 
 ## Run the conformance suite against the bundled reference and print the summary.
+# The last line says how the commands the manual and the CLI print (pi-conformance ...) run from here.
 conformance: $(BIN)/pi-conformance toolchain
 	$(BIN)/pi-conformance run --impl reference
+	@echo "next: source $(VENV)/bin/activate   # puts pi-conformance on PATH; then every pi-conformance command the README, the manual and the CLI print runs as printed"
 
 ## Install every published @earendil-works/pi-ai 1.x (npm, into .cache, once each), run the
 ## pi-ai-1 cases on each and rewrite docs/pi-ai-compatibility.md.
@@ -38,16 +40,24 @@ compat-page: $(BIN)/pi-conformance
 test: $(BIN)/pi-conformance toolchain
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup
 
-## ruff and mypy --strict on the Python packages, the tests and the benchmarks; fixture lint and clause coverage.
+## ruff and mypy --strict on the Python packages, the tests and the benchmarks; fixture lint and clause coverage; the manual.
 # mypy checks tests/ and bench/ in a run of their own: they import the examples as examples.pi_ai_port,
 # while a run over examples/ itself names the same files pi_ai_port (one file, two module names).
 lint: $(BIN)/pi-conformance toolchain
-	$(BIN)/ruff check conformance reference_impl tests bench examples
-	$(BIN)/ruff format --check conformance reference_impl tests bench examples
+	$(BIN)/ruff check conformance reference_impl tests bench examples mkdocs_hooks.py
+	$(BIN)/ruff format --check conformance reference_impl tests bench examples mkdocs_hooks.py
 	$(BIN)/mypy --strict conformance reference_impl examples
 	$(BIN)/mypy --strict tests bench
 	$(BIN)/pi-conformance fixtures lint
 	$(BIN)/pi-conformance fixtures coverage --check --output /dev/null
+	$(MAKE) docs
+
+## Build the manual (docs/, mkdocs.yml) into build/site; --strict fails on a broken internal link or anchor,
+## a page missing from the nav, or any other warning. First: docs/cli.md is what the parser defines.
+docs: $(BIN)/pi-conformance
+	@$(BIN)/python -m conformance.reports.cli_reference | diff -u docs/cli.md - \
+		|| { echo "docs/cli.md is stale: run .venv/bin/python -m conformance.reports.cli_reference > docs/cli.md"; exit 1; }
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 ## Mutation score: every mutant of reference_impl against the suite, in process; writes mutation-report.json.
 mutation: $(BIN)/pi-conformance

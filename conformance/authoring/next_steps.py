@@ -2,7 +2,7 @@
 
 A case of the course is checked against the bundled reference (the default ``--impl``). A
 case of ``pi-ai-1`` needs an implementation of pi-ai-1: the upstream package when it is
-installed (``PI_AI_PACKAGE_DIR``, the test suite's ``.cache/pi-ai-1.6.0``, or the README's
+installed (``PI_AI_PACKAGE_DIR``, the test suite's ``.cache/pi-ai-1.6.0``, or the manual's
 ``/tmp/pi-ai``), else the Python port in ``examples/`` (a checkout), else how to install the package.
 """
 

@@ -73,7 +73,7 @@ def gradescope_command(args: argparse.Namespace) -> int:
     print(
         f"pi-conformance autograder gradescope: {out} ({bundle.size // 1024} KiB): setup.sh, run_autograder, {bundle.wheel}{rubric}{held}"
     )
-    print("  upload it as the autograder of a Gradescope programming assignment (see the README's Deploying section)")
+    print("  upload it as the autograder of a Gradescope programming assignment (see the manual's Deploying page, docs/deploying.md)")
     return EXIT_OK
 
 

@@ -21,7 +21,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
             "The same seed writes the same files. Keep the seed and the folder out of the students'\n"
-            'repository; grade with them as the held-out set (README.md, "A private grading set").\n'
+            'repository; grade with them as the held-out set (docs/private-set.md, "A private grading set").\n'
             "Other files in DIR (hand-written private cases) are kept, and no generated case repeats\n"
             "their inputs or a public case's."
         ),

@@ -174,7 +174,7 @@ def test_killing_the_parent_or_any_ancestor_cannot_stop_a_sandboxed_grading(tmp_
 
 def test_without_the_sandbox_killing_the_parent_only_kills_the_supervisor(tmp_path: Path) -> None:
     # Recorded, not endorsed: the parent is the supervisor, so the grader goes on; an ancestor
-    # walk that reaches the grader kills it (see the README), which only the sandbox prevents.
+    # walk that reaches the grader kills it (see docs/sandbox.md), which only the sandbox prevents.
     project = copy_project(tmp_path / "killer")
     flag = json.dumps(str(tmp_path / "killed-once"))  # once: every restart killing it again only costs time
     append_to_module(

@@ -1,1 +1,1 @@
-"""Tests of the worked ports under examples/ and the README's minimal adapter."""
+"""Tests of the worked ports under examples/ and the manual's minimal adapter (docs/checking.md)."""

@@ -1,4 +1,4 @@
-"""The minimal adapter in the README really works."""
+"""The minimal adapter the manual shows (docs/checking.md) really works, and is shown as it is."""
 
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ def test_minimal_adapter_passes_its_operations_and_skips_the_rest(suite: Suite) 
     assert (REPO / "examples" / "minimal_adapter.mjs").read_text(encoding="utf-8").count("\n") <= 40
 
 
-def test_the_readme_shows_the_example_verbatim() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    shown = readme.split("```js\n", 1)[1].split("```", 1)[0]
+def test_the_manual_shows_the_example_verbatim() -> None:
+    page = (REPO / "docs" / "checking.md").read_text(encoding="utf-8")
+    shown = page.split("```js\n", 1)[1].split("```", 1)[0]
     example = (REPO / "examples" / "minimal_adapter.mjs").read_text(encoding="utf-8")
     code = "".join(line for line in example.splitlines(keepends=True) if not line.startswith("//"))
     assert shown == code

@@ -436,11 +436,10 @@ def test_progress_writes_plain_lines_with_counts_when_not_a_terminal(textof_resu
     )
 
 
-def test_the_readme_rubric_example_is_valid_and_fits_the_fixtures() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### The rubric", 1)[1]
-    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
-    context = prepare(parse_rubric(yaml.safe_load(example), "README"))
+def test_the_manuals_rubric_example_is_valid_and_fits_the_fixtures() -> None:
+    page = (REPO / "docs" / "rubric.md").read_text(encoding="utf-8")
+    example = page.split("```yaml\n", 1)[1].split("```", 1)[0]
+    context = prepare(parse_rubric(yaml.safe_load(example), "docs/rubric.md"))
     assert context.rubric.max_score == 100 and len(context.rubric.held_out) == 2
 
 

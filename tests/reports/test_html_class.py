@@ -6,7 +6,7 @@ bug as a failure group of its student, highlight the first differing event of ev
 and load in headless Chromium (Debian's ``chromium``, driven by Playwright, never a
 downloaded browser) with no console error and every link resolving. Screenshots of the
 overview and of one trace diff go to the test's folder, and to ``docs/`` with
-``PI_UPDATE_SCREENSHOTS=1`` (the README shows those).
+``PI_UPDATE_SCREENSHOTS=1`` (docs/html-reports.md shows those).
 """
 
 from __future__ import annotations
