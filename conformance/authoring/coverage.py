@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from conformance.judging.feedback import unshowable_hint
 from conformance.loading.cases import Case
 from conformance.spec.clauses import Clause
 from conformance.spec.features import beyond_chapter_sources
@@ -119,7 +120,7 @@ def compute(clauses: Mapping[str, Clause], cases: list[Case], version: str, brok
         for clause_id in case.clauses:
             if clause_id in citing:
                 citing[clause_id].append(case.id)
-                if case.hint:
+                if case.hint and unshowable_hint(case) is None:  # a hint no failure can show advises nobody
                     hinted[clause_id].append(case.id)
     rows = [
         ClauseCoverage(clause.id, clause.line, clause.text, tuple(citing[clause.id]), tuple(hinted[clause.id]))

@@ -21,6 +21,7 @@ from conformance.authoring.files import FixtureText, read
 from conformance.authoring.ids import shared_words
 from conformance.authoring.problems import Problem
 from conformance.common.jsontypes import JsonObject
+from conformance.judging.feedback import unshowable_hint
 from conformance.loading import shared_files, validation_cache
 from conformance.loading.cases import LABS, Case
 from conformance.loading.loader import Suite, display_path, fixture_files, load_suite
@@ -76,6 +77,7 @@ def lint(root: Path | None = None, only: Collection[Path] | None = None, extra: 
     problems = _once_per_file(problems)
     problems.extend(_duplicate_inputs(suite.cases))
     problems.extend(expected_ir_problems(suite.cases))
+    problems.extend(_hint_problems(suite.cases))
     problems.extend(_feature_problems(suite.cases))
     problems.extend(_profile_feature_problems(others))
     problems.extend(_prefix_problems([*suite.cases, *(case for other in others for case in other.cases)]))
@@ -88,6 +90,11 @@ def lint(root: Path | None = None, only: Collection[Path] | None = None, extra: 
     unique = list(dict.fromkeys(problems))
     # Stable sort: problems of one line keep the order they were found in.
     return sorted(unique, key=lambda problem: (problem.file, problem.line))
+
+
+def _hint_problems(cases: list[Case]) -> list[Problem]:
+    """A first hint rung no failure can show (spec/fixture-format.md, Hints)."""
+    return [Problem(case.file, case.line, case.id, f"hint[0] {why}") for case in cases if (why := unshowable_hint(case)) is not None]
 
 
 def _once_per_file(problems: list[Problem]) -> list[Problem]:

@@ -219,6 +219,28 @@ def fitting_hint(case: Case, outcome: Outcome) -> str | None:
     return hint
 
 
+def unshowable_hint(case: Case) -> str | None:
+    """Why the case's first hint rung can never be shown by :func:`fitting_hint`, or None when some failure can show it."""
+    if not case.hint:
+        return None
+    hint = case.hint[0]
+    words = set(_PATH_KEY.findall(hint))
+    elsewhere = sorted(
+        function for function, operations in HINT_FUNCTIONS.items() if function in words and case.operation not in operations
+    )
+    if elsewhere:
+        return (
+            f"names {', '.join(elsewhere)}, which a {case.operation} case does not check: a hint never sends a student "
+            "to another function than the one the case checks, so this one is never shown; name the place without it"
+        )
+    if not hint_keys(hint):
+        return (
+            "names none of the observation keys a failure is matched by, so it is never shown; name the key the bug "
+            f"changes as a plain word, not as code (one of: {', '.join(sorted(HINT_KEYS))}), e.g. 'If value ...'"
+        )
+    return None
+
+
 def silent_stream_line(case: Case, outcome: Outcome) -> str | None:
     """A plain sentence when a consume step saw no event at all where events were expected."""
     if not is_silent_stream(case, outcome):

@@ -81,7 +81,12 @@ def test_clauses_whose_cases_have_no_hint_are_named(capsys: pytest.CaptureFixtur
     table = coverage.compute(clauses, [hinted, plain], "9.9.9")
     # A clause is hinted when any case citing it has a hint; unchecked and withdrawn ones are not counted.
     assert table.unhinted == [] and table.hint_summary() == "hints: 2/2 checked clauses have a case with a hint"
-    table = coverage.compute(clauses, [plain, Case("other", "f.yaml", 3, "03", "3.1", ("A-1",), "d", "text_of", {}, hint=("x",))], "9")
+    # A hint no failure can show (it names no observation key) hints nothing.
+    unshowable = Case("unshowable", "f.yaml", 3, "03", "3.1", ("A-1",), "d", "text_of", {}, hint=("look harder",))
+    assert coverage.compute(clauses, [plain, unshowable], "9").unhinted == ["A-1", "A-2"]
+    table = coverage.compute(
+        clauses, [plain, Case("other", "f.yaml", 3, "03", "3.1", ("A-1",), "d", "text_of", {}, hint=("If value x",))], "9"
+    )
     assert table.unhinted == ["A-2"]
     assert table.hint_summary() == "hints: 1/2 checked clauses have a case with a hint; none for A-2"
     rows = {row["id"]: row for row in json.loads(coverage.to_json(table))["clauses"]}

@@ -165,3 +165,35 @@ def test_every_matcher_is_accepted_where_a_value_of_its_kind_would_be(tmp_path: 
     # ... and refused where no value of its kind would be valid IR.
     path.write_text(text.replace('        text: "我先读取项目说明。"', "        text: {$type: number}", 1), encoding="utf-8")
     assert [problem.case_id for problem in lint(root)] == ["make-text-readme-explanation"]
+
+
+def test_a_first_hint_rung_no_failure_can_show_is_reported_with_how_to_make_it_fit(tmp_path: Path) -> None:
+    root = scratch(tmp_path)
+    path = root / "ch03" / "text-of.yaml"
+    text = path.read_text(encoding="utf-8")
+    case = text.index("  - id: text-of-readme-user\n")
+    start = text.index("    hint:\n      - ", case) + len("    hint:\n      - ")
+    end = text.index("\n", start)
+
+    def with_first_rung(rung: str) -> None:
+        path.write_text(text[:start] + f"'{rung}'" + text[end:], encoding="utf-8")
+
+    # Written as code (message.content), the key is not the hint's condition; a function of another operation never shows.
+    for rung, says in (
+        ("If message.content is joined wrongly, look at textOf.", "names none of the observation keys a failure is matched by"),
+        ("If value is wrong, look at currentSystemMessage.", "names currentSystemMessage, which a text_of case does not check"),
+    ):
+        with_first_rung(rung)
+        [problem] = lint(root)
+        assert problem.case_id == "text-of-readme-user" and problem.message.startswith(f"hint[0] {says}"), problem
+    with_first_rung("If value is wrong, look at textOf.")
+    assert lint(root) == []
+
+
+def test_the_fixture_format_lists_exactly_the_keys_a_hint_is_matched_by() -> None:
+    from conformance.judging.feedback import HINT_KEYS
+    from tests.support.paths import REPO
+
+    section = (REPO / "spec" / "fixture-format.md").read_text(encoding="utf-8").split("### Hints", 1)[1].split("\n## ", 1)[0]
+    listed = section.split("on the diverging path (an unexpected key included):", 1)[1].split(". Write", 1)[0]
+    assert set(re.findall(r"`(\w+)`", listed)) == HINT_KEYS
