@@ -17,6 +17,7 @@ script itself is the student's and runs in the sandbox.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -39,15 +40,12 @@ from conformance.adapters.sandbox import (
 )
 from conformance.adapters.session import SESSION_MARKER, minimal_environment, stop_tree, supervisor_argv
 from conformance.adapters.settings import ImplSettings
+from conformance.adapters.submission_copy import SubmissionTooLarge, chown_tree, copy_submission, remove_tree
+from conformance.common.student_text import path_text
 
 #: A registry address nothing listens on (the discard port of the loopback).
 UNREACHABLE_REGISTRY = "http://127.0.0.1:9/"
 BUILD_TIMEOUT_S = 300
-#: Folders never copied into the workspace: the submission's repository and its installed packages.
-SKIPPED_FOLDERS = frozenset({".git", "node_modules"})
-#: A submission larger than this (without ``.git`` and ``node_modules``) is not built.
-MAX_COPY_BYTES = 256 * 1024 * 1024
-MAX_COPY_ENTRIES = 20_000
 #: What a build may write in all (its workspace, the submission's copy included, and its log), and how often that is measured.
 MAX_BUILD_DISK_BYTES = 1024 * 1024 * 1024
 MAX_BUILD_ENTRIES = 100_000
@@ -55,10 +53,6 @@ DISK_POLL_S = 0.25
 #: The build log is read from its end only: a build that prints gigabytes costs the grader this much.
 LOG_TAIL_BYTES = 64 * 1024
 OUTPUT_LIMIT_CHARS = 6000
-
-
-class SubmissionTooLarge(RuntimeError):
-    """The submission exceeds :data:`MAX_COPY_BYTES` or :data:`MAX_COPY_ENTRIES`."""
 
 
 @dataclass
@@ -75,8 +69,8 @@ class Workspace:
         return self.root / ".home"
 
     def remove(self) -> None:
-        """Delete the workspace and everything the build wrote (idempotent)."""
-        shutil.rmtree(self.root, ignore_errors=True)
+        """Delete the workspace and everything the build wrote, however deep (idempotent, never raises)."""
+        remove_tree(self.root)
 
 
 @dataclass
@@ -97,44 +91,9 @@ class BuildResult:
             self.workspace.remove()
 
 
-def copy_submission(source: Path, target: Path) -> None:
-    """Copy ``source`` to ``target`` without ``.git``/``node_modules``, never following a link.
-
-    Links are recreated as they are (what they point at is not copied); sockets, pipes and
-    devices are left out. :class:`SubmissionTooLarge` past the caps.
-    """
-    budget = [MAX_COPY_BYTES, MAX_COPY_ENTRIES]
-
-    def walk(folder: Path, into: Path) -> None:
-        into.mkdir(mode=0o755)
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                budget[1] -= 1
-                if budget[1] < 0:
-                    raise SubmissionTooLarge(f"more than {MAX_COPY_ENTRIES} files")
-                destination = into / entry.name
-                info = entry.stat(follow_symlinks=False)
-                if stat.S_ISLNK(info.st_mode):
-                    os.symlink(os.readlink(entry.path), destination)
-                elif stat.S_ISDIR(info.st_mode):
-                    if entry.name not in SKIPPED_FOLDERS:
-                        walk(Path(entry.path), destination)
-                elif stat.S_ISREG(info.st_mode):
-                    budget[0] -= info.st_size
-                    if budget[0] < 0:
-                        raise SubmissionTooLarge(f"more than {MAX_COPY_BYTES // (1024 * 1024)} MiB")
-                    shutil.copyfile(entry.path, destination, follow_symlinks=False)
-                    os.chmod(destination, 0o755 if info.st_mode & 0o111 else 0o644)
-
-    walk(source, target)
-
-
-def chown_tree(root: Path, uid: int, gid: int) -> None:
-    """Give ``root`` and everything under it (links themselves, not their targets) to ``uid``:``gid``."""
-    os.chown(root, uid, gid, follow_symlinks=False)
-    for folder, folders, files in os.walk(root):
-        for name in (*folders, *files):
-            os.chown(os.path.join(folder, name), uid, gid, follow_symlinks=False)
+def copy_name(name: str) -> str:
+    """A folder name for the copy of a submission named ``name``: safe for npm and Node's module URLs."""
+    return re.sub(r"[^\w.-]", "_", path_text(name)).lstrip(".") or "submission"
 
 
 def build_environment(home: str, node: str, tools: toolchain.ToolchainStatus) -> dict[str, str]:
@@ -186,12 +145,17 @@ def build_in_copy(project: Path, where: Path, node: str, settings: ImplSettings)
     except (toolchain.ToolchainMissing, SandboxUnavailable) as error:
         return BuildResult(f"npm run build could not run: {error}")
     root = Path(tempfile.mkdtemp(prefix="pi-build-", dir=settings.build_root))
-    workspace = Workspace(root, root / project.name)
+    # The copy's name is the original's with only letters, digits, "-", "_" and ".": npm
+    # cannot read a package.json whose path is not UTF-8, nor Node import a module whose path
+    # holds a backslash. Reports name the submission by its own folder, never by the copy.
+    workspace = Workspace(root, root / copy_name(project.name))
     try:
         try:
             copy_submission(project, workspace.project)
         except SubmissionTooLarge as error:
             report: str | None = f"the submission is too large to build: {error} (node_modules and .git are not copied)"
+        except (OSError, RecursionError) as error:
+            report = f"the submission cannot be copied to build it: {path_text(str(error))}"
         else:
             (root / "node_modules").symlink_to(tools.node_modules, target_is_directory=True)
             workspace.home.mkdir()

@@ -18,7 +18,7 @@ from pathlib import Path
 from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds import Impl, ImplSpecError, parse_impl
 from conformance.adapters.settings import ImplSettings
-from conformance.common.student_text import BUILD_LOG_LIMIT, QUOTE_LIMIT, Budget, cap, prune_json, scrub
+from conformance.common.student_text import BUILD_LOG_LIMIT, QUOTE_LIMIT, Budget, cap, path_text, prune_json, scrub
 from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import Score, score
 from conformance.grading.status import NOT_RUN, SubmissionStatus, classify
@@ -166,6 +166,12 @@ class SubmissionResult:
     isolation: str = "none"
     #: Which resource limits held for its programs, and by what (``conformance.adapters.limits.describe``).
     limits: str = ""
+
+    def __post_init__(self) -> None:
+        # The name and the --impl quote a folder's name, whose bytes need not be UTF-8: every
+        # report, row and line that shows them must be able to write them (issue 32).
+        object.__setattr__(self, "name", path_text(self.name))
+        object.__setattr__(self, "impl", path_text(self.impl))
 
 
 def grade_submission(
