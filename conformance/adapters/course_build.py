@@ -1,17 +1,21 @@
 """Build a course project in a throwaway copy, with the pinned toolchain, and never in the submission.
 
-The submission is copied into a fresh workspace: regular files, folders and symbolic links
-(recreated, never followed), without ``.git`` and without any ``node_modules``. Nothing the
-build does can therefore reach the submission's git configuration or hooks (a build that
-set ``core.fsmonitor`` would otherwise run its command in the staff's next ``git status``),
-and nothing it writes stays on disk once the workspace is removed after grading.
+The submission is copied into a fresh workspace (:mod:`.submission_copy`: regular files,
+folders and links that stay inside the copy; never ``.git``, never ``node_modules``, never
+past the caps). Nothing the build does can therefore reach the submission's git
+configuration or hooks (a build that set ``core.fsmonitor`` would otherwise run its command
+in the staff's next ``git status``), and nothing it writes stays on disk once the workspace
+is removed after grading.
+
+**The grader decides how it is built** (:mod:`.staff_build`, the rubric's ``build:``): the
+staff files replace the submission's in the copy, and the command is the grader's, by
+default the pinned ``tsc -p tsconfig.json`` started directly (no script of the submission's
+runs); ``npm-run-build`` runs the pinned ``package.json``'s script in the sandbox instead.
 
 **Every submission is compiled alike,** by the pinned toolchain (:mod:`conformance.toolchain`):
 the workspace's own ``node_modules`` is a link to it, so ``tsc`` is found on the path npm
-builds for the script, and ``@types/node`` where TypeScript looks for type packages (in the
-``node_modules`` of every folder above the project). A submission's own ``node_modules``
-(another TypeScript, a patched compiler) is never copied, so none of it runs. The build
-script itself is the student's and runs in the sandbox.
+builds for a script, and ``@types/node`` where TypeScript looks for type packages (in the
+``node_modules`` of every folder above the project).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from conformance.adapters.sandbox import (
 )
 from conformance.adapters.session import SESSION_MARKER, minimal_environment, stop_tree, supervisor_argv
 from conformance.adapters.settings import ImplSettings
+from conformance.adapters.staff_build import StaffBuild, has_typescript_sources, pin_files
 from conformance.adapters.submission_copy import SubmissionTooLarge, chown_tree, copy_submission, remove_tree
 from conformance.common.student_text import path_text
 
@@ -133,25 +138,30 @@ def read_tail(log: Path) -> str:
 
 
 def build_in_copy(project: Path, where: Path, node: str, settings: ImplSettings) -> BuildResult:
-    """Copy ``project`` into a workspace and run ``npm run build`` in the copy of ``where``.
+    """Copy ``project`` into a workspace, pin the staff files and run the grader's build command in the copy of ``where``.
 
-    ``where`` is the folder of the ``package.json`` to build, inside ``project``. The
-    workspace is removed here when the build fails; otherwise the caller removes it once
-    the copy has been graded (:meth:`BuildResult.remove`).
+    ``where`` is the package folder, inside ``project``; the staff files and the command are
+    ``settings.staff_build`` (:mod:`.staff_build`). The workspace is removed here when the
+    build fails; otherwise the caller removes it once the copy has been graded
+    (:meth:`BuildResult.remove`).
     """
+    staff = settings.staff_build
+    label = build_label(staff)
     try:
         tools = toolchain.require()
         isolation = choose_isolation(settings.sandbox)
     except (toolchain.ToolchainMissing, SandboxUnavailable) as error:
-        return BuildResult(f"npm run build could not run: {error}")
+        return BuildResult(f"{label} could not run: {error}")
     root = Path(tempfile.mkdtemp(prefix="pi-build-", dir=settings.build_root))
     # The copy's name is the original's with only letters, digits, "-", "_" and ".": npm
     # cannot read a package.json whose path is not UTF-8, nor Node import a module whose path
     # holds a backslash. Reports name the submission by its own folder, never by the copy.
     workspace = Workspace(root, root / copy_name(project.name))
+    package = workspace.project / where.relative_to(project)
     try:
         try:
             copy_submission(project, workspace.project)
+            pin_files(package, staff)
         except SubmissionTooLarge as error:
             report: str | None = f"the submission is too large to build: {error} (node_modules and .git are not copied)"
         except (OSError, RecursionError) as error:
@@ -161,7 +171,8 @@ def build_in_copy(project: Path, where: Path, node: str, settings: ImplSettings)
             workspace.home.mkdir()
             if settings.run_as is not None:
                 chown_tree(root, *settings.run_as)
-            report = _run_build(workspace, workspace.project / where.relative_to(project), node, tools, settings, isolation)
+            command = _command(staff, package, node, tools)
+            report = None if command is None else _run_build(workspace, package, command, label, node, tools, settings, isolation)
     except BaseException:
         workspace.remove()
         raise
@@ -171,15 +182,35 @@ def build_in_copy(project: Path, where: Path, node: str, settings: ImplSettings)
     return BuildResult(None, workspace)
 
 
+def build_label(staff: StaffBuild) -> str:
+    """How reports name the build command: ``tsc -p tsconfig.json`` or ``npm run build``."""
+    return "tsc -p tsconfig.json" if staff.command == "tsc" else "npm run build"
+
+
+def _command(staff: StaffBuild, package: Path, node: str, tools: toolchain.ToolchainStatus) -> list[str] | None:
+    """The grader's build command; None when there is nothing to compile (no TypeScript in ``src/``)."""
+    if staff.command == "npm-run-build":
+        return [shutil.which("npm") or "npm", "run", "build"]
+    if not has_typescript_sources(package):
+        return None
+    # The compiler's own script, started by node: neither npm nor any script of the submission's runs.
+    return [node, os.path.realpath(tools.bin / "tsc"), "-p", "tsconfig.json"]
+
+
 def _run_build(
-    workspace: Workspace, where: Path, node: str, tools: toolchain.ToolchainStatus, settings: ImplSettings, isolation: str
+    workspace: Workspace,
+    where: Path,
+    command: list[str],
+    label: str,
+    node: str,
+    tools: toolchain.ToolchainStatus,
+    settings: ImplSettings,
+    isolation: str,
 ) -> str | None:
-    npm = shutil.which("npm") or "npm"
-    command = [npm, "run", "build"]
     env = build_environment(SANDBOX_HOME if isolation == "bwrap" else str(workspace.home), node, tools)
     limits = settings.resource_limits().for_build()
     if isolation == "bwrap":
-        sandbox = Sandbox(read_only=(tools.folder, *runtime_roots([node, npm])), writable=(workspace.root,), chdir=where)
+        sandbox = Sandbox(read_only=(tools.folder, *runtime_roots([node, command[0]])), writable=(workspace.root,), chdir=where)
         command = bwrap_command(sandbox, command, find_bwrap() or "bwrap", limits.tmp_mb)
     marker = secrets.token_hex(16)
     env[SESSION_MARKER] = marker
@@ -199,19 +230,19 @@ def _run_build(
                     start_new_session=True,
                 )
             except OSError as error:
-                return f"npm run build could not run: {error}"
+                return f"{label} could not run: {error}"
             try:
                 code, overflow = _watch(process, [workspace.root, log])
             finally:
                 stop_tree(process, marker)
         output_text = read_tail(log)
     if overflow is not None:
-        return f"npm run build was stopped: {overflow}:\n{output_text}"
+        return f"{label} was stopped: {overflow}:\n{output_text}"
     if code == 0:
         return None
     if code is None:
-        return f"npm run build did not finish within {BUILD_TIMEOUT_S} s:\n{output_text}"
-    return f"npm run build exited with status {code}:\n{output_text}"
+        return f"{label} did not finish within {BUILD_TIMEOUT_S} s:\n{output_text}"
+    return f"{label} exited with status {code}:\n{output_text}"
 
 
 def _watch(process: subprocess.Popen[bytes], written: list[Path]) -> tuple[int | None, str | None]:

@@ -123,7 +123,8 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
         "--build",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="pi-course: run the project's own npm run build first, which type-checks it (offline; never npx; default: on)",
+        help="pi-course: build the project first, the rubric's way (build:, default: the course's package.json and tsconfig.json "
+        "pinned, the pinned tsc -p tsconfig.json), which type-checks it (offline; default: on)",
     )
     FIXTURES.add(parser)
     parser.add_argument(

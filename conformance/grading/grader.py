@@ -141,7 +141,7 @@ class GradeOptions:
     """How to run a submission."""
 
     settings: ImplSettings = field(default_factory=ImplSettings)
-    #: Build a ``pi-course:`` project first (its own ``npm run build``, offline; this type-checks it).
+    #: Build a ``pi-course:`` project first, the rubric's way (``build:``: staff files pinned, the grader's own tsc; offline).
     build: bool = True
     #: Per-operation timeout (default: the case's own, else 1 s).
     case_timeout_s: float | None = None
@@ -199,7 +199,8 @@ def grade_submission(
         return submission.not_run("not-a-project", problem, problem)
     # Built here rather than when the adapter starts, which prints the build log on stderr:
     # in a batch that log belongs in the submission's row and report, not the terminal.
-    built = parsed.build(options.settings) if options.build else None
+    # The rubric decides how a submission is built (its staff files, the grader's command), never the submission.
+    built = parsed.build(replace(options.settings, staff_build=context.rubric.build)) if options.build else None
     if built is None:
         return _grade_cases(submission, stop, given or {}, on_outcome)
     if built.report is not None:

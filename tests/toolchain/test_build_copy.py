@@ -23,6 +23,7 @@ from conformance.adapters import course_build, submission_copy
 from conformance.adapters.settings import ImplSettings
 from conformance.adapters.submission_copy import SubmissionTooLarge, copy_submission
 from tests.support.attack_projects import copy_project
+from tests.support.build_rules import own_script, own_script_rubric
 from tests.support.cli_runner import cli
 from tests.support.requirements import needs_bwrap, needs_node, needs_npm, needs_toolchain
 
@@ -73,7 +74,10 @@ def test_a_build_that_plants_a_git_hook_and_fsmonitor_changes_nothing_in_the_sub
     before = tree_digest(project)
     work = tmp_path / "tmp"
     work.mkdir()
-    result = cli("grade", "--impl", f"pi-course:{project}", "--sandbox", sandbox, env={"TMPDIR": str(work)}, timeout=300)
+    rubric = own_script_rubric(tmp_path)  # the attack is the build script: run it
+    result = cli(
+        "grade", "--impl", f"pi-course:{project}", "--rubric", str(rubric), "--sandbox", sandbox, env={"TMPDIR": str(work)}, timeout=300
+    )
     assert "total    100.00 / 100.00" in result.stdout, result.stdout + result.stderr
     assert tree_digest(project) == before
     config = subprocess.run(["git", "-C", str(project), "config", "--get", "core.fsmonitor"], capture_output=True, text=True)
@@ -106,7 +110,8 @@ def test_the_submissions_own_compiler_never_runs(tmp_path: Path) -> None:
 
 
 def course_settings() -> ImplSettings:
-    return ImplSettings(sandbox="none")
+    """The submission's own build script runs (nothing pinned): these tests are about what a script can do."""
+    return own_script(ImplSettings(sandbox="none"))
 
 
 def test_links_inside_are_recreated_links_out_are_dropped_and_special_files_are_left_out(tmp_path: Path) -> None:
@@ -188,7 +193,10 @@ def test_a_batch_leaves_no_build_behind_even_when_the_build_kills_its_worker(tmp
     work = tmp_path / "tmp"
     work.mkdir()
     out = tmp_path / "out"
-    result = cli("grade-batch", str(submissions), "--out", str(out), "--sandbox", "none", env={"TMPDIR": str(work)}, timeout=300)
+    rubric = str(own_script_rubric(tmp_path))
+    result = cli(
+        "grade-batch", str(submissions), "--out", str(out), "--rubric", rubric, "--sandbox", "none", env={"TMPDIR": str(work)}, timeout=300
+    )
     assert "fine" in result.stdout + result.stderr
     rows = {row["submission"]: row for row in csv.DictReader((out / "gradebook.csv").open(encoding="utf-8"))}
     assert rows["fine"]["total"] == "100.00"
@@ -206,7 +214,8 @@ def test_a_build_that_fills_the_disk_is_stopped_at_the_cap(sandbox: str, tmp_pat
         copy_project(tmp_path / "filler"), "for i in 1 2 3 4 5 6 7 8; do head -c 25165824 /dev/zero > big$i; sleep 0.3; done"
     )
     package = project / "packages" / "pi-course"
-    built = course_build.build_in_copy(project, package, shutil.which("node") or "node", ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
+    settings = own_script(ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
+    built = course_build.build_in_copy(project, package, shutil.which("node") or "node", settings)
     assert built.report is not None and built.report.startswith("npm run build was stopped: it wrote more than 64 MiB")
     assert built.workspace is None  # removed with what it wrote
 
