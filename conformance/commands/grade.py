@@ -300,6 +300,9 @@ def _open_batch(args: argparse.Namespace, directory: Path, out: Path) -> _Batch 
         context = _context(args)
         submissions = select_shard(discover_submissions(directory), *shard)
         names = [submission_name(path) for path in submissions]
+        clash = _name_clash(names)
+        if clash:
+            return clash
         grade_options = _options(args, args.impl_template)
         journal = Journal.open(out, columns(context.rubric), shard, names, fresh=args.fresh, profile=args.profile)
     except (RubricError, ShardError, JournalError, RunAsError) as error:
@@ -307,6 +310,14 @@ def _open_batch(args: argparse.Namespace, directory: Path, out: Path) -> _Batch 
     except OSError as error:
         return f"cannot use {out}: {error}"
     return _Batch(context, submissions, grade_options, journal, out / GRADEBOOK)
+
+
+def _name_clash(names: list[str]) -> str | None:
+    """Two folders that go by one name (``caf\\xe9`` as bytes and as text) would share a row: say which, before grading."""
+    seen = sorted({name for name in names if names.count(name) > 1})
+    if not seen:
+        return None
+    return f"two submission folders go by the same name once undecodable bytes are escaped: {', '.join(seen)}; rename one of each"
 
 
 def _run_batch(args: argparse.Namespace, out: Path, batch: _Batch, pending: list[Path], html: HtmlBatch | None) -> bool:

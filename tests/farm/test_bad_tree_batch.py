@@ -40,3 +40,12 @@ def test_an_undecodable_name_and_a_deep_tree_are_one_row_each_and_everyone_else_
     assert report["status"] == "ok"
     assert f"{UNDECODABLE_TEXT}: 100.00/100.00 ok" in result.stderr  # the progress line
     assert f"{UNDECODABLE_TEXT}".encode() in (out / "gradebook.csv").read_bytes()
+
+
+def test_two_folders_that_escape_to_one_name_are_refused_before_grading(scratch: Path) -> None:
+    submissions = scratch / "submissions"
+    undecodable_copy(submissions)
+    (submissions / UNDECODABLE_TEXT).mkdir()  # the escaped name, written out as text
+    result = cli("grade-batch", str(submissions), "--out", str(scratch / "out"), "--sandbox", "none", timeout=120)
+    assert result.returncode == 2
+    assert f"two submission folders go by the same name once undecodable bytes are escaped: {UNDECODABLE_TEXT}" in result.stderr
