@@ -1,22 +1,27 @@
 """Build a course project in a throwaway copy, with the pinned toolchain, and never in the submission.
 
-The submission is copied into a fresh workspace: regular files, folders and symbolic links
-(recreated, never followed), without ``.git`` and without any ``node_modules``. Nothing the
-build does can therefore reach the submission's git configuration or hooks (a build that
-set ``core.fsmonitor`` would otherwise run its command in the staff's next ``git status``),
-and nothing it writes stays on disk once the workspace is removed after grading.
+The submission is copied into a fresh workspace (:mod:`.submission_copy`: regular files,
+folders and links that stay inside the copy; never ``.git``, never ``node_modules``, never
+past the caps). Nothing the build does can therefore reach the submission's git
+configuration or hooks (a build that set ``core.fsmonitor`` would otherwise run its command
+in the staff's next ``git status``), and nothing it writes stays on disk once the workspace
+is removed after grading.
+
+**The grader decides how it is built** (:mod:`.staff_build`, the rubric's ``build:``): the
+staff files replace the submission's in the copy, and the command is the grader's, by
+default the pinned ``tsc -p tsconfig.json`` started directly (no script of the submission's
+runs); ``npm-run-build`` runs the pinned ``package.json``'s script in the sandbox instead.
 
 **Every submission is compiled alike,** by the pinned toolchain (:mod:`conformance.toolchain`):
 the workspace's own ``node_modules`` is a link to it, so ``tsc`` is found on the path npm
-builds for the script, and ``@types/node`` where TypeScript looks for type packages (in the
-``node_modules`` of every folder above the project). A submission's own ``node_modules``
-(another TypeScript, a patched compiler) is never copied, so none of it runs. The build
-script itself is the student's and runs in the sandbox.
+builds for a script, and ``@types/node`` where TypeScript looks for type packages (in the
+``node_modules`` of every folder above the project).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -39,15 +44,13 @@ from conformance.adapters.sandbox import (
 )
 from conformance.adapters.session import SESSION_MARKER, minimal_environment, stop_tree, supervisor_argv
 from conformance.adapters.settings import ImplSettings
+from conformance.adapters.staff_build import StaffBuild, has_typescript_sources, pin_files
+from conformance.adapters.submission_copy import SubmissionTooLarge, chown_tree, copy_submission, remove_tree
+from conformance.common.student_text import path_text
 
 #: A registry address nothing listens on (the discard port of the loopback).
 UNREACHABLE_REGISTRY = "http://127.0.0.1:9/"
 BUILD_TIMEOUT_S = 300
-#: Folders never copied into the workspace: the submission's repository and its installed packages.
-SKIPPED_FOLDERS = frozenset({".git", "node_modules"})
-#: A submission larger than this (without ``.git`` and ``node_modules``) is not built.
-MAX_COPY_BYTES = 256 * 1024 * 1024
-MAX_COPY_ENTRIES = 20_000
 #: What a build may write in all (its workspace, the submission's copy included, and its log), and how often that is measured.
 MAX_BUILD_DISK_BYTES = 1024 * 1024 * 1024
 MAX_BUILD_ENTRIES = 100_000
@@ -55,10 +58,6 @@ DISK_POLL_S = 0.25
 #: The build log is read from its end only: a build that prints gigabytes costs the grader this much.
 LOG_TAIL_BYTES = 64 * 1024
 OUTPUT_LIMIT_CHARS = 6000
-
-
-class SubmissionTooLarge(RuntimeError):
-    """The submission exceeds :data:`MAX_COPY_BYTES` or :data:`MAX_COPY_ENTRIES`."""
 
 
 @dataclass
@@ -75,8 +74,8 @@ class Workspace:
         return self.root / ".home"
 
     def remove(self) -> None:
-        """Delete the workspace and everything the build wrote (idempotent)."""
-        shutil.rmtree(self.root, ignore_errors=True)
+        """Delete the workspace and everything the build wrote, however deep (idempotent, never raises)."""
+        remove_tree(self.root)
 
 
 @dataclass
@@ -97,44 +96,9 @@ class BuildResult:
             self.workspace.remove()
 
 
-def copy_submission(source: Path, target: Path) -> None:
-    """Copy ``source`` to ``target`` without ``.git``/``node_modules``, never following a link.
-
-    Links are recreated as they are (what they point at is not copied); sockets, pipes and
-    devices are left out. :class:`SubmissionTooLarge` past the caps.
-    """
-    budget = [MAX_COPY_BYTES, MAX_COPY_ENTRIES]
-
-    def walk(folder: Path, into: Path) -> None:
-        into.mkdir(mode=0o755)
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                budget[1] -= 1
-                if budget[1] < 0:
-                    raise SubmissionTooLarge(f"more than {MAX_COPY_ENTRIES} files")
-                destination = into / entry.name
-                info = entry.stat(follow_symlinks=False)
-                if stat.S_ISLNK(info.st_mode):
-                    os.symlink(os.readlink(entry.path), destination)
-                elif stat.S_ISDIR(info.st_mode):
-                    if entry.name not in SKIPPED_FOLDERS:
-                        walk(Path(entry.path), destination)
-                elif stat.S_ISREG(info.st_mode):
-                    budget[0] -= info.st_size
-                    if budget[0] < 0:
-                        raise SubmissionTooLarge(f"more than {MAX_COPY_BYTES // (1024 * 1024)} MiB")
-                    shutil.copyfile(entry.path, destination, follow_symlinks=False)
-                    os.chmod(destination, 0o755 if info.st_mode & 0o111 else 0o644)
-
-    walk(source, target)
-
-
-def chown_tree(root: Path, uid: int, gid: int) -> None:
-    """Give ``root`` and everything under it (links themselves, not their targets) to ``uid``:``gid``."""
-    os.chown(root, uid, gid, follow_symlinks=False)
-    for folder, folders, files in os.walk(root):
-        for name in (*folders, *files):
-            os.chown(os.path.join(folder, name), uid, gid, follow_symlinks=False)
+def copy_name(name: str) -> str:
+    """A folder name for the copy of a submission named ``name``: safe for npm and Node's module URLs."""
+    return re.sub(r"[^\w.-]", "_", path_text(name)).lstrip(".") or "submission"
 
 
 def build_environment(home: str, node: str, tools: toolchain.ToolchainStatus) -> dict[str, str]:
@@ -174,30 +138,41 @@ def read_tail(log: Path) -> str:
 
 
 def build_in_copy(project: Path, where: Path, node: str, settings: ImplSettings) -> BuildResult:
-    """Copy ``project`` into a workspace and run ``npm run build`` in the copy of ``where``.
+    """Copy ``project`` into a workspace, pin the staff files and run the grader's build command in the copy of ``where``.
 
-    ``where`` is the folder of the ``package.json`` to build, inside ``project``. The
-    workspace is removed here when the build fails; otherwise the caller removes it once
-    the copy has been graded (:meth:`BuildResult.remove`).
+    ``where`` is the package folder, inside ``project``; the staff files and the command are
+    ``settings.staff_build`` (:mod:`.staff_build`). The workspace is removed here when the
+    build fails; otherwise the caller removes it once the copy has been graded
+    (:meth:`BuildResult.remove`).
     """
+    staff = settings.staff_build
+    label = build_label(staff)
     try:
         tools = toolchain.require()
         isolation = choose_isolation(settings.sandbox)
     except (toolchain.ToolchainMissing, SandboxUnavailable) as error:
-        return BuildResult(f"npm run build could not run: {error}")
+        return BuildResult(f"{label} could not run: {error}")
     root = Path(tempfile.mkdtemp(prefix="pi-build-", dir=settings.build_root))
-    workspace = Workspace(root, root / project.name)
+    # The copy's name is the original's with only letters, digits, "-", "_" and ".": npm
+    # cannot read a package.json whose path is not UTF-8, nor Node import a module whose path
+    # holds a backslash. Reports name the submission by its own folder, never by the copy.
+    workspace = Workspace(root, root / copy_name(project.name))
+    package = workspace.project / where.relative_to(project)
     try:
         try:
             copy_submission(project, workspace.project)
+            pin_files(package, staff)
         except SubmissionTooLarge as error:
             report: str | None = f"the submission is too large to build: {error} (node_modules and .git are not copied)"
+        except (OSError, RecursionError) as error:
+            report = f"the submission cannot be copied to build it: {path_text(str(error))}"
         else:
             (root / "node_modules").symlink_to(tools.node_modules, target_is_directory=True)
             workspace.home.mkdir()
             if settings.run_as is not None:
                 chown_tree(root, *settings.run_as)
-            report = _run_build(workspace, workspace.project / where.relative_to(project), node, tools, settings, isolation)
+            command = _command(staff, package, node, tools)
+            report = None if command is None else _run_build(workspace, package, command, label, node, tools, settings, isolation)
     except BaseException:
         workspace.remove()
         raise
@@ -207,15 +182,35 @@ def build_in_copy(project: Path, where: Path, node: str, settings: ImplSettings)
     return BuildResult(None, workspace)
 
 
+def build_label(staff: StaffBuild) -> str:
+    """How reports name the build command: ``tsc -p tsconfig.json`` or ``npm run build``."""
+    return "tsc -p tsconfig.json" if staff.command == "tsc" else "npm run build"
+
+
+def _command(staff: StaffBuild, package: Path, node: str, tools: toolchain.ToolchainStatus) -> list[str] | None:
+    """The grader's build command; None when there is nothing to compile (no TypeScript in ``src/``)."""
+    if staff.command == "npm-run-build":
+        return [shutil.which("npm") or "npm", "run", "build"]
+    if not has_typescript_sources(package):
+        return None
+    # The compiler's own script, started by node: neither npm nor any script of the submission's runs.
+    return [node, os.path.realpath(tools.bin / "tsc"), "-p", "tsconfig.json"]
+
+
 def _run_build(
-    workspace: Workspace, where: Path, node: str, tools: toolchain.ToolchainStatus, settings: ImplSettings, isolation: str
+    workspace: Workspace,
+    where: Path,
+    command: list[str],
+    label: str,
+    node: str,
+    tools: toolchain.ToolchainStatus,
+    settings: ImplSettings,
+    isolation: str,
 ) -> str | None:
-    npm = shutil.which("npm") or "npm"
-    command = [npm, "run", "build"]
     env = build_environment(SANDBOX_HOME if isolation == "bwrap" else str(workspace.home), node, tools)
     limits = settings.resource_limits().for_build()
     if isolation == "bwrap":
-        sandbox = Sandbox(read_only=(tools.folder, *runtime_roots([node, npm])), writable=(workspace.root,), chdir=where)
+        sandbox = Sandbox(read_only=(tools.folder, *runtime_roots([node, command[0]])), writable=(workspace.root,), chdir=where)
         command = bwrap_command(sandbox, command, find_bwrap() or "bwrap", limits.tmp_mb)
     marker = secrets.token_hex(16)
     env[SESSION_MARKER] = marker
@@ -235,19 +230,19 @@ def _run_build(
                     start_new_session=True,
                 )
             except OSError as error:
-                return f"npm run build could not run: {error}"
+                return f"{label} could not run: {error}"
             try:
                 code, overflow = _watch(process, [workspace.root, log])
             finally:
                 stop_tree(process, marker)
         output_text = read_tail(log)
     if overflow is not None:
-        return f"npm run build was stopped: {overflow}:\n{output_text}"
+        return f"{label} was stopped: {overflow}:\n{output_text}"
     if code == 0:
         return None
     if code is None:
-        return f"npm run build did not finish within {BUILD_TIMEOUT_S} s:\n{output_text}"
-    return f"npm run build exited with status {code}:\n{output_text}"
+        return f"{label} did not finish within {BUILD_TIMEOUT_S} s:\n{output_text}"
+    return f"{label} exited with status {code}:\n{output_text}"
 
 
 def _watch(process: subprocess.Popen[bytes], written: list[Path]) -> tuple[int | None, str | None]:

@@ -16,12 +16,13 @@ import sys
 from pathlib import Path
 
 from conformance import toolchain
-from conformance.adapters.course_build import BuildResult, build_in_copy
+from conformance.adapters.course_build import BuildResult, build_in_copy, build_label
 from conformance.adapters.interface import Adapter, HarnessError
 from conformance.adapters.process import ProcessAdapter
 from conformance.adapters.process_options import ProcessOptions
 from conformance.adapters.sandbox import Isolation, Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
 from conformance.adapters.settings import ImplSettings
+from conformance.adapters.staff_build import has_typescript_sources
 
 NODE_ADAPTER = Path(__file__).resolve().parent / "node" / "pi_course_adapter.mjs"
 COURSE_MODULES = ("types.js", "event-stream.js", "scripted-model.js")
@@ -92,7 +93,7 @@ def check_course_project(path: Path) -> None:
 
 
 def build_dir(project: Path) -> Path | None:
-    """Where ``npm run build`` runs: the folder of the project's ``package.json``; None when there is none."""
+    """The package folder, where the build runs and the staff files go: the folder of the project's ``package.json``; None when none."""
     for candidate in (package_dir(project), project):
         if (candidate / "package.json").is_file():
             return candidate
@@ -100,23 +101,27 @@ def build_dir(project: Path) -> Path | None:
 
 
 def build(project: Path, settings: ImplSettings | None = None) -> BuildResult:
-    """Build the project's own ``npm run build`` in a throwaway copy (see :mod:`.course_build`).
+    """Build the project in a throwaway copy the grader's way (see :mod:`.course_build`, :mod:`.staff_build`).
 
-    Nothing is ever fetched and ``npx`` is never run: npm is offline and, in the sandbox,
-    has no network; ``tsc`` is the pinned toolchain's, for every submission alike. A folder
-    without ``package.json`` is not built (compiled modules are graded as they are; a folder
-    with neither is :class:`NotACourseProject`, which :func:`pi_course_adapter` raises).
+    The staff files of ``settings.staff_build`` replace the project's, and the grader's
+    command runs (by default the pinned ``tsc -p tsconfig.json``, no script of the
+    project's). Nothing is ever fetched: npm is offline and, in the sandbox, has no network;
+    ``tsc`` is the pinned toolchain's, for every submission alike. A folder with neither
+    ``package.json`` nor TypeScript under ``src/`` is not built (compiled modules are graded
+    as they are; a folder with no module either is :class:`NotACourseProject`, which
+    :func:`pi_course_adapter` raises): deleting ``package.json`` does not skip the type check.
     The submission itself is never written to. The caller removes the built copy once it
     has been graded (:meth:`BuildResult.remove`).
     """
     settings = settings or ImplSettings()
-    where = build_dir(project)
+    # The package folder when it has sources, whatever package.json files are where.
+    where = package_dir(project) if has_typescript_sources(package_dir(project)) else build_dir(project)
     if where is None:
         return BuildResult(None)
     try:
         node = find_node()
     except CourseLayoutError as error:
-        return BuildResult(f"npm run build could not run: {error}")
+        return BuildResult(f"{build_label(settings.staff_build)} could not run: {error}")
     return build_in_copy(project, where, node, settings)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from conformance.adapters.limits import Limits
 from conformance.adapters.sandbox import SandboxMode
+from conformance.adapters.staff_build import DEFAULT_STAFF_BUILD, StaffBuild
 
 
 @dataclass
@@ -31,6 +32,8 @@ class ImplSettings:
     run_as: tuple[int, int] | None = None
     #: Where builds make their throwaway workspaces (default: the system's temporary folder).
     build_root: Path | None = None
+    #: The staff files pinned over the submission's and the grader's build command (the rubric's ``build:``).
+    staff_build: StaffBuild = DEFAULT_STAFF_BUILD
 
     def resource_limits(self) -> Limits:
         """The limits every program of the implementation runs under (its build: ``.for_build()``)."""

@@ -7,6 +7,7 @@ import os
 import shutil
 import signal
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,14 +27,15 @@ from conformance.commands.checks import (
 )
 from conformance.commands.options import FIXTURES, TIMEOUT, add_process_options, process_settings
 from conformance.common.atomic_file import write_text_atomic
-from conformance.farm.batch import BatchOptions, discover_submissions, grade_batch
+from conformance.farm.batch import BatchOptions, discover_submissions, grade_batch, submission_name
 from conformance.farm.gradebook import GradebookError, columns, merge_gradebooks, meta_path
+from conformance.farm.job import failed_result
 from conformance.farm.journal import GRADEBOOK, Journal, JournalError
 from conformance.farm.shard import ShardError, resolve_shard, select_shard
 from conformance.grading import baseline as baselines
 from conformance.grading.formats import terminal
 from conformance.grading.formats.files import WRITERS
-from conformance.grading.grader import GradeOptions, GradingContext, grade_submission, prepare
+from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import RubricError, load_rubric
 from conformance.loading.loader import load_suite
 from conformance.reports.html.batch_site import HtmlBatch
@@ -121,7 +123,8 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
         "--build",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="pi-course: run the project's own npm run build first, which type-checks it (offline; never npx; default: on)",
+        help="pi-course: build the project first, the rubric's way (build:, default: the course's package.json and tsconfig.json "
+        "pinned, the pinned tsc -p tsconfig.json), which type-checks it (offline; default: on)",
     )
     FIXTURES.add(parser)
     parser.add_argument(
@@ -194,7 +197,7 @@ def grade_command(args: argparse.Namespace) -> int:
     except (RubricError, baselines.BaselineError, RunAsError) as error:
         print(f"pi-conformance grade: {error}", file=sys.stderr)
         return EXIT_USAGE
-    result = grade_submission(args.impl, context, options)
+    result = _grade_always(args.impl, context, options)
     details = None if args.verbose else args.details
     sys.stdout.write(terminal.render(result, context.clauses, details_per_lab=details))
     # Every report is rendered before any is written, and each is written atomically: a
@@ -219,6 +222,20 @@ def grade_command(args: argparse.Namespace) -> int:
         if not verdict.holds:
             code = EXIT_NOT_OK
     return code
+
+
+def _grade_always(impl: str, context: GradingContext, options: GradeOptions) -> SubmissionResult:
+    """The submission's result; a ``crashed`` one, with the reason, when grading it raised.
+
+    Whatever the tree holds (issue 32: a 1,500-level tree, a 5,000-character path), the
+    reports are still written: a grader bug on one submission is a result, never a traceback.
+    """
+    started = time.perf_counter()
+    try:
+        return grade_submission(impl, context, options)
+    except Exception as error:
+        detail = f"the grader failed on this submission: {type(error).__name__}: {error}"
+        return failed_result(parse_impl(impl).name, impl, context, "crashed", detail, time.perf_counter() - started)
 
 
 def grade_batch_command(args: argparse.Namespace) -> int:
@@ -282,7 +299,10 @@ def _open_batch(args: argparse.Namespace, directory: Path, out: Path) -> _Batch 
         shard = resolve_shard(args.shard, os.environ)
         context = _context(args)
         submissions = select_shard(discover_submissions(directory), *shard)
-        names = [path.name for path in submissions]
+        names = [submission_name(path) for path in submissions]
+        clash = _name_clash(names)
+        if clash:
+            return clash
         grade_options = _options(args, args.impl_template)
         journal = Journal.open(out, columns(context.rubric), shard, names, fresh=args.fresh, profile=args.profile)
     except (RubricError, ShardError, JournalError, RunAsError) as error:
@@ -290,6 +310,14 @@ def _open_batch(args: argparse.Namespace, directory: Path, out: Path) -> _Batch 
     except OSError as error:
         return f"cannot use {out}: {error}"
     return _Batch(context, submissions, grade_options, journal, out / GRADEBOOK)
+
+
+def _name_clash(names: list[str]) -> str | None:
+    """Two folders that go by one name (``caf\\xe9`` as bytes and as text) would share a row: say which, before grading."""
+    seen = sorted({name for name in names if names.count(name) > 1})
+    if not seen:
+        return None
+    return f"two submission folders go by the same name once undecodable bytes are escaped: {', '.join(seen)}; rename one of each"
 
 
 def _run_batch(args: argparse.Namespace, out: Path, batch: _Batch, pending: list[Path], html: HtmlBatch | None) -> bool:

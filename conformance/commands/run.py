@@ -58,7 +58,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     process = run.add_argument_group("process implementations (cmd:, pi-course:)")
     add_process_options(process)
-    process.add_argument("--build", action="store_true", help="pi-course: run the project's npm run build first (offline; never npx)")
+    process.add_argument(
+        "--build",
+        action="store_true",
+        help="pi-course: build the project first (the course's package.json and tsconfig.json pinned, the pinned tsc; offline)",
+    )
     run.set_defaults(handler=run_command)
 
 

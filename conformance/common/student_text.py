@@ -11,7 +11,8 @@ the grader's memory, a report, a terminal, a CSV cell or an XML file it goes thr
 * :func:`for_terminal` escapes control characters (ESC sequences, lone CR, C1, bidi overrides);
 * :func:`markdown_fence` and :func:`markdown_code` keep text inside its code block or span;
 * :func:`for_xml` replaces every character XML 1.0 cannot hold;
-* :func:`csv_cell` neutralises spreadsheet formulas (OWASP: a leading ``'``).
+* :func:`csv_cell` neutralises spreadsheet formulas (OWASP: a leading ``'``);
+* :func:`path_text` writes a file name's bytes that are not UTF-8 as ``\\xff`` escapes.
 """
 
 from __future__ import annotations
@@ -59,6 +60,22 @@ def _escape(character: str) -> str:
 def scrub(text: str) -> str:
     """``text`` with each lone surrogate replaced by U+FFFD (valid UTF-8 whatever it held)."""
     return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+def path_text(text: str) -> str:
+    """A file or folder name (or a text quoting one) as valid Unicode, its undecodable bytes readable.
+
+    Python holds a name's bytes that are not UTF-8 as surrogate escapes (``os.fsdecode``:
+    byte ``0xff`` is ``"\\udcff"``), which no UTF-8 file can hold: each becomes ``\\xff``,
+    so a gradebook, a report or a terminal line names the folder the way ``ls -b`` would.
+    Any other lone surrogate becomes ``\\udXXX``.
+    """
+    return _SURROGATE.sub(_surrogate_text, text)
+
+
+def _surrogate_text(match: re.Match[str]) -> str:
+    code = ord(match[0])
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
 
 
 def decode_line(data: bytes) -> str:

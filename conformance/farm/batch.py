@@ -23,6 +23,7 @@ from typing import TextIO
 
 from conformance.adapters.kinds import default_template, parse_impl
 from conformance.common.atomic_file import write_text_atomic
+from conformance.common.student_text import path_text
 from conformance.farm.job import Supervised, grade_supervised, worker_env
 from conformance.farm.progress import Progress
 from conformance.farm.reaper import Reaper
@@ -53,6 +54,11 @@ class BatchOptions:
 def discover_submissions(directory: Path) -> list[Path]:
     """The direct subfolders of ``directory`` (hidden ones excepted), sorted by name."""
     return sorted((path for path in directory.iterdir() if path.is_dir() and not path.name.startswith(".")), key=sort_key)
+
+
+def submission_name(submission: Path) -> str:
+    """The name a submission goes by in its row, its reports folder and progress: its folder's, undecodable bytes as ``\\xff``."""
+    return path_text(submission.name)
 
 
 def impl_for(template: str, submission: Path) -> str:
@@ -97,14 +103,15 @@ def grade_batch(
     def grade_one(submission: Path) -> SubmissionResult | None:
         if stop.is_set():
             return None
-        progress.started(submission.name)
+        name = submission_name(submission)
+        progress.started(name)
         impl = impl_for(options.impl_template, submission)
-        supervised = grade_supervised(impl, submission.name, context, options.grade, work_dir, stop, reaper=reaper, spawner=spawner)
+        supervised = grade_supervised(impl, name, context, options.grade, work_dir, stop, reaper=reaper, spawner=spawner)
         if supervised is None:
             return None
         result = supervised.result
         if options.reports_dir is not None:
-            _write_reports(options.reports_dir / submission.name, supervised, context, stream)
+            _write_reports(options.reports_dir / name, supervised, context, stream)
         progress.finished(result)
         if on_result is not None:
             with lock:

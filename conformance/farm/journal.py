@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import get_args
 
+from conformance.common.student_text import path_text
 from conformance.farm.gradebook import GradebookError, GradebookMeta, csv_text, read_gradebook, read_meta, row, write_rows
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.status import SubmissionStatus
@@ -57,7 +58,7 @@ class Journal:
 
     def pending(self, submissions: Sequence[Path]) -> list[Path]:
         """The submissions that have no row yet."""
-        return [submission for submission in submissions if submission.name not in self.rows]
+        return [submission for submission in submissions if path_text(submission.name) not in self.rows]
 
     def record(self, result: SubmissionResult) -> None:
         """Append the result's row and make it durable before returning."""

@@ -18,7 +18,7 @@ from pathlib import Path
 from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds import Impl, ImplSpecError, parse_impl
 from conformance.adapters.settings import ImplSettings
-from conformance.common.student_text import BUILD_LOG_LIMIT, QUOTE_LIMIT, Budget, cap, prune_json, scrub
+from conformance.common.student_text import BUILD_LOG_LIMIT, QUOTE_LIMIT, Budget, cap, path_text, prune_json, scrub
 from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import Score, score
 from conformance.grading.status import NOT_RUN, SubmissionStatus, classify
@@ -141,7 +141,7 @@ class GradeOptions:
     """How to run a submission."""
 
     settings: ImplSettings = field(default_factory=ImplSettings)
-    #: Build a ``pi-course:`` project first (its own ``npm run build``, offline; this type-checks it).
+    #: Build a ``pi-course:`` project first, the rubric's way (``build:``: staff files pinned, the grader's own tsc; offline).
     build: bool = True
     #: Per-operation timeout (default: the case's own, else 1 s).
     case_timeout_s: float | None = None
@@ -166,6 +166,12 @@ class SubmissionResult:
     isolation: str = "none"
     #: Which resource limits held for its programs, and by what (``conformance.adapters.limits.describe``).
     limits: str = ""
+
+    def __post_init__(self) -> None:
+        # The name and the --impl quote a folder's name, whose bytes need not be UTF-8: every
+        # report, row and line that shows them must be able to write them (issue 32).
+        object.__setattr__(self, "name", path_text(self.name))
+        object.__setattr__(self, "impl", path_text(self.impl))
 
 
 def grade_submission(
@@ -193,7 +199,8 @@ def grade_submission(
         return submission.not_run("not-a-project", problem, problem)
     # Built here rather than when the adapter starts, which prints the build log on stderr:
     # in a batch that log belongs in the submission's row and report, not the terminal.
-    built = parsed.build(options.settings) if options.build else None
+    # The rubric decides how a submission is built (its staff files, the grader's command), never the submission.
+    built = parsed.build(replace(options.settings, staff_build=context.rubric.build)) if options.build else None
     if built is None:
         return _grade_cases(submission, stop, given or {}, on_outcome)
     if built.report is not None:

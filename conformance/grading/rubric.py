@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from conformance.adapters.staff_build import DEFAULT_STAFF_BUILD, StaffBuild, StaffBuildError, parse_staff_build
 from conformance.loading.cases import LABS, Case
 from conformance.spec.clauses import Clause
 from conformance.spec.profiles import DEFAULT_PROFILE, PROFILES, get_profile
@@ -104,6 +105,8 @@ class Rubric:
     scoring_mode: ScoringMode = "per-case"
     #: With ``capped``: the share of a lab's points one cause of failure costs at most.
     cause_cap: float = DEFAULT_CAUSE_CAP
+    #: How a ``pi-course:`` submission is built: the staff files pinned over its own, and the command (``build:``).
+    build: StaffBuild = DEFAULT_STAFF_BUILD
 
     @property
     def group_label(self) -> str:
@@ -162,7 +165,7 @@ def load_rubric(path: Path | None = None, profile: str = DEFAULT_PROFILE) -> Rub
     path = path or default
     data = read_yaml(path, "rubric", RubricError)
     source = "default" if path == default else str(path)
-    rubric = parse_rubric(data, source)
+    rubric = parse_rubric(data, source, path.parent)
     if rubric.profile != profile:
         raise RubricError(
             f"{source}: a rubric of profile {rubric.profile!r} (its profile:, default course), but grading is for --profile {profile}; "
@@ -172,8 +175,11 @@ def load_rubric(path: Path | None = None, profile: str = DEFAULT_PROFILE) -> Rub
     return rubric
 
 
-def parse_rubric(data: object, source: str = "rubric") -> Rubric:
-    """Validate rubric data (as loaded from YAML or JSON) and build the :class:`Rubric`."""
+def parse_rubric(data: object, source: str = "rubric", base: Path | None = None) -> Rubric:
+    """Validate rubric data (as loaded from YAML or JSON) and build the :class:`Rubric`.
+
+    ``base`` is the folder the ``build.pin`` files are relative to (the rubric's own; default: the working folder).
+    """
     if isinstance(data, dict) and isinstance(data.get("labs"), dict):
         # Staff naturally write `3.1:` unquoted, which YAML reads as a number.
         data = {**data, "labs": {_lab_key(key): value for key, value in data["labs"].items()}}
@@ -205,6 +211,10 @@ def parse_rubric(data: object, source: str = "rubric") -> Rubric:
             tags={str(tag): float(weight) for tag, weight in (raw.get("tags") or {}).items()},
             default_weight=float(raw.get("default_weight", 1.0)),
         )
+    try:
+        build = parse_staff_build(data.get("build"), base or Path())
+    except StaffBuildError as error:
+        raise RubricError(f"{source}: not a valid rubric: {error}") from error
     return Rubric(
         name=str(data.get("name") or source),
         labs=labs,
@@ -214,6 +224,7 @@ def parse_rubric(data: object, source: str = "rubric") -> Rubric:
         profile=profile,
         scoring_mode=data.get("scoring_mode", "per-case"),
         cause_cap=float(data.get("cause_cap", DEFAULT_CAUSE_CAP)),
+        build=build,
     )
 
 

@@ -63,7 +63,7 @@ def test_a_failed_build_errors_every_case_with_the_compiler_message(suite: Suite
     results = grade("variants/build-fails", suite, build=True)
     assert {outcome.status for outcome in results.values()} == {"errored"}
     message = next(iter(results.values())).message
-    assert "the build failed: npm run build exited with status 1: src/scripted-model.ts(3,40): error TS2307" in message
+    assert "the build failed: tsc -p tsconfig.json exited with status 2: src/scripted-model.ts(1,22): error TS2307" in message
 
 
 def test_a_successful_build_then_passes(suite: Suite) -> None:

@@ -30,6 +30,7 @@ from conformance.autograder.finish import finish, isolation_line
 from conformance.grading.formats import gradescope
 from conformance.grading.grader import grade_submission, prepare
 from conformance.grading.rubric import load_rubric
+from tests.support.build_rules import own_script_rubric
 from tests.support.cli_runner import cli
 from tests.support.course_projects import monorepo
 from tests.support.gradescope_format import problems
@@ -318,11 +319,18 @@ def snooping_project(autograder: Autograder, folder: Path) -> Path:
 @needs_npm
 def test_student_code_cannot_read_the_source_or_the_held_out_set(autograder: Autograder, tmp_path: Path) -> None:
     project = snooping_project(autograder, tmp_path)
-    # The snooping works where nothing stops it: graded as root, unsandboxed, it leaks at build time.
+    # The snooping works where nothing stops it: graded as root, unsandboxed, with the submission's
+    # own build script (a rubric that pins nothing), it leaks at build time. The autograder's rubric
+    # is the default one: the grader's own tsc builds, and no script of the student's runs at all.
     pi = str(autograder.prefix / "venv" / "bin" / "pi-conformance")
     env = {**autograder.env, "PI_CONFORMANCE_TOOLCHAIN": str(autograder.prefix / "toolchain")}
+    rubric = str(own_script_rubric(tmp_path))
     unguarded = subprocess.run(
-        [pi, "grade", "--impl", f"pi-course:{project}", "--sandbox", "none"], env=env, capture_output=True, text=True, timeout=300
+        [pi, "grade", "--impl", f"pi-course:{project}", "--rubric", rubric, "--sandbox", "none"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert "LEAKED at build" in unguarded.stdout
     results, _, log = autograder.grade(project)

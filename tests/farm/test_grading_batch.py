@@ -111,7 +111,7 @@ def test_lab31_only_gets_lab_31_credit_only(batch: Batch) -> None:
 def test_a_failed_build_gets_a_row_with_the_compiler_error_and_a_build_log(batch: Batch) -> None:
     row = batch.rows["build-fails"]
     assert row["total"] == "0.00"
-    assert "error TS2307: Cannot find module ./types.js" in row["detail"]
+    assert "error TS2307: Cannot find module './types.js'" in row["detail"]
     assert "error TS2307" in (batch.root / "out" / "reports" / "build-fails" / "build.log").read_text(encoding="utf-8")
 
 

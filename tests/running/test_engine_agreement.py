@@ -13,12 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from conformance import toolchain
 from conformance.adapters.kinds import parse_impl
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.matrix import run_implementation
 from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
 from conformance.spec.profiles import DEFAULT_PROFILE
+from tests.support.build_rules import counting_toolchain
 from tests.support.cli_runner import cli
 from tests.support.grading_batch import patched_copy
 from tests.support.requirements import needs_node
@@ -82,12 +84,13 @@ def test_run_builds_once_and_retries_in_the_built_copy(tmp_path: Path) -> None:
     project = tmp_path / "hangs-in-textof"
     patched_copy(project, *VARIANTS["hangs-in-textof"])
     builds = tmp_path / "builds.log"
-    manifest_path = project / "packages" / "pi-course" / "package.json"
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    manifest["scripts"]["build"] = f"node -e \"require('fs').appendFileSync('{builds}', 'B')\""
-    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+    # The grader's own tsc runs once per build: a stand-in that counts (the compiled modules stay as they are).
+    tools = counting_toolchain(tmp_path / "toolchain", builds)
+    (project / "packages" / "pi-course" / "src").mkdir()
+    (project / "packages" / "pi-course" / "src" / "types.ts").write_text("export {};\n", encoding="utf-8")
     report = tmp_path / "run.json"
-    result = cli("run", "--impl", f"pi-course:{project}", *OPTIONS, "--build", "--lab", "3.1", "--report-json", str(report))
+    env = {toolchain.ENV_VAR: str(tools)}
+    result = cli("run", "--impl", f"pi-course:{project}", *OPTIONS, "--build", "--lab", "3.1", "--report-json", str(report), env=env)
     assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-2000:]
     cases = json.loads(report.read_text(encoding="utf-8"))["cases"]
     assert any(case["status"] == "failed" for case in cases) and any(case["status"] == "passed" for case in cases)

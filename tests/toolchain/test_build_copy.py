@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from conformance import toolchain
-from conformance.adapters import course_build
-from conformance.adapters.course_build import SubmissionTooLarge, copy_submission
+from conformance.adapters import course_build, submission_copy
 from conformance.adapters.settings import ImplSettings
+from conformance.adapters.submission_copy import SubmissionTooLarge, copy_submission
 from tests.support.attack_projects import copy_project
+from tests.support.build_rules import own_script, own_script_rubric
 from tests.support.cli_runner import cli
 from tests.support.requirements import needs_bwrap, needs_node, needs_npm, needs_toolchain
 
@@ -73,7 +74,10 @@ def test_a_build_that_plants_a_git_hook_and_fsmonitor_changes_nothing_in_the_sub
     before = tree_digest(project)
     work = tmp_path / "tmp"
     work.mkdir()
-    result = cli("grade", "--impl", f"pi-course:{project}", "--sandbox", sandbox, env={"TMPDIR": str(work)}, timeout=300)
+    rubric = own_script_rubric(tmp_path)  # the attack is the build script: run it
+    result = cli(
+        "grade", "--impl", f"pi-course:{project}", "--rubric", str(rubric), "--sandbox", sandbox, env={"TMPDIR": str(work)}, timeout=300
+    )
     assert "total    100.00 / 100.00" in result.stdout, result.stdout + result.stderr
     assert tree_digest(project) == before
     config = subprocess.run(["git", "-C", str(project), "config", "--get", "core.fsmonitor"], capture_output=True, text=True)
@@ -106,15 +110,22 @@ def test_the_submissions_own_compiler_never_runs(tmp_path: Path) -> None:
 
 
 def course_settings() -> ImplSettings:
-    return ImplSettings(sandbox="none")
+    """The submission's own build script runs (nothing pinned): these tests are about what a script can do."""
+    return own_script(ImplSettings(sandbox="none"))
 
 
-def test_links_are_recreated_never_followed_and_special_files_are_left_out(tmp_path: Path) -> None:
+def test_links_inside_are_recreated_links_out_are_dropped_and_special_files_are_left_out(tmp_path: Path) -> None:
     source = tmp_path / "submission"
-    (source / "dist").mkdir(parents=True)
+    (source / "dist" / "src").mkdir(parents=True)
     secret = tmp_path / "secret.txt"
     secret.write_text("staff only", encoding="utf-8")
-    (source / "dist" / "types.js").symlink_to(secret)
+    (source / "dist" / "src" / "secret.js").symlink_to(secret)  # absolute, outside
+    (source / "dist" / "climb").symlink_to("../../..")  # relative, climbs out
+    (source / "dist" / "src" / "here").symlink_to(".", target_is_directory=True)
+    # Lexically inside ("here/../.." is dist), but "here" is src itself: it resolves to the copy's parent.
+    (source / "dist" / "src" / "sneaky").symlink_to("here/../../..")
+    (source / "dist" / "src" / "types.js").write_text("export {};\n", encoding="utf-8")
+    (source / "dist" / "index.js").symlink_to("src/types.js")  # inside: kept as it is
     (source / "loop").symlink_to(source, target_is_directory=True)
     os.mkfifo(source / "pipe")  # opening it to copy would block forever
     (source / ".git").mkdir()
@@ -122,21 +133,38 @@ def test_links_are_recreated_never_followed_and_special_files_are_left_out(tmp_p
     (source / "sub" / "node_modules").mkdir(parents=True)
     copy_submission(source, tmp_path / "copy")
     copy = tmp_path / "copy"
-    assert os.readlink(copy / "dist" / "types.js") == str(secret)
-    assert (copy / "loop").is_symlink()
-    assert not (copy / "pipe").exists() and not (copy / ".git").exists() and not (copy / "sub" / "node_modules").exists()
+    assert os.readlink(copy / "dist" / "index.js") == "src/types.js"
+    assert (copy / "dist" / "src" / "here").is_symlink()
+    for dropped in ("dist/src/secret.js", "dist/climb", "dist/src/sneaky", "loop", "pipe", ".git", "sub/node_modules"):
+        assert not os.path.lexists(copy / dropped), dropped
     assert (copy / "sub").is_dir()
+
+
+def test_links_and_files_named_node_modules_or_git_never_survive_the_copy(tmp_path: Path) -> None:
+    # Issue 32: a symlinked node_modules survived the copy, so the student's own tsc ran.
+    source = tmp_path / "submission"
+    package = source / "packages" / "pi-course"
+    (source / "my-modules" / ".bin").mkdir(parents=True)
+    package.mkdir(parents=True)
+    (package / "node_modules").symlink_to("../../my-modules", target_is_directory=True)
+    (source / "node_modules").symlink_to("my-modules", target_is_directory=True)
+    (source / ".git").write_text("gitdir: /somewhere/else\n", encoding="utf-8")  # a worktree's pointer file
+    copy_submission(source, tmp_path / "copy")
+    copy = tmp_path / "copy"
+    for dropped in ("node_modules", "packages/pi-course/node_modules", ".git"):
+        assert not os.path.lexists(copy / dropped), dropped
+    assert (copy / "my-modules" / ".bin").is_dir()
 
 
 def test_a_submission_past_the_caps_is_not_copied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source = tmp_path / "big"
     source.mkdir()
     (source / "blob").write_bytes(b"x" * 2048)
-    monkeypatch.setattr(course_build, "MAX_COPY_BYTES", 1024)
+    monkeypatch.setattr(submission_copy, "MAX_COPY_BYTES", 1024)
     with pytest.raises(SubmissionTooLarge, match="more than 0 MiB"):
         copy_submission(source, tmp_path / "copy")
-    monkeypatch.setattr(course_build, "MAX_COPY_BYTES", 1 << 30)
-    monkeypatch.setattr(course_build, "MAX_COPY_ENTRIES", 3)
+    monkeypatch.setattr(submission_copy, "MAX_COPY_BYTES", 1 << 30)
+    monkeypatch.setattr(submission_copy, "MAX_COPY_ENTRIES", 3)
     for index in range(5):
         (source / f"f{index}").touch()
     with pytest.raises(SubmissionTooLarge, match="more than 3 files"):
@@ -165,7 +193,10 @@ def test_a_batch_leaves_no_build_behind_even_when_the_build_kills_its_worker(tmp
     work = tmp_path / "tmp"
     work.mkdir()
     out = tmp_path / "out"
-    result = cli("grade-batch", str(submissions), "--out", str(out), "--sandbox", "none", env={"TMPDIR": str(work)}, timeout=300)
+    rubric = str(own_script_rubric(tmp_path))
+    result = cli(
+        "grade-batch", str(submissions), "--out", str(out), "--rubric", rubric, "--sandbox", "none", env={"TMPDIR": str(work)}, timeout=300
+    )
     assert "fine" in result.stdout + result.stderr
     rows = {row["submission"]: row for row in csv.DictReader((out / "gradebook.csv").open(encoding="utf-8"))}
     assert rows["fine"]["total"] == "100.00"
@@ -183,7 +214,8 @@ def test_a_build_that_fills_the_disk_is_stopped_at_the_cap(sandbox: str, tmp_pat
         copy_project(tmp_path / "filler"), "for i in 1 2 3 4 5 6 7 8; do head -c 25165824 /dev/zero > big$i; sleep 0.3; done"
     )
     package = project / "packages" / "pi-course"
-    built = course_build.build_in_copy(project, package, shutil.which("node") or "node", ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
+    settings = own_script(ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
+    built = course_build.build_in_copy(project, package, shutil.which("node") or "node", settings)
     assert built.report is not None and built.report.startswith("npm run build was stopped: it wrote more than 64 MiB")
     assert built.workspace is None  # removed with what it wrote
 

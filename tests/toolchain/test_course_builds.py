@@ -40,5 +40,5 @@ def test_a_type_error_in_the_course_project_fails_its_build_with_the_compilers_m
     types.write_text(types.read_text(encoding="utf-8") + '\nexport const broken: number = "text";\n', encoding="utf-8")
     result = cli("grade", "--impl", f"pi-course:{project}", "--sandbox", "none", timeout=300)
     assert result.returncode == 1
-    assert "status   build-failed: npm run build exited with status 2: src/types.ts" in result.stdout, result.stdout
+    assert "status   build-failed: tsc -p tsconfig.json exited with status 2: src/types.ts" in result.stdout, result.stdout
     assert "error TS2322" in result.stdout

@@ -13,6 +13,7 @@ import socket
 import stat
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from conformance.adapters.pi_course import NotACourseProject, build, check_cours
 from conformance.adapters.resolve import ImplSpecError, resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from tests.support.attack_projects import MODULES, copy_project
+from tests.support.build_rules import own_script
 from tests.support.cli_runner import cli
 from tests.support.grading_batch import FAST_TSC_OPTIONS
 from tests.support.requirements import needs_bwrap, needs_node, needs_npm, needs_toolchain
@@ -49,9 +51,9 @@ def typescript_project(target: Path, source: str) -> Path:
     return project
 
 
-def built_report(project: Path, sandbox: str) -> str | None:
-    """The failure report of building ``project``; the built copy (if any) removed."""
-    built = build(project, ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
+def built_report(project: Path, sandbox: str, settings: ImplSettings | None = None) -> str | None:
+    """The failure report of building ``project`` (with ``settings``, default the grader's own build); the built copy removed."""
+    built = build(project, replace(settings or ImplSettings(), sandbox=sandbox))  # type: ignore[arg-type]
     built.remove()
     return built.report
 
@@ -62,7 +64,7 @@ def test_a_type_error_is_a_build_failure(sandbox: str, tmp_path: Path) -> None:
     project = typescript_project(tmp_path / "typo", 'export const answer: number = "forty-two";\n')
     report = built_report(project, sandbox)
     assert report is not None
-    assert report.startswith("npm run build exited with status 2:")
+    assert report.startswith("tsc -p tsconfig.json exited with status 2:")
     assert "error TS2322: Type 'string' is not assignable to type 'number'" in report
 
 
@@ -159,6 +161,6 @@ def test_a_build_that_asks_npx_for_a_package_fetches_nothing(
     manifest["scripts"]["build"] = "npx --yes cowsay hello"
     (package / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
     (package / ".npmrc").write_text(f"registry={url}\n", encoding="utf-8")  # the project's own registry
-    report = built_report(project, sandbox)
+    report = built_report(project, sandbox, own_script(ImplSettings()))  # the script is the attack: run it
     assert report is not None and report.startswith("npm run build exited with status")
     assert seen == []

@@ -105,5 +105,5 @@ def test_a_build_without_the_toolchain_fails_in_one_line_naming_the_command(tmp_
     result = cli("grade", "--impl", f"pi-course:{project}", "--sandbox", "none", env=env, timeout=120)
     assert result.returncode == 1
     missing = f"the pinned TypeScript toolchain is not installed in {tmp_path / 'empty'}"
-    assert f"status   build-failed: npm run build could not run: {missing}" in result.stdout
+    assert f"status   build-failed: tsc -p tsconfig.json could not run: {missing}" in result.stdout
     assert toolchain.INSTALL_COMMAND in result.stdout

@@ -12,7 +12,7 @@ from conformance.spec.profiles import DEFAULT_PROFILE
 
 
 class Course(ImplKind):
-    """A course repository, its ``packages/pi-course``, or a folder of compiled modules; built with its own ``npm run build``."""
+    """A course repository, its ``packages/pi-course``, or a folder of compiled modules; built the rubric's way (:mod:`..staff_build`)."""
 
     name = "pi-course"
     usage = "pi-course:PATH"

@@ -10,7 +10,7 @@
 // correct implementation that moves that text makes generation fail instead of silently
 // producing a variant without its bug.
 
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,10 +22,14 @@ const SRC = "packages/pi-course/dist/src";
 const TYPES = `${SRC}/types.js`;
 const EVENT_STREAM = `${SRC}/event-stream.js`;
 const SCRIPTED_MODEL = `${SRC}/scripted-model.js`;
+// The course's tsconfig.json, as the grader pins it by default (conformance/toolchain/course/).
+const COURSE_TSCONFIG = readFileSync(path.join(HERE, "..", "..", "..", "conformance", "toolchain", "course", "tsconfig.json"), "utf8");
 
 /** Replace `find` (which must occur exactly `count` times) in `file`. */
 const patch = (file, find, replace, count = 1) => ({ kind: "patch", file, find, replace, count });
 const remove = (file) => ({ kind: "remove", file });
+/** Create `file` (which must not exist yet) holding `text`. */
+const add = (file, text) => ({ kind: "add", file, text });
 
 const VARIANT_SPECS = {
   // ---- one bug each ------------------------------------------------------------------
@@ -157,13 +161,11 @@ const VARIANT_SPECS = {
     ],
   },
   "build-fails": {
-    bug: "the build fails (a TypeScript error): no dist/ was produced",
+    bug: "the build fails (a TypeScript error: lab 4.1's module imports a types.ts not written yet): no dist/ is produced",
     changes: [
-      patch(
-        "packages/pi-course/package.json",
-        `"build": "node -e \\"\\""`,
-        `"build": "node -e \\"console.error('src/scripted-model.ts(3,40): error TS2307: Cannot find module ./types.js or its corresponding type declarations.'); process.exit(1)\\""`,
-      ),
+      patch("packages/pi-course/package.json", `"build": "node -e \\"\\""`, `"build": "tsc -p tsconfig.json"`),
+      add("packages/pi-course/tsconfig.json", COURSE_TSCONFIG),
+      add("packages/pi-course/src/scripted-model.ts", `import { text } from "./types.js";\n\nexport const firstText = text;\n`),
       remove("packages/pi-course/dist"),
     ],
   },
@@ -171,6 +173,12 @@ const VARIANT_SPECS = {
 
 function apply(root, change) {
   const file = path.join(root, change.file);
+  if (change.kind === "add") {
+    if (existsSync(file)) throw new Error(`${change.file}: already there`);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, change.text);
+    return;
+  }
   if (change.kind === "remove") {
     if (!existsSync(file)) throw new Error(`${change.file}: nothing to remove`);
     rmSync(file, { recursive: true });
