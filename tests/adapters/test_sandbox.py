@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -177,19 +176,17 @@ def test_without_the_sandbox_killing_the_parent_only_kills_the_supervisor(tmp_pa
     # Recorded, not endorsed: the parent is the supervisor, so the grader goes on; an ancestor
     # walk that reaches the grader kills it (see the README), which only the sandbox prevents.
     project = copy_project(tmp_path / "killer")
-    # Once (the flag is the project's own package.json, which the adapter may read): it cannot write a
-    # file to remember it, since the permission model refuses writes, so the test removes the flag.
-    flag_path = project / "packages" / "pi-course" / "kill-once"
-    flag_path.write_text("", encoding="utf-8")
-    flag = json.dumps(str(flag_path))
+    # Once, in the first process only: the permission model leaves it no file to remember a kill in, but
+    # request numbers go on across restarts, so only the first process sees one below 3.
     append_to_module(
         project,
         "types.js",
-        f'import {{ existsSync as __exists }} from "node:fs";\nif (__exists({flag})) process.kill(process.ppid, "SIGKILL");',
+        'process.stdin.once("data", (chunk) => {\n'
+        '  if (Number(/"seq": ?(\\d+)/.exec(String(chunk))?.[1]) < 3) process.kill(process.ppid, "SIGKILL");\n'
+        "});",
     )
-    threading.Timer(3.0, lambda: flag_path.unlink(missing_ok=True)).start()
     data = grade(project, "none", own_interpreter=True)
-    assert data["status"] == "ok"
+    assert (data["status"], data["points"]) == ("ok", 100.0)
     assert wait_until_gone(str(project)) == []
 
 
