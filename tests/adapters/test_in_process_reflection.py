@@ -11,11 +11,14 @@ and every case says why. The drills run on the machine's Node.js and on each rel
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from conformance.adapters.pi_course import pi_course_adapter
+from conformance.adapters.settings import ImplSettings
 from conformance.loading.loader import load_suite
 from tests.support.attack_projects import copy_project, empty_project, replace_modules
 from tests.support.node_versions import node_on_path, node_params
@@ -66,3 +69,43 @@ def test_the_correct_project_still_earns_every_point_under_the_confinement(
         points, messages = lab_31(copy_project(tmp_path / "correct"))
     assert not any(messages), [message for message in messages if message][:3]
     assert points > 0
+
+
+#: Tries what the permission model leaves open and lockdown.mjs closes; textOf reports what happened.
+PROBES = """
+import v8, { getHeapSnapshot, setFlagsFromString } from "node:v8";
+const tried = {};
+const attempts = {
+  getHeapSnapshot: () => getHeapSnapshot(),
+  setFlagsFromString: () => setFlagsFromString("--allow-natives-syntax"),
+  queryObjects: () => (typeof v8.queryObjects === "function" ? v8.queryObjects(Object) : "absent"),
+  globalPromise: () => { globalThis.Promise = class {}; },
+  prototype: () => { Array.prototype.includes = () => true; },
+};
+for (const [name, attempt] of Object.entries(attempts)) {
+  try {
+    tried[name] = attempt() === "absent" ? "absent" : "allowed";
+  } catch (error) {
+    tried[name] = String(error.message);
+  }
+}
+export const textOf = () => JSON.stringify(tried);
+"""
+
+
+@pytest.mark.parametrize("release", node_params())
+def test_what_the_permission_model_leaves_open_is_closed_before_student_code_loads(
+    release: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = empty_project(tmp_path / "probe")
+    replace_modules(project, {"types.js": PROBES})
+    with node_on_path(release, monkeypatch):
+        adapter = pi_course_adapter(str(project), ImplSettings(sandbox="none", build=False))
+        try:
+            tried = json.loads(str(adapter.perform("text_of", {"message": {"role": "user", "content": "x"}})["value"]))
+        finally:
+            adapter.close()
+    for name in ("getHeapSnapshot", "setFlagsFromString"):
+        assert "not available to the code under test" in tried[name], tried
+    assert tried["queryObjects"] == "absent" or "not available" in tried["queryObjects"], tried
+    assert "read only" in tried["globalPromise"] and "read only" in tried["prototype"], tried
