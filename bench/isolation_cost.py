@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -44,15 +45,21 @@ def nodes() -> list[str]:
     return [node for node in found if node is not None]
 
 
-def one_run(argv: list[str]) -> float:
-    """Wall seconds for one adapter process to answer the requests and exit."""
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def one_run(argv: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds for one adapter process to answer the requests and exit."""
     stdin = "".join(json.dumps(request) + "\n" for request in REQUESTS)
+    cpu = _children_cpu_s()
     started = time.perf_counter()
     result = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=60)
     elapsed = time.perf_counter() - started
     if result.returncode != 0 or result.stdout.count("\n") < 3:
         raise RuntimeError(f"{argv[0]} failed: {result.stderr[-500:]}")
-    return elapsed
+    return elapsed, _children_cpu_s() - cpu
 
 
 def main() -> int:
@@ -76,15 +83,22 @@ def main() -> int:
             "confined": [node, *isolation_flags(version, [NODE_ADAPTER.parent, project]), str(NODE_ADAPTER), str(modules)],
         }
         times: dict[str, list[float]] = {way: [] for way in ways}
+        cpu: dict[str, list[float]] = {way: [] for way in ways}
         for _ in range(args.runs):
             for way, argv in ways.items():
-                times[way].append(one_run(argv))
+                wall, used = one_run(argv)
+                times[way].append(wall)
+                cpu[way].append(used)
         medians = {way: statistics.median(values) for way, values in times.items()}
+        cpu_medians = {way: statistics.median(values) for way, values in cpu.items()}
         for way, values in times.items():
-            print(f"node {text:9} {way:9} median {medians[way] * 1000:6.1f} ms  best {min(values) * 1000:6.1f} ms  ({args.runs} runs)")
+            print(
+                f"node {text:9} {way:9} wall median {medians[way] * 1000:6.1f} ms, best {min(values) * 1000:6.1f} ms; "
+                f"CPU median {cpu_medians[way] * 1000:6.1f} ms  ({args.runs} runs)"
+            )
         added = medians["confined"] - medians["bare"]
-        best = min(times["confined"]) - min(times["bare"])  # the steadier figure on a busy machine
-        print(f"node {text:9} isolation adds {added * 1000:+.1f} ms (median), {best * 1000:+.1f} ms (best) per adapter start")
+        added_cpu = cpu_medians["confined"] - cpu_medians["bare"]  # the steadier figure on a busy machine
+        print(f"node {text:9} isolation adds {added * 1000:+.1f} ms wall, {added_cpu * 1000:+.1f} ms CPU (medians) per adapter start")
     return 0
 
 
