@@ -19,6 +19,8 @@ import pytest
 
 from conformance.adapters.pi_course import pi_course_adapter
 from conformance.adapters.settings import ImplSettings
+from conformance.grading.grader import GradeOptions, grade_submission, prepare
+from conformance.grading.rubric import load_rubric
 from conformance.loading.loader import load_suite
 from tests.support.attack_projects import copy_project, empty_project, replace_modules
 from tests.support.node_versions import node_on_path, node_params
@@ -65,10 +67,12 @@ def test_a_skeleton_with_the_public_answers_earns_what_the_skeleton_earns(
 def test_the_correct_project_still_earns_every_point_under_the_confinement(
     release: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    context = prepare(load_rubric(None, "course"))
+    options = GradeOptions(settings=ImplSettings(sandbox="none"), build=False)
     with node_on_path(release, monkeypatch):
-        points, messages = lab_31(copy_project(tmp_path / "correct"))
-    assert not any(messages), [message for message in messages if message][:3]
-    assert points > 0
+        result = grade_submission(f"pi-course:{copy_project(tmp_path / 'correct')}", context, options)
+    failing = [graded.outcome.message for graded in result.score.cases if graded.outcome.message]
+    assert result.score.points == pytest.approx(result.score.max_points) == pytest.approx(100), failing[:3]
 
 
 #: Tries what the permission model leaves open and lockdown.mjs closes; textOf reports what happened.
