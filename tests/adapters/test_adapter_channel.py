@@ -14,10 +14,8 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters.protocol import unsealed
-from conformance.adapters.settings import ImplSettings
-from conformance.grading.grader import GradeOptions, grade_submission, prepare
-from conformance.grading.rubric import load_rubric
 from tests.support.grading_batch import patched_copy
+from tests.support.reflection_attacks import grade_lab
 from tests.support.requirements import needs_node
 
 pytestmark = needs_node
@@ -57,11 +55,7 @@ export function textOfForged(message) {
 
 
 def grade_lab_31(project: Path) -> tuple[float, list[str]]:
-    context = prepare(load_rubric(None, "course"))
-    result = grade_submission(f"pi-course:{project}", context, GradeOptions(settings=ImplSettings(sandbox="none"), build=False))
-    lab = next(lab for lab in result.score.labs if lab.lab == "3.1")
-    text_of = [graded.outcome.message for graded in result.score.cases if graded.case.operation == "text_of"]
-    return lab.points, text_of
+    return grade_lab(project, "3.1", "text_of")
 
 
 def test_rewriting_json_stringify_cannot_hide_what_the_adapter_observed(tmp_path: Path) -> None:
@@ -71,7 +65,8 @@ def test_rewriting_json_stringify_cannot_hide_what_the_adapter_observed(tmp_path
     types.write_text(types.read_text(encoding="utf-8") + REWRITES_ANSWERS, encoding="utf-8")
     points, messages = grade_lab_31(project)
     assert points < 25
-    assert any("input_unchanged: expected true but got false" in message for message in messages), messages[:3]
+    # The built-ins are frozen (--frozen-intrinsics, docs/isolation.md): the rewrite itself fails, and says so.
+    assert any("Cannot assign to read only property 'stringify'" in message for message in messages), messages[:3]
 
 
 def test_a_response_line_written_by_student_code_is_refused(tmp_path: Path) -> None:

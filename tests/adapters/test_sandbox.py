@@ -176,12 +176,14 @@ def test_without_the_sandbox_killing_the_parent_only_kills_the_supervisor(tmp_pa
     # Recorded, not endorsed: the parent is the supervisor, so the grader goes on; an ancestor
     # walk that reaches the grader kills it (see docs/sandbox.md), which only the sandbox prevents.
     project = copy_project(tmp_path / "killer")
-    flag = json.dumps(str(tmp_path / "killed-once"))  # once: every restart killing it again only costs time
+    # Once, in the first process only: the permission model leaves it no file to remember a kill in, but
+    # request numbers go on across restarts, so only the first process sees one below 3.
     append_to_module(
         project,
         "types.js",
-        'import { existsSync as __exists, writeFileSync as __write } from "node:fs";\n'
-        f'if (!__exists({flag})) {{ __write({flag}, ""); process.kill(process.ppid, "SIGKILL"); }}',
+        'process.stdin.once("data", (chunk) => {\n'
+        '  if (Number(/"seq": ?(\\d+)/.exec(String(chunk))?.[1]) < 3) process.kill(process.ppid, "SIGKILL");\n'
+        "});",
     )
     data = grade(project, "none", own_interpreter=True)
     assert (data["status"], data["points"]) == ("ok", 100.0)
@@ -196,10 +198,9 @@ def test_cheat_a_proxying_to_the_graders_reference(sandbox: str, tmp_path: Path,
     project = empty_project(tmp_path / "proxy")
     replace_modules(project, {"types.js": reference_proxy()})
     points = grade(project, sandbox)["points"]
-    if sandbox == "none":
-        assert points > 6  # the attack is real: every text_of case (30 of lab 3.1's 108) for nothing
-    else:
-        assert points <= empty_points
+    # Held with the sandbox or without: the adapter's permission model refuses child processes (issue 32).
+    # Before it, unsandboxed, the cheat earned every text_of case (30 of lab 3.1's 108) for nothing.
+    assert points <= empty_points
 
 
 def json_fixtures(target: Path) -> Path:
@@ -223,13 +224,10 @@ def test_cheat_b_reading_the_fixtures_and_forging_answers(sandbox: str, tmp_path
     # The cheat even knows where the held-out fixtures are kept.
     replace_modules(project, {"types.js": fixture_forger(fixtures)})
     points = grade(project, sandbox, "--fixtures", str(fixtures))["points"]
-    if sandbox == "none":
-        # Unconfined, reading the fixtures still pays through the functions it exports; the lines it
-        # writes on stdout itself (answers to every later request, 20+ points before) are refused
-        # now, for want of the adapter's seal (tests/adapters/test_adapter_channel.py).
-        assert empty_points < points < 20
-    else:
-        assert points <= empty_points
+    # Held without the sandbox too (issue 32): the adapter's process reads only below itself and the
+    # submission, so neither the fixtures nor /proc can be read. Before, unsandboxed, reading the
+    # fixtures paid through the functions it exports (the lines it writes itself lack the seal).
+    assert points <= empty_points
 
 
 @pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
@@ -238,10 +236,9 @@ def test_cheat_c_re_exporting_a_classmates_modules(sandbox: str, tmp_path: Path,
     project = empty_project(tmp_path / "copier")
     replace_modules(project, classmate_reexport(classmate))
     points = grade(project, sandbox)["points"]
-    if sandbox == "none":
-        assert points == 100
-    else:
-        assert points <= empty_points
+    # Held without the sandbox too (issue 32): the adapter reads only below itself and the submission.
+    # Before, unsandboxed, the copy earned 100.
+    assert points <= empty_points
 
 
 @pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
@@ -250,10 +247,11 @@ def test_cheat_d_a_detached_process_cannot_rewrite_a_report_afterwards(sandbox: 
     project = copy_project(tmp_path / "rewriter")
     append_to_module(project, "types.js", output_rewriter(report, marker))
     data = grade(project, sandbox, report=report)
-    assert data["points"] == 100
+    # The adapter's permission model refuses the spawn itself (issue 32): the module fails to load, saying so.
+    assert data["points"] < 100
     assert wait_until_gone(marker) == []  # it died with the student's program (and its namespace)
     time.sleep(0.5)  # the rewriter, were it alive, looks for the report every 20 ms
-    assert json.loads(report.read_text(encoding="utf-8"))["points"] == 100
+    assert json.loads(report.read_text(encoding="utf-8"))["points"] == data["points"]
 
 
 # -- a class -------------------------------------------------------------------------------
@@ -287,7 +285,11 @@ def test_a_batch_with_a_grader_killer_and_a_stray_child_grades_everyone(tmp_path
     assert time.monotonic() - started < 120
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     rows = (out / "gradebook.csv").read_text(encoding="utf-8").splitlines()[1:]
-    assert sorted(row.split(",")[:3] for row in rows) == [["alice", "ok", "100.00"], ["killer", "ok", "100.00"], ["stray", "ok", "100.00"]]
+    graded = {row.split(",")[0]: row.split(",")[1:3] for row in rows}
+    assert graded["alice"] == graded["killer"] == ["ok", "100.00"]
+    # The stray's spawn is refused by the adapter's permission model (issue 32): its types.js fails to
+    # load, costing it the cases that need it, and nothing is left running.
+    assert graded["stray"][0] == "ok" and float(graded["stray"][1]) < 100
     assert wait_until_gone(marker) == []
 
 
@@ -297,7 +299,9 @@ import { existsSync, writeFileSync } from "node:fs";
 export function contentText() {
   let wrote = "no";
   try { writeFileSync(new URL("./written.txt", import.meta.url), "x"); wrote = "yes"; } catch {}
-  return JSON.stringify({ grader: existsSync(process.env.PEEK ?? "/nonexistent"), wrote });
+  let grader = false;
+  try { grader = existsSync(process.env.PEEK ?? "/nonexistent"); } catch {}
+  return JSON.stringify({ grader, wrote });
 }
 """
 
@@ -320,6 +324,7 @@ def test_a_pi_ai_package_is_confined_like_a_course_project(tmp_path: Path) -> No
         finally:
             adapter.close()
         (package / "written.txt").unlink(missing_ok=True)
-    assert seen["none"] == {"grader": True, "wrote": "yes"}
-    # In the sandbox: the grader's files are not there, and the package's own folder is read-only.
+    # The permission model alone (issue 32) hides the grader's files and refuses writes; the sandbox
+    # adds that they are not there at all, and the package's own folder is read-only.
+    assert seen["none"] == {"grader": False, "wrote": "no"}
     assert seen["bwrap"] == {"grader": False, "wrote": "no"}

@@ -12,10 +12,18 @@
 //   writes ends with `"seal"`, an HMAC-SHA256 of the line under that key, computed in plain
 //   JavaScript with captured primitives. The key lives only in this module's closure, so a
 //   line the implementation writes itself cannot carry a valid seal, and the runner refuses it.
+// - The functions that seal are handed out once (openChannel), to the protocol server, before
+//   any implementation module loads: importing this module again gets the same instance, whose
+//   channel is already taken. The process runs under Node.js's permission model with frozen
+//   intrinsics (docs/isolation.md), so no inspector, worker, child process or /proc read can
+//   reach the key in this module's closure either.
 //
 // No dependencies: Node.js 20 built-ins only.
 
 import { writeSync } from "node:fs";
+
+// A value, not the live binding: student code may redefine node:fs's export (syncBuiltinESMExports).
+const writeFd = writeSync;
 
 // -- captured built-ins ----------------------------------------------------------------
 const { apply } = Reflect;
@@ -246,7 +254,7 @@ export function hmacSha256Hex(key, message) {
 let sealKey = null;
 
 /** Seal every later line with this key (64 hex digits, from the handshake). */
-export function startSealing(hexKey) {
+function startSealing(hexKey) {
   if (typeof hexKey !== "string" || !/^[0-9a-f]{64}$/.test(hexKey)) throw new ErrorClass("channel_key must be 64 hex digits");
   const key = new Uint8(32);
   for (let i = 0; i < 32; i += 1) key[i] = (HEX.indexOf(hexKey[i * 2]) << 4) | HEX.indexOf(hexKey[i * 2 + 1]);
@@ -254,7 +262,7 @@ export function startSealing(hexKey) {
 }
 
 /** Write one protocol line (a response or a notice) on stdout, sealed once the handshake asked for it. */
-export function writeLine(message) {
+function writeLine(message) {
   const text = serialize(message);
   let bytes = utf8(`${text}\n`);
   if (sealKey !== null) {
@@ -264,11 +272,24 @@ export function writeLine(message) {
   let written = 0;
   while (written < bytes.length) {
     try {
-      written += writeSync(1, bytes, written, bytes.length - written);
+      written += writeFd(1, bytes, written, bytes.length - written);
     } catch (error) {
       // stdout may have been made non-blocking by a stream on it: wait for room and retry.
       if (error?.code !== "EAGAIN") throw error;
       wait(waitCell, 0, 0, 5);
     }
   }
+}
+
+let channelTaken = false;
+
+/**
+ * The channel's two functions, `startSealing(hexKey)` and `writeLine(message)`: given once, to
+ * the protocol server as it starts; any later caller (code under test importing this module)
+ * gets an error instead.
+ */
+export function openChannel() {
+  if (channelTaken) throw new ErrorClass("the adapter's channel is already open: only the protocol server writes on it");
+  channelTaken = true;
+  return { startSealing, writeLine };
 }

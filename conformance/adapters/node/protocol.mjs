@@ -6,8 +6,9 @@
 // No dependencies: Node.js 20 built-ins only.
 
 // channel.mjs first: it captures the built-ins the channel relies on before anything else runs.
-import { parseJson, startSealing, writeLine } from "./channel.mjs";
+import { openChannel, parseJson } from "./channel.mjs";
 import { createInterface } from "node:readline";
+import { lockDown } from "./lockdown.mjs";
 import { LoadFailed, NotImplemented, ProtocolError, Threw, describe } from "./failures.mjs";
 import { installStrayErrorHandlers, isObject, resetStrayErrors, throwIfStrayPlaceholder, tick } from "./observation.mjs";
 import { neverSettles } from "./settling.mjs";
@@ -61,6 +62,9 @@ function errorResponse(kind, message) {
  * the adapter's only list of what it supports.
  */
 export function serve(adapter) {
+  // Taken before any implementation module loads: nobody else can have it afterwards.
+  const { startSealing, writeLine } = openChannel();
+  lockDown(); // and what the permission model leaves open is closed before any implementation module loads
   // Implementation code may console.log at import time or while playing a turn; one stray
   // line on stdout would break the protocol, so everything except our responses goes to stderr.
   // Responses go through channel.mjs, which writes on fd 1 itself (sealed once asked for).
@@ -75,7 +79,7 @@ export function serve(adapter) {
     process.stderr.write(`usage: node ${adapter.name}.mjs <${adapter.argument}>\n`);
     process.exit(2);
   }
-  const server = new Server(adapter, adapter.open(argument), respond, log);
+  const server = new Server(adapter, adapter.open(argument), respond, log, startSealing);
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   // One request at a time, in order, even if the runner writes ahead.
   let queue = Promise.resolve();
@@ -97,8 +101,9 @@ export function serve(adapter) {
 }
 
 class Server {
-  constructor(adapter, impl, respond, log) {
+  constructor(adapter, impl, respond, log, startSealing) {
     this.adapter = adapter;
+    this.startSealing = startSealing;
     this.impl = impl;
     this.respond = respond;
     this.log = log;
@@ -114,7 +119,7 @@ class Server {
     const implementation = this.adapter.implementation(this.impl);
     const response = { ok: true, protocol: PROTOCOL, profile: this.adapter.profile, implementation, operations: this.operations };
     if (typeof request.channel_key === "string") {
-      startSealing(request.channel_key); // this response is the first sealed line
+      this.startSealing(request.channel_key); // this response is the first sealed line
       response.sealed = true;
     }
     return response;

@@ -22,11 +22,15 @@ let waits = 0; // settle waits running now: while one runs, the operation it bel
  * list, which would read as "idle" while a stream is still producing; there (and where the
  * function is missing) the loop is never taken for idle, and waits end at their deadline.
  */
+// Captured before the code under test loads: replacing process.getActiveResourcesInfo must not
+// make the adapter take a busy loop for an idle one (and so answer early).
+const activeResources = typeof process.getActiveResourcesInfo === "function" ? process.getActiveResourcesInfo.bind(process) : null;
+
 const RESOURCES_REPORTED = (() => {
-  if (typeof process.getActiveResourcesInfo !== "function") return false;
+  if (activeResources === null) return false;
   const probe = setTimeout(() => {}, 1e6);
   try {
-    return process.getActiveResourcesInfo().includes("Timeout");
+    return activeResources().includes("Timeout");
   } finally {
     clearTimeout(probe);
   }
@@ -37,7 +41,7 @@ function loopIsIdle() {
   if (!RESOURCES_REPORTED) return false;
   let timers = 0;
   let immediates = 0;
-  for (const kind of process.getActiveResourcesInfo()) {
+  for (const kind of activeResources()) {
     if (kind === "Timeout") timers += 1;
     else if (kind === "Immediate") immediates += 1;
     else if (!IDLE_RESOURCES.has(kind)) return false;
