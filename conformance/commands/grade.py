@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from conformance.adapters.budget import BudgetUnavailable, submission_budget
 from conformance.adapters.kinds import IMPL_FORMS, default_impl, default_template, parse_impl, profile_problem
 from conformance.adapters.run_as import RunAsError, parse_run_as, run_as_problem
 from conformance.commands.checks import (
@@ -33,7 +34,7 @@ from conformance.farm.shard import ShardError, resolve_shard, select_shard
 from conformance.grading import baseline as baselines
 from conformance.grading.formats import terminal
 from conformance.grading.formats.files import WRITERS
-from conformance.grading.grader import GradeOptions, GradingContext, grade_submission, prepare
+from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import RubricError, load_rubric
 from conformance.loading.loader import load_suite
 from conformance.reports.html.batch_site import HtmlBatch
@@ -169,6 +170,12 @@ def _options(args: argparse.Namespace, impl: str) -> GradeOptions:
     return GradeOptions(settings=settings, build=args.build, case_timeout_s=args.timeout, budget_s=args.budget)
 
 
+def _grade_in_budget(impl: str, context: GradingContext, options: GradeOptions) -> SubmissionResult:
+    """Grade ``impl`` with one budget (memory, processes) for everything it runs; :class:`BudgetUnavailable` if none can be made."""
+    with submission_budget(options.settings.resource_limits()):
+        return grade_submission(impl, context, options)
+
+
 def grade_command(args: argparse.Namespace) -> int:
     """Grade one submission and write the reports asked for."""
     args.impl = args.impl or default_impl(args.profile)
@@ -191,10 +198,10 @@ def grade_command(args: argparse.Namespace) -> int:
         context = _context(args)
         known = baselines.load_baseline(Path(args.baseline)) if args.baseline else None
         options = _options(args, args.impl)
-    except (RubricError, baselines.BaselineError, RunAsError) as error:
+        result = _grade_in_budget(args.impl, context, options)
+    except (RubricError, baselines.BaselineError, RunAsError, BudgetUnavailable) as error:
         print(f"pi-conformance grade: {error}", file=sys.stderr)
         return EXIT_USAGE
-    result = grade_submission(args.impl, context, options)
     details = None if args.verbose else args.details
     sys.stdout.write(terminal.render(result, context.clauses, details_per_lab=details))
     # Every report is rendered before any is written, and each is written atomically: a

@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from conformance.adapters.budget import remove_orphan_groups
 from conformance.adapters.course_build import BUILD_TIMEOUT_S
-from conformance.adapters.limits import remove_orphan_groups
 from conformance.farm.reaper import Reaper
 from conformance.farm.spawner import Worker, WorkerSpawner, WorkerStartError
 from conformance.farm.worker import EXIT_GRADER_FAILED, Job

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters import limits, sandbox
+from conformance.adapters import budget, limits, sandbox
 from conformance.adapters.limits import MIB, CgroupSupport, Limits, describe, detect_from, empty_and_remove, supervisor_flags
 from conformance.adapters.session import SUPERVISOR
 from tests.support.attack_projects import CORRECT, append_to_module
@@ -313,7 +313,7 @@ def test_groups_of_dead_supervisors_are_removed_and_live_ones_kept(test_cgroup: 
     for folder in (*orphans, *alive):
         os.mkdir(folder)
     try:
-        assert limits.remove_orphan_groups(support) == len(orphans)
+        assert budget.remove_orphan_groups(support) == len(orphans)
         assert not any(os.path.isdir(folder) for folder in orphans)
         assert all(os.path.isdir(folder) for folder in alive)
     finally:
