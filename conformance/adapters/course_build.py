@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance import toolchain
+from conformance.adapters import build_disk
 from conformance.adapters.sandbox import (
     SANDBOX_HOME,
     Sandbox,
@@ -39,6 +40,7 @@ from conformance.adapters.sandbox import (
 )
 from conformance.adapters.session import SESSION_MARKER, minimal_environment, stop_tree, supervisor_argv
 from conformance.adapters.settings import ImplSettings
+from conformance.adapters.supervisor import descendants
 
 #: A registry address nothing listens on (the discard port of the loopback).
 UNREACHABLE_REGISTRY = "http://127.0.0.1:9/"
@@ -68,6 +70,8 @@ class Workspace:
     root: Path
     #: The copy of the submission (same folder name as the original).
     project: Path
+    #: ``root`` is a size-capped tmpfs of its own (:mod:`.build_disk`), unmounted on removal.
+    capped: bool = False
 
     @property
     def home(self) -> Path:
@@ -76,6 +80,8 @@ class Workspace:
 
     def remove(self) -> None:
         """Delete the workspace and everything the build wrote (idempotent)."""
+        if self.capped:
+            build_disk.unmount(self.root)
         shutil.rmtree(self.root, ignore_errors=True)
 
 
@@ -186,7 +192,9 @@ def build_in_copy(project: Path, where: Path, node: str, settings: ImplSettings)
     except (toolchain.ToolchainMissing, SandboxUnavailable) as error:
         return BuildResult(f"npm run build could not run: {error}")
     root = Path(tempfile.mkdtemp(prefix="pi-build-", dir=settings.build_root))
-    workspace = Workspace(root, root / project.name)
+    # Mounted before the copy: everything in the workspace, deleted files included, counts against the cap.
+    capped = build_disk.mount_capped(root, build_disk.tmpfs_size(MAX_BUILD_DISK_BYTES), build_disk.tmpfs_size(MAX_BUILD_ENTRIES))
+    workspace = Workspace(root, root / project.name, capped)
     try:
         try:
             copy_submission(project, workspace.project)
@@ -237,7 +245,7 @@ def _run_build(
             except OSError as error:
                 return f"npm run build could not run: {error}"
             try:
-                code, overflow = _watch(process, [workspace.root, log])
+                code, overflow = _watch(process, workspace, log)
             finally:
                 stop_tree(process, marker)
         output_text = read_tail(log)
@@ -250,13 +258,15 @@ def _run_build(
     return f"npm run build exited with status {code}:\n{output_text}"
 
 
-def _watch(process: subprocess.Popen[bytes], written: list[Path]) -> tuple[int | None, str | None]:
+def _watch(process: subprocess.Popen[bytes], workspace: Workspace, log: Path) -> tuple[int | None, str | None]:
     """Wait for the build; its exit status (None: out of time) and why it was stopped early, if it was.
 
-    Every :data:`DISK_POLL_S` the files under ``written`` (its workspace and its log) are
-    measured: a build that writes more than :data:`MAX_BUILD_DISK_BYTES` in all, or more than
-    :data:`MAX_BUILD_ENTRIES` files, is stopped, so the host's disk is bounded by the cap plus
-    what it can write in one poll (each file is also capped by the file-size limit).
+    Every :data:`DISK_POLL_S` what it wrote (its workspace and its log) is measured, files it
+    deleted but holds open included (:mod:`.build_disk`): a build that writes more than
+    :data:`MAX_BUILD_DISK_BYTES` in all, or more than :data:`MAX_BUILD_ENTRIES` files, is
+    stopped. On a capped workspace the kernel refuses writes past the cap; elsewhere the host's
+    disk is bounded by the cap plus what it can write in one poll (each file is also capped by
+    the file-size limit).
     """
     deadline = time.monotonic() + BUILD_TIMEOUT_S
     while True:
@@ -266,7 +276,11 @@ def _watch(process: subprocess.Popen[bytes], written: list[Path]) -> tuple[int |
             pass
         if time.monotonic() > deadline:
             return None, None
-        size, entries = disk_use(written, MAX_BUILD_ENTRIES)
+        size, entries = disk_use([workspace.root, log], MAX_BUILD_ENTRIES)
+        if workspace.capped:
+            size = max(size, build_disk.used_bytes(workspace.root))
+        else:
+            size += build_disk.open_deleted_bytes([process.pid, *descendants(process.pid)])
         if size > MAX_BUILD_DISK_BYTES or entries > MAX_BUILD_ENTRIES:
             what = f"more than {MAX_BUILD_ENTRIES} files" if entries > MAX_BUILD_ENTRIES else f"more than {MAX_BUILD_DISK_BYTES >> 20} MiB"
             return None, f"it wrote {what} (the build's disk cap)"

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from conformance.adapters.budget import remove_orphan_groups
+from conformance.adapters.build_disk import unmount_below
 from conformance.adapters.course_build import BUILD_TIMEOUT_S
 from conformance.farm.reaper import Reaper
 from conformance.farm.spawner import Worker, WorkerSpawner, WorkerStartError
@@ -213,6 +214,7 @@ def _run_worker(
         reaper.sweep()
         # A supervisor killed with the worker's process group could not remove its cgroups.
         remove_orphan_groups()
+        unmount_below(builds)  # the capped disks of builds whose worker was killed
         shutil.rmtree(builds, ignore_errors=True)
     try:
         if code is None and stop is not None and stop.is_set():

@@ -13,6 +13,9 @@ They import nothing of the budget itself, so they run (and fail) on a grader wit
 
 from __future__ import annotations
 
+import importlib
+import json
+import os
 import shutil
 import sys
 import threading
@@ -21,11 +24,13 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters import limits
+from conformance.adapters import course_build, limits
 from conformance.adapters.limits import MIB
-from tests.support.attack_projects import new_marker
+from conformance.adapters.settings import ImplSettings
+from tests.support.attack_projects import copy_project, new_marker
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
+from tests.support.requirements import needs_bwrap, needs_node, needs_npm, needs_toolchain
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="budgets are Linux cgroups")
 
@@ -96,7 +101,7 @@ class PeakSampler:
         return self.peak
 
 
-@pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=pytest.mark.needs_bwrap)])
+@pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
 def test_retried_adapters_share_the_submission_memory_instead_of_multiplying_it(sandbox: str, tmp_path: Path) -> None:
     _memory_cgroup()
     marker = new_marker()
@@ -119,3 +124,35 @@ def test_retried_adapters_share_the_submission_memory_instead_of_multiplying_it(
     # another grows): half an adapter's hold is allowed for that. Without the budget: 4 holds.
     held = f"the adapters held {peak / MIB:.0f} MiB together; the submission's limit is {LIMIT_MIB} MiB"
     assert 0 < peak <= (LIMIT_MIB + HELD_MIB // 2) * MIB, held
+
+
+#: Each round opens a file, deletes it and writes 24 MiB into it (under the file-size limit),
+#: holding every one open: six rounds, 144 MiB, none of it visible in the workspace.
+UNLINKED_FILL = (
+    " ".join(f"exec {fd}>junk{fd}; rm junk{fd}; head -c 25165824 /dev/zero >&{fd}; sleep 0.3;" for fd in range(3, 9)) + " sleep 2"
+)
+
+
+@needs_node
+@needs_npm
+@needs_toolchain
+@pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
+@pytest.mark.parametrize("measure", ["tmpfs", "proc"])
+def test_a_build_that_writes_into_deleted_files_is_stopped_at_the_disk_cap(
+    sandbox: str, measure: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if measure == "proc":  # as for a grader that is not root: no tmpfs of its own, the open files read from /proc
+        monkeypatch.setattr(importlib.import_module("conformance.adapters.build_disk"), "mount_capped", lambda *_: False)
+    elif os.geteuid() != 0:
+        pytest.skip("only root can mount the build's tmpfs")
+    # The cap lowered to 64 MiB to keep the drill small; the attack held 3 GB against 1 GiB.
+    monkeypatch.setattr(course_build, "MAX_BUILD_DISK_BYTES", 64 * MIB)
+    project = copy_project(tmp_path / "unlinker")
+    package = project / "packages" / "pi-course"
+    manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
+    manifest["scripts"]["build"] = UNLINKED_FILL
+    (package / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
+    built = course_build.build_in_copy(project, package, shutil.which("node") or "node", ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
+    built.remove()
+    assert built.report is not None, "a build that held 144 MiB of deleted files against a 64 MiB cap built"
+    assert built.report.startswith("npm run build was stopped: it wrote more than 64 MiB"), built.report
