@@ -16,17 +16,17 @@ from types import FrameType
 from conformance.adapters.budget import BudgetUnavailable, submission_budget
 from conformance.adapters.kinds import IMPL_FORMS, default_impl, default_template, parse_impl, profile_problem
 from conformance.adapters.run_as import RunAsError, parse_run_as, run_as_problem
+from conformance.commands.batch_users import add_jobs_options, batch_uids
 from conformance.commands.checks import (
     EXIT_USAGE,
     non_negative_integer,
     output_file_problem,
     output_folder_problem,
-    positive_integer,
     positive_number,
     same_file_problem,
 )
 from conformance.commands.options import FIXTURES, TIMEOUT, add_process_options, process_settings
-from conformance.common.atomic_file import write_text_atomic
+from conformance.common.atomic_file import private_output, write_text_atomic
 from conformance.farm.batch import BatchOptions, discover_submissions, grade_batch
 from conformance.farm.gradebook import GradebookError, columns, merge_gradebooks, meta_path
 from conformance.farm.journal import GRADEBOOK, Journal, JournalError
@@ -83,7 +83,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     batch.add_argument("directory", metavar="DIR", help="folder of submissions, one subfolder each")
     _grading_options(batch)
-    batch.add_argument("--jobs", "-j", type=positive_integer, default=1, metavar="N", help="grade up to N submissions at once (default 1)")
+    add_jobs_options(batch)
     batch.add_argument(
         "--shard",
         metavar="K/N|auto",
@@ -178,6 +178,7 @@ def _grade_in_budget(impl: str, context: GradingContext, options: GradeOptions) 
 
 def grade_command(args: argparse.Namespace) -> int:
     """Grade one submission and write the reports asked for."""
+    private_output()  # its reports are for staff: never readable by the --run-as user
     args.impl = args.impl or default_impl(args.profile)
     if args.impl is None:
         example = default_template(args.profile).format(path="PATH")
@@ -230,6 +231,7 @@ def grade_command(args: argparse.Namespace) -> int:
 
 def grade_batch_command(args: argparse.Namespace) -> int:
     """Grade a folder of submissions into a gradebook and per-submission reports, resuming OUT."""
+    private_output()  # OUT, the gradebook and every report: never readable by a submission's user
     directory = Path(args.directory)
     out = Path(args.out)
     problem = _batch_usage_problem(args, directory, out)
@@ -266,6 +268,8 @@ class _Batch:
     grade_options: GradeOptions
     journal: Journal
     gradebook: Path
+    #: ``--run-as-range``: one uid per job at once (none: the settings' one user).
+    uids: tuple[int, ...] = ()
 
 
 def _batch_usage_problem(args: argparse.Namespace, directory: Path, out: Path) -> str | None:
@@ -291,12 +295,14 @@ def _open_batch(args: argparse.Namespace, directory: Path, out: Path) -> _Batch 
         submissions = select_shard(discover_submissions(directory), *shard)
         names = [path.name for path in submissions]
         grade_options = _options(args, args.impl_template)
+        uids = batch_uids(args, grade_options.settings)
         journal = Journal.open(out, columns(context.rubric), shard, names, fresh=args.fresh, profile=args.profile)
+        out.chmod(0o700)
     except (RubricError, ShardError, JournalError, RunAsError) as error:
         return str(error)
     except OSError as error:
         return f"cannot use {out}: {error}"
-    return _Batch(context, submissions, grade_options, journal, out / GRADEBOOK)
+    return _Batch(context, submissions, grade_options, journal, out / GRADEBOOK, uids)
 
 
 def _run_batch(args: argparse.Namespace, out: Path, batch: _Batch, pending: list[Path], html: HtmlBatch | None) -> bool:
@@ -309,6 +315,7 @@ def _run_batch(args: argparse.Namespace, out: Path, batch: _Batch, pending: list
         reports_dir=out / "reports",
         work_dir=work_dir,
         reap_orphans=True,
+        run_as_uids=batch.uids,
     )
     on_result = html.wrap(batch.journal.record) if html is not None else batch.journal.record
     try:

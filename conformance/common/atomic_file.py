@@ -15,6 +15,17 @@ _UMASK = os.umask(0)
 os.umask(_UMASK)
 
 
+def private_output() -> None:
+    """From now on, everything this process writes is its user's alone: folders 0700, files 0600.
+
+    For the commands that write what a submission must never read (a private set, a gradebook,
+    reports), where student code runs as another user (``--run-as``, ``--run-as-range``).
+    """
+    global _UMASK
+    _UMASK = 0o077
+    os.umask(_UMASK)
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` (UTF-8) atomically; its folder is created."""
     write_bytes_atomic(path, text.encode("utf-8"))

@@ -11,13 +11,15 @@ interrupted batch keeps everything it finished.
 
 from __future__ import annotations
 
+import queue
 import re
 import shlex
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -48,6 +50,8 @@ class BatchOptions:
     #: Adopt and kill what dead workers leave running (Linux; the CLI sets it). Off by
     #: default: it kills every child of the calling process that is not a worker.
     reap_orphans: bool = False
+    #: ``--run-as-range``: each submission graded at once runs as one of these uids, never two at once.
+    run_as_uids: tuple[int, ...] = ()
 
 
 def discover_submissions(directory: Path) -> list[Path]:
@@ -93,13 +97,15 @@ def grade_batch(
     # Its fork server starts with the first worker, from a grading thread, and dies with that
     # thread (PR_SET_PDEATHSIG): the executor's threads live until the batch is over.
     spawner = WorkerSpawner(worker_env(), reaper)
+    users = _Users(options.grade, options.run_as_uids)
 
     def grade_one(submission: Path) -> SubmissionResult | None:
         if stop.is_set():
             return None
         progress.started(submission.name)
         impl = impl_for(options.impl_template, submission)
-        supervised = grade_supervised(impl, submission.name, context, options.grade, work_dir, stop, reaper=reaper, spawner=spawner)
+        with users.lease() as grade_options:
+            supervised = grade_supervised(impl, submission.name, context, grade_options, work_dir, stop, reaper=reaper, spawner=spawner)
         if supervised is None:
             return None
         result = supervised.result
@@ -136,3 +142,26 @@ def _write_reports(folder: Path, supervised: Supervised, context: GradingContext
             write_text_atomic(folder / "worker.log", supervised.log)
     except Exception as error:  # a full disk or a renderer bug costs this submission's reports, not the batch
         print(f"pi-conformance: cannot write the reports of {supervised.result.name}: {type(error).__name__}: {error}", file=stream)
+
+
+class _Users:
+    """The uids of ``--run-as-range``, one lent to each submission being graded (the grade options as they are without)."""
+
+    def __init__(self, options: GradeOptions, uids: tuple[int, ...]) -> None:
+        self.options = options
+        self.free: queue.SimpleQueue[int] = queue.SimpleQueue()
+        for uid in uids:
+            self.free.put(uid)
+        self.lending = bool(uids)
+
+    @contextmanager
+    def lease(self) -> Iterator[GradeOptions]:
+        """The grade options with a uid no other submission runs as meanwhile."""
+        if not self.lending:
+            yield self.options
+            return
+        uid = self.free.get()  # never waits: the range holds a uid per job at least
+        try:
+            yield replace(self.options, settings=replace(self.options.settings, run_as=(uid, uid)))
+        finally:
+            self.free.put(uid)
