@@ -60,3 +60,19 @@ def test_a_budget_whose_grader_is_dead_is_removed_with_its_groups() -> None:
 def test_no_budget_is_made_when_nothing_is_limited() -> None:
     with budget.submission_budget(Limits.off()) as opened:
         assert opened is None and budget.program_support() == limits.detect()
+
+
+def test_a_cgroup_v2_budget_carries_the_limits_and_gives_its_programs_the_controllers(tmp_path: Path) -> None:
+    # This machine's cgroup v2 has no controllers (v1 holds them): the files a v2 budget writes, in a made-up hierarchy.
+    support = limits.CgroupSupport("cgroup v2", (("unified", str(tmp_path)),))
+    ((kind, folder),) = budget.make_budget(Limits(memory_mb=300, pids=50), support)
+    assert kind == "unified" and os.path.dirname(folder) == str(tmp_path)
+    written = {name: Path(folder, name).read_text(encoding="ascii") for name in ("memory.max", "memory.swap.max", "pids.max")}
+    assert written == {"memory.max": str(300 * MIB), "memory.swap.max": "0", "pids.max": "50"}
+    assert Path(folder, "cgroup.subtree_control").read_text(encoding="ascii") == "+memory +pids"
+
+
+def test_a_budget_the_kernel_refuses_is_an_error_not_a_silent_pass(tmp_path: Path) -> None:
+    support = limits.CgroupSupport("cgroup v1", (("memory", str(tmp_path / "no" / "such")),))
+    with pytest.raises(budget.BudgetUnavailable, match="cannot make the submission's budget cgroup"):
+        budget.make_budget(Limits(), support)
