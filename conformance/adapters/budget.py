@@ -23,7 +23,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from conformance.adapters.limits import GROUP_PREFIX, MIB, V2_LEAF, CgroupSupport, GroupKind, Limits, detect, empty_and_remove
+from conformance.adapters import limits as cgroup_limits
+from conformance.adapters.limits import GROUP_PREFIX, MIB, V2_LEAF, CgroupSupport, GroupKind, Limits, empty_and_remove
 
 #: The name of a submission's budget group: this prefix, the grader's pid and a counter.
 BUDGET_PREFIX = f"{GROUP_PREFIX}budget-"
@@ -37,7 +38,7 @@ class BudgetUnavailable(RuntimeError):
 
 def program_support() -> CgroupSupport:
     """Where programs' groups are made now: under the open submission budget, else under the grader's own groups."""
-    return _active if _active is not None else detect()
+    return _active if _active is not None else cgroup_limits.detect()
 
 
 def active_budget() -> CgroupSupport | None:
@@ -56,7 +57,7 @@ def submission_budget(limits: Limits, support: CgroupSupport | None = None) -> I
     :class:`BudgetUnavailable` when a cgroup that works here refuses the budget.
     """
     global _active
-    support = support if support is not None else detect()
+    support = support if support is not None else cgroup_limits.detect()
     wanted = (limits.memory_mb is not None and support.has("memory")) or (limits.pids is not None and support.has("pids"))
     if _active is not None or not wanted:
         yield _active
@@ -134,7 +135,7 @@ def remove_orphan_groups(support: CgroupSupport | None = None) -> int:
 
     Groups of live supervisors (another submission graded at the same time) are left alone.
     """
-    support = support if support is not None else detect()
+    support = support if support is not None else cgroup_limits.detect()
     removed = 0
     for path in leftover_groups(support):
         # A program's group is named after its supervisor, a submission's budget after its grader.
@@ -155,7 +156,7 @@ def remove_orphan_groups(support: CgroupSupport | None = None) -> int:
 
 def leftover_groups(support: CgroupSupport | None = None) -> list[Path]:
     """Program groups that still exist (for tests and ``doctor``)."""
-    support = support if support is not None else detect()
+    support = support if support is not None else cgroup_limits.detect()
     found: list[Path] = []
     for _, parent in support.parents:
         found += [path for path in Path(parent).glob(f"{GROUP_PREFIX}*") if path.name != V2_LEAF]

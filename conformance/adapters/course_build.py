@@ -271,19 +271,28 @@ def _watch(process: subprocess.Popen[bytes], workspace: Workspace, log: Path) ->
     deadline = time.monotonic() + BUILD_TIMEOUT_S
     while True:
         try:
-            return process.wait(timeout=DISK_POLL_S), None
+            code: int | None = process.wait(timeout=DISK_POLL_S)
         except subprocess.TimeoutExpired:
-            pass
+            code = None
+        # Measured once more after it exits: a build that hit the capped tmpfs's end failed of ENOSPC, and the cap is why.
+        overflow = _overflow(process, workspace, log)
+        if overflow is not None or code is not None:
+            return code, overflow
         if time.monotonic() > deadline:
             return None, None
-        size, entries = disk_use([workspace.root, log], MAX_BUILD_ENTRIES)
-        if workspace.capped:
-            size = max(size, build_disk.used_bytes(workspace.root))
-        else:
-            size += build_disk.open_deleted_bytes([process.pid, *descendants(process.pid)])
-        if size > MAX_BUILD_DISK_BYTES or entries > MAX_BUILD_ENTRIES:
-            what = f"more than {MAX_BUILD_ENTRIES} files" if entries > MAX_BUILD_ENTRIES else f"more than {MAX_BUILD_DISK_BYTES >> 20} MiB"
-            return None, f"it wrote {what} (the build's disk cap)"
+
+
+def _overflow(process: subprocess.Popen[bytes], workspace: Workspace, log: Path) -> str | None:
+    """Why the build is over its disk cap (what it wrote, deleted files it holds open included), or None."""
+    size, entries = disk_use([workspace.root, log], MAX_BUILD_ENTRIES)
+    if workspace.capped:
+        size = max(size, build_disk.used_bytes(workspace.root))
+    else:
+        size += build_disk.open_deleted_bytes([process.pid, *descendants(process.pid)])
+    if size <= MAX_BUILD_DISK_BYTES and entries <= MAX_BUILD_ENTRIES:
+        return None
+    what = f"more than {MAX_BUILD_ENTRIES} files" if entries > MAX_BUILD_ENTRIES else f"more than {MAX_BUILD_DISK_BYTES >> 20} MiB"
+    return f"it wrote {what} (the build's disk cap)"
 
 
 def disk_use(paths: list[Path], max_entries: int) -> tuple[int, int]:
