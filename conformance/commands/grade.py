@@ -178,7 +178,11 @@ def _grade_in_budget(impl: str, context: GradingContext, options: GradeOptions) 
 
 def grade_command(args: argparse.Namespace) -> int:
     """Grade one submission and write the reports asked for."""
-    private_output()  # its reports are for staff: never readable by the --run-as user
+    with private_output():  # its reports are for staff: never readable by the --run-as user
+        return _grade_command(args)
+
+
+def _grade_command(args: argparse.Namespace) -> int:
     args.impl = args.impl or default_impl(args.profile)
     if args.impl is None:
         example = default_template(args.profile).format(path="PATH")
@@ -231,7 +235,11 @@ def grade_command(args: argparse.Namespace) -> int:
 
 def grade_batch_command(args: argparse.Namespace) -> int:
     """Grade a folder of submissions into a gradebook and per-submission reports, resuming OUT."""
-    private_output()  # OUT, the gradebook and every report: never readable by a submission's user
+    with private_output():  # OUT, the gradebook and every report: never readable by a submission's user
+        return _grade_batch_command(args)
+
+
+def _grade_batch_command(args: argparse.Namespace) -> int:
     directory = Path(args.directory)
     out = Path(args.out)
     problem = _batch_usage_problem(args, directory, out)

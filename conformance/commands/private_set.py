@@ -39,7 +39,11 @@ def private_set_command(args: argparse.Namespace) -> int:
     """Generate, write and summarise; 2 on a usage problem."""
     from conformance.common.atomic_file import private_output
 
-    private_output()  # the set is for staff alone: folders 0700, files 0600
+    with private_output():  # the set is for staff alone: folders 0700, files 0600
+        return _private_set(args)
+
+
+def _private_set(args: argparse.Namespace) -> int:
     try:
         from conformance.fuzz import private
     except ImportError as error:  # hypothesis is a development dependency

@@ -138,3 +138,18 @@ def test_a_range_smaller_than_the_jobs_is_refused(tmp_path: Path) -> None:
     arguments = ["grade-batch", str(tmp_path / "submissions"), "--jobs", "3", "--sandbox", "none", "--run-as-range", "61000-61001"]
     result = cli(*arguments, "--out", str(tmp_path / "out"))
     assert result.returncode == 2 and "--run-as-range holds 2 uid(s) for --jobs 3" in result.stderr
+
+
+def test_private_output_closes_what_is_written_and_gives_the_umask_back(tmp_path: Path) -> None:
+    from conformance.common.atomic_file import private_output, write_text_atomic
+
+    before = os.umask(0o022)
+    try:
+        with private_output():
+            write_text_atomic(tmp_path / "reports" / "report.md", "secret\n")
+        assert (tmp_path / "reports").stat().st_mode & 0o777 == 0o700
+        assert (tmp_path / "reports" / "report.md").stat().st_mode & 0o777 == 0o600
+        write_text_atomic(tmp_path / "public.md", "public\n")  # a command called in process leaves its caller's umask
+        assert (tmp_path / "public.md").stat().st_mode & 0o777 == 0o644
+    finally:
+        os.umask(before)
