@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance import toolchain
+from conformance.adapters import build_disk
 from conformance.adapters.sandbox import (
     SANDBOX_HOME,
     Sandbox,
@@ -46,6 +47,7 @@ from conformance.adapters.session import SESSION_MARKER, minimal_environment, st
 from conformance.adapters.settings import ImplSettings
 from conformance.adapters.staff_build import StaffBuild, has_typescript_sources, pin_files
 from conformance.adapters.submission_copy import SubmissionTooLarge, chown_tree, copy_submission, remove_tree
+from conformance.adapters.supervisor import descendants
 from conformance.common.student_text import path_text
 
 #: A registry address nothing listens on (the discard port of the loopback).
@@ -67,6 +69,8 @@ class Workspace:
     root: Path
     #: The copy of the submission (same folder name as the original).
     project: Path
+    #: ``root`` is a size-capped tmpfs of its own (:mod:`.build_disk`), unmounted on removal.
+    capped: bool = False
 
     @property
     def home(self) -> Path:
@@ -75,6 +79,8 @@ class Workspace:
 
     def remove(self) -> None:
         """Delete the workspace and everything the build wrote, however deep (idempotent, never raises)."""
+        if self.capped:
+            build_disk.unmount(self.root)
         remove_tree(self.root)
 
 
@@ -153,10 +159,12 @@ def build_in_copy(project: Path, where: Path, node: str, settings: ImplSettings)
     except (toolchain.ToolchainMissing, SandboxUnavailable) as error:
         return BuildResult(f"{label} could not run: {error}")
     root = Path(tempfile.mkdtemp(prefix="pi-build-", dir=settings.build_root))
+    # Mounted before the copy: everything in the workspace, deleted files included, counts against the cap.
+    capped = build_disk.mount_capped(root, build_disk.tmpfs_size(MAX_BUILD_DISK_BYTES), build_disk.tmpfs_size(MAX_BUILD_ENTRIES))
     # The copy's name is the original's with only letters, digits, "-", "_" and ".": npm
     # cannot read a package.json whose path is not UTF-8, nor Node import a module whose path
     # holds a backslash. Reports name the submission by its own folder, never by the copy.
-    workspace = Workspace(root, root / copy_name(project.name))
+    workspace = Workspace(root, root / copy_name(project.name), capped)
     package = workspace.project / where.relative_to(project)
     try:
         try:
@@ -232,7 +240,7 @@ def _run_build(
             except OSError as error:
                 return f"{label} could not run: {error}"
             try:
-                code, overflow = _watch(process, [workspace.root, log])
+                code, overflow = _watch(process, workspace, log)
             finally:
                 stop_tree(process, marker)
         output_text = read_tail(log)
@@ -245,26 +253,41 @@ def _run_build(
     return f"{label} exited with status {code}:\n{output_text}"
 
 
-def _watch(process: subprocess.Popen[bytes], written: list[Path]) -> tuple[int | None, str | None]:
+def _watch(process: subprocess.Popen[bytes], workspace: Workspace, log: Path) -> tuple[int | None, str | None]:
     """Wait for the build; its exit status (None: out of time) and why it was stopped early, if it was.
 
-    Every :data:`DISK_POLL_S` the files under ``written`` (its workspace and its log) are
-    measured: a build that writes more than :data:`MAX_BUILD_DISK_BYTES` in all, or more than
-    :data:`MAX_BUILD_ENTRIES` files, is stopped, so the host's disk is bounded by the cap plus
-    what it can write in one poll (each file is also capped by the file-size limit).
+    Every :data:`DISK_POLL_S` what it wrote (its workspace and its log) is measured, files it
+    deleted but holds open included (:mod:`.build_disk`): a build that writes more than
+    :data:`MAX_BUILD_DISK_BYTES` in all, or more than :data:`MAX_BUILD_ENTRIES` files, is
+    stopped. On a capped workspace the kernel refuses writes past the cap; elsewhere the host's
+    disk is bounded by the cap plus what it can write in one poll (each file is also capped by
+    the file-size limit).
     """
     deadline = time.monotonic() + BUILD_TIMEOUT_S
     while True:
         try:
-            return process.wait(timeout=DISK_POLL_S), None
+            code: int | None = process.wait(timeout=DISK_POLL_S)
         except subprocess.TimeoutExpired:
-            pass
+            code = None
+        # Measured once more after it exits: a build that hit the capped tmpfs's end failed of ENOSPC, and the cap is why.
+        overflow = _overflow(process, workspace, log)
+        if overflow is not None or code is not None:
+            return code, overflow
         if time.monotonic() > deadline:
             return None, None
-        size, entries = disk_use(written, MAX_BUILD_ENTRIES)
-        if size > MAX_BUILD_DISK_BYTES or entries > MAX_BUILD_ENTRIES:
-            what = f"more than {MAX_BUILD_ENTRIES} files" if entries > MAX_BUILD_ENTRIES else f"more than {MAX_BUILD_DISK_BYTES >> 20} MiB"
-            return None, f"it wrote {what} (the build's disk cap)"
+
+
+def _overflow(process: subprocess.Popen[bytes], workspace: Workspace, log: Path) -> str | None:
+    """Why the build is over its disk cap (what it wrote, deleted files it holds open included), or None."""
+    size, entries = disk_use([workspace.root, log], MAX_BUILD_ENTRIES)
+    if workspace.capped:
+        size = max(size, build_disk.used_bytes(workspace.root))
+    else:
+        size += build_disk.open_deleted_bytes([process.pid, *descendants(process.pid)])
+    if size <= MAX_BUILD_DISK_BYTES and entries <= MAX_BUILD_ENTRIES:
+        return None
+    what = f"more than {MAX_BUILD_ENTRIES} files" if entries > MAX_BUILD_ENTRIES else f"more than {MAX_BUILD_DISK_BYTES >> 20} MiB"
+    return f"it wrote {what} (the build's disk cap)"
 
 
 def disk_use(paths: list[Path], max_entries: int) -> tuple[int, int]:

@@ -2,10 +2,9 @@
 
 Every program a submission starts (its build and its runs) gets, on by default:
 
-- **memory**, in total over all its processes, tmpfs pages included: a cgroup of its own
-  (``memory.max`` in cgroup v2, ``memory.limit_in_bytes`` in v1); where no cgroup can be
-  written, an address-space limit per process (``RLIMIT_AS``), which a program can get
-  round by spreading itself over child processes;
+- **memory**, in total over all its programs and processes, tmpfs pages included: a cgroup
+  (``memory.max`` in v2, ``memory.limit_in_bytes`` in v1); where none can be written, an
+  address-space limit per process (``RLIMIT_AS``), which child processes get round;
 - **processes and threads**: the cgroup's ``pids.max``; else ``RLIMIT_NPROC``, which counts
   every process of the user, so it is set to what the user runs already plus the limit;
 - **CPU time**: ``RLIMIT_CPU`` per process (``SIGXCPU``, then ``SIGKILL`` a second later);
@@ -15,9 +14,9 @@ Every program a submission starts (its build and its runs) gets, on by default:
 :func:`detect` finds once per process which cgroup mechanism works here: a delegated cgroup v2
 subtree with the memory and pids controllers, cgroup v1 memory (and pids) hierarchies the grader
 can write, or none. The supervisor (``supervisor.py``) creates one group per program start under
-the parent folders :func:`supervisor_flags` names, moves the program into it before it runs,
-reports on stderr which limit the kernel enforced, and removes the group once the program's
-tree is gone; :func:`remove_groups` cleans up after a supervisor that was killed itself.
+the parent folders :func:`supervisor_flags` names (a submission's budget, ``budget.py``, which
+holds the limits for all its programs together), moves the program into it, reports which
+limit the kernel enforced, and removes the group once the program's tree is gone.
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ import os
 import signal
 import time
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Literal
 
 MIB = 1024 * 1024
@@ -40,7 +38,7 @@ DEFAULT_BUILD_CPU_S = 120
 DEFAULT_FILE_MB = 256
 #: The name of each program's cgroup: this prefix and the supervisor's pid.
 GROUP_PREFIX = "pi-conformance-"
-_V2_LEAF = "pi-conformance-grader"
+V2_LEAF = "pi-conformance-grader"
 _REMOVE_DEADLINE_S = 3.0
 
 Mechanism = Literal["cgroup v2", "cgroup v1", "none"]
@@ -178,6 +176,13 @@ def _read(path: str) -> str:
         return file.read()
 
 
+def _subgroups(folder: str) -> list[str]:
+    try:
+        return [entry.path for entry in os.scandir(folder) if entry.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
 def _write(path: str, text: str) -> None:
     with open(path, "w", encoding="ascii") as file:
         file.write(text)
@@ -270,7 +275,7 @@ def _v2_parent(folder: str) -> tuple[str | None, str]:
             if error.errno is None or error.errno != 16:  # EBUSY: this group has processes, ours among them
                 raise
             # No process may sit in a group whose controllers its children share: move the grader into a leaf.
-            leaf = os.path.join(folder, _V2_LEAF)
+            leaf = os.path.join(folder, V2_LEAF)
             os.makedirs(leaf, exist_ok=True)
             _write(os.path.join(leaf, "cgroup.procs"), str(os.getpid()))
             try:
@@ -340,8 +345,10 @@ def remove_groups(supervisor_pid: int, support: CgroupSupport | None = None) -> 
 
 
 def empty_and_remove(folder: str, deadline_s: float = _REMOVE_DEADLINE_S) -> bool:
-    """SIGKILL every process of the cgroup ``folder``, then remove it; whether it is gone."""
+    """SIGKILL every process of the cgroup ``folder`` and of the groups below it, then remove them; whether it is gone."""
     deadline = time.monotonic() + deadline_s
+    for child in _subgroups(folder):  # a submission's budget holds its programs' groups
+        empty_and_remove(child, deadline_s)
     while True:
         try:
             members = [int(text) for text in _read(os.path.join(folder, "cgroup.procs")).split()]
@@ -361,35 +368,3 @@ def empty_and_remove(folder: str, deadline_s: float = _REMOVE_DEADLINE_S) -> boo
             if time.monotonic() > deadline:
                 return False
             time.sleep(0.02)
-
-
-def remove_orphan_groups(support: CgroupSupport | None = None) -> int:
-    """Remove the program groups whose supervisor is dead (killed outright, with its process group,
-    before it could remove them); what is left in them is killed. How many were removed.
-
-    Groups of live supervisors (another submission graded at the same time) are left alone.
-    """
-    support = support if support is not None else detect()
-    removed = 0
-    for path in leftover_groups(support):
-        suffix = path.name[len(GROUP_PREFIX) :]
-        if not suffix.isdigit():
-            continue
-        try:
-            os.kill(int(suffix), 0)
-            continue  # its supervisor lives
-        except ProcessLookupError:
-            pass
-        except PermissionError:
-            continue  # alive, another user's
-        removed += empty_and_remove(str(path))
-    return removed
-
-
-def leftover_groups(support: CgroupSupport | None = None) -> list[Path]:
-    """Program groups that still exist (for tests and ``doctor``)."""
-    support = support if support is not None else detect()
-    found: list[Path] = []
-    for _, parent in support.parents:
-        found += [path for path in Path(parent).glob(f"{GROUP_PREFIX}*") if path.name != _V2_LEAF]
-    return found

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from conformance.adapters.budget import program_support
 from conformance.adapters.limits import Limits, remove_groups, supervisor_flags
 from conformance.adapters.process_options import ProcessOptions
 from conformance.adapters.protocol import QUOTE_CHARS
@@ -233,7 +234,7 @@ def stop_tree(process: subprocess.Popen[bytes], marker: str) -> None:
         process.wait(timeout=5)
     except subprocess.TimeoutExpired:
         pass
-    remove_groups(pid)  # the cgroups of a supervisor that was killed before it could remove them
+    remove_groups(pid, program_support())  # the cgroups of a supervisor that was killed before it could remove them
 
 
 def program_environment(options: ProcessOptions, marker: str) -> dict[str, str]:
@@ -301,7 +302,8 @@ def supervisor_argv(program: list[str], limits: Limits | None = None, run_as: tu
     stops the program with :func:`stop_tree`, which also removes its cgroups if the
     supervisor could not.
     """
-    flags = supervisor_flags(limits if limits is not None else Limits())
+    # Below the submission's budget when one is open: its programs share one memory and pids limit.
+    flags = supervisor_flags(limits if limits is not None else Limits(), program_support())
     if run_as is not None:  # the supervisor keeps the grader's rights; the program gets the user's
         flags = ["--uid", str(run_as[0]), "--gid", str(run_as[1]), *flags]
     # -I -S: isolated and without site-packages, so the supervisor starts fast and imports nothing of ours.

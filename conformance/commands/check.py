@@ -18,6 +18,7 @@ import math
 import sys
 from pathlib import Path
 
+from conformance.adapters.budget import submission_budget
 from conformance.adapters.kinds import submission_spec
 from conformance.adapters.sandbox import add_sandbox_option
 from conformance.adapters.settings import ImplSettings
@@ -88,7 +89,8 @@ def check_command(args: argparse.Namespace) -> int:
     public = dataclasses.replace(context, cases=tuple(case for case in context.cases if case.id not in context.rubric.held_out))
     print(f"pi-conformance check: {HELD_OUT_NOTE}.\n")
     options = GradeOptions(settings=ImplSettings(sandbox=args.sandbox), case_timeout_s=args.timeout)
-    result = grade_submission(submission_spec(context.rubric.profile, project), public, options)
+    with submission_budget(options.settings.resource_limits()):  # one budget for everything it runs
+        result = grade_submission(submission_spec(context.rubric.profile, project), public, options)
     labs = [lab for lab in LABS if lab in (args.lab or LABS)]
     shown = only_labs(result, labs)
     sys.stdout.write(terminal.render(shown, public.clauses, details_per_lab=None if args.verbose else terminal.DEFAULT_DETAILS_PER_LAB))

@@ -5,29 +5,27 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 
+from conformance.adapters.budget import BudgetUnavailable, submission_budget
 from conformance.adapters.kinds import IMPL_FORMS, default_impl, default_template, parse_impl, profile_problem
 from conformance.adapters.run_as import RunAsError, parse_run_as, run_as_problem
+from conformance.commands.batch_users import add_jobs_options, batch_uids
 from conformance.commands.checks import (
     EXIT_USAGE,
     non_negative_integer,
     output_file_problem,
     output_folder_problem,
-    positive_integer,
     positive_number,
     same_file_problem,
 )
+from conformance.commands.interrupts import sigterm_as_interrupt
 from conformance.commands.options import FIXTURES, TIMEOUT, add_process_options, process_settings
-from conformance.common.atomic_file import write_text_atomic
-from conformance.farm.batch import BatchOptions, discover_submissions, grade_batch, submission_name
+from conformance.common.atomic_file import private_output, write_text_atomic
+from conformance.farm.batch import BatchOptions, discover_submissions, grade_batch, name_clash, submission_name
 from conformance.farm.gradebook import GradebookError, columns, merge_gradebooks, meta_path
 from conformance.farm.job import failed_result
 from conformance.farm.journal import GRADEBOOK, Journal, JournalError
@@ -84,7 +82,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     batch.add_argument("directory", metavar="DIR", help="folder of submissions, one subfolder each")
     _grading_options(batch)
-    batch.add_argument("--jobs", "-j", type=positive_integer, default=1, metavar="N", help="grade up to N submissions at once (default 1)")
+    add_jobs_options(batch)
     batch.add_argument(
         "--shard",
         metavar="K/N|auto",
@@ -172,8 +170,19 @@ def _options(args: argparse.Namespace, impl: str) -> GradeOptions:
     return GradeOptions(settings=settings, build=args.build, case_timeout_s=args.timeout, budget_s=args.budget)
 
 
+def _grade_in_budget(impl: str, context: GradingContext, options: GradeOptions) -> SubmissionResult:
+    """Grade ``impl`` with one budget (memory, processes) for everything it runs; :class:`BudgetUnavailable` if none can be made."""
+    with submission_budget(options.settings.resource_limits()):
+        return _grade_always(impl, context, options)
+
+
 def grade_command(args: argparse.Namespace) -> int:
     """Grade one submission and write the reports asked for."""
+    with private_output():  # its reports are for staff: never readable by the --run-as user
+        return _grade_command(args)
+
+
+def _grade_command(args: argparse.Namespace) -> int:
     args.impl = args.impl or default_impl(args.profile)
     if args.impl is None:
         example = default_template(args.profile).format(path="PATH")
@@ -194,10 +203,10 @@ def grade_command(args: argparse.Namespace) -> int:
         context = _context(args)
         known = baselines.load_baseline(Path(args.baseline)) if args.baseline else None
         options = _options(args, args.impl)
-    except (RubricError, baselines.BaselineError, RunAsError) as error:
+        result = _grade_in_budget(args.impl, context, options)
+    except (RubricError, baselines.BaselineError, RunAsError, BudgetUnavailable) as error:
         print(f"pi-conformance grade: {error}", file=sys.stderr)
         return EXIT_USAGE
-    result = _grade_always(args.impl, context, options)
     details = None if args.verbose else args.details
     sys.stdout.write(terminal.render(result, context.clauses, details_per_lab=details))
     # Every report is rendered before any is written, and each is written atomically: a
@@ -240,6 +249,11 @@ def _grade_always(impl: str, context: GradingContext, options: GradeOptions) -> 
 
 def grade_batch_command(args: argparse.Namespace) -> int:
     """Grade a folder of submissions into a gradebook and per-submission reports, resuming OUT."""
+    with private_output():  # OUT, the gradebook and every report: never readable by a submission's user
+        return _grade_batch_command(args)
+
+
+def _grade_batch_command(args: argparse.Namespace) -> int:
     directory = Path(args.directory)
     out = Path(args.out)
     problem = _batch_usage_problem(args, directory, out)
@@ -276,6 +290,8 @@ class _Batch:
     grade_options: GradeOptions
     journal: Journal
     gradebook: Path
+    #: ``--run-as-range``: one uid per job at once (none: the settings' one user).
+    uids: tuple[int, ...] = ()
 
 
 def _batch_usage_problem(args: argparse.Namespace, directory: Path, out: Path) -> str | None:
@@ -300,24 +316,18 @@ def _open_batch(args: argparse.Namespace, directory: Path, out: Path) -> _Batch 
         context = _context(args)
         submissions = select_shard(discover_submissions(directory), *shard)
         names = [submission_name(path) for path in submissions]
-        clash = _name_clash(names)
+        clash = name_clash(names)
         if clash:
             return clash
         grade_options = _options(args, args.impl_template)
+        uids = batch_uids(args, grade_options.settings)
         journal = Journal.open(out, columns(context.rubric), shard, names, fresh=args.fresh, profile=args.profile)
+        out.chmod(0o700)
     except (RubricError, ShardError, JournalError, RunAsError) as error:
         return str(error)
     except OSError as error:
         return f"cannot use {out}: {error}"
-    return _Batch(context, submissions, grade_options, journal, out / GRADEBOOK)
-
-
-def _name_clash(names: list[str]) -> str | None:
-    """Two folders that go by one name (``caf\\xe9`` as bytes and as text) would share a row: say which, before grading."""
-    seen = sorted({name for name in names if names.count(name) > 1})
-    if not seen:
-        return None
-    return f"two submission folders go by the same name once undecodable bytes are escaped: {', '.join(seen)}; rename one of each"
+    return _Batch(context, submissions, grade_options, journal, out / GRADEBOOK, uids)
 
 
 def _run_batch(args: argparse.Namespace, out: Path, batch: _Batch, pending: list[Path], html: HtmlBatch | None) -> bool:
@@ -330,10 +340,11 @@ def _run_batch(args: argparse.Namespace, out: Path, batch: _Batch, pending: list
         reports_dir=out / "reports",
         work_dir=work_dir,
         reap_orphans=True,
+        run_as_uids=batch.uids,
     )
     on_result = html.wrap(batch.journal.record) if html is not None else batch.journal.record
     try:
-        with _sigterm_as_interrupt():
+        with sigterm_as_interrupt():
             grade_batch(pending, batch.context, options, stream=sys.stderr, on_result=on_result)
     except KeyboardInterrupt:
         batch.journal.finish()
@@ -352,24 +363,6 @@ def _html_problem(args: argparse.Namespace) -> str | None:
     if args.for_students and not args.html:
         return "--for-students goes with --html"
     return output_folder_problem("--html", Path(args.html)) if args.html else None
-
-
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM (a scheduler stopping the job) ends the batch like Ctrl-C: workers killed, rows kept."""
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:  # not the main thread: leave SIGTERM alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def gradebook_merge_command(args: argparse.Namespace) -> int:

@@ -37,6 +37,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def private_set_command(args: argparse.Namespace) -> int:
     """Generate, write and summarise; 2 on a usage problem."""
+    from conformance.common.atomic_file import private_output
+
+    with private_output():  # the set is for staff alone: folders 0700, files 0600
+        return _private_set(args)
+
+
+def _private_set(args: argparse.Namespace) -> int:
     try:
         from conformance.fuzz import private
     except ImportError as error:  # hypothesis is a development dependency
@@ -73,6 +80,7 @@ def private_set_command(args: argparse.Namespace) -> int:
     try:
         generated = private.generate(reference, rubric, args.seed, args.cases, taken, args.timeout)
         written = private.write(generated, out)
+        out.chmod(0o700)  # a folder made before, with the usual mode, is closed too
     except private.PrivateSetError as error:
         print(f"pi-conformance private-set: {error}", file=sys.stderr)
         return EXIT_USAGE

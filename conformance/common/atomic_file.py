@@ -8,11 +8,32 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 # Read once, at import: mkstemp creates files 0600, and reports should get the usual mode.
 _UMASK = os.umask(0)
 os.umask(_UMASK)
+
+
+@contextmanager
+def private_output() -> Iterator[None]:
+    """Within, everything this process writes is its user's alone: folders 0700, files 0600.
+
+    For the commands that write what a submission must never read (a private set, a gradebook,
+    reports), where student code runs as another user (``--run-as``, ``--run-as-range``). The
+    umask before is restored on leaving (a command called in process leaves the caller's alone).
+    """
+    global _UMASK
+    before = _UMASK
+    _UMASK = 0o077
+    os.umask(_UMASK)
+    try:
+        yield
+    finally:
+        _UMASK = before
+        os.umask(before)
 
 
 def write_text_atomic(path: Path, text: str) -> None:

@@ -11,13 +11,15 @@ interrupted batch keeps everything it finished.
 
 from __future__ import annotations
 
+import queue
 import re
 import shlex
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -49,6 +51,8 @@ class BatchOptions:
     #: Adopt and kill what dead workers leave running (Linux; the CLI sets it). Off by
     #: default: it kills every child of the calling process that is not a worker.
     reap_orphans: bool = False
+    #: ``--run-as-range``: each submission graded at once runs as one of these uids, never two at once.
+    run_as_uids: tuple[int, ...] = ()
 
 
 def discover_submissions(directory: Path) -> list[Path]:
@@ -59,6 +63,14 @@ def discover_submissions(directory: Path) -> list[Path]:
 def submission_name(submission: Path) -> str:
     """The name a submission goes by in its row, its reports folder and progress: its folder's, undecodable bytes as ``\\xff``."""
     return path_text(submission.name)
+
+
+def name_clash(names: list[str]) -> str | None:
+    """Two folders that go by one name (``caf\\xe9`` as bytes and as text) would share a row: say which, before grading."""
+    seen = sorted({name for name in names if names.count(name) > 1})
+    if not seen:
+        return None
+    return f"two submission folders go by the same name once undecodable bytes are escaped: {', '.join(seen)}; rename one of each"
 
 
 def impl_for(template: str, submission: Path) -> str:
@@ -73,6 +85,14 @@ def impl_for(template: str, submission: Path) -> str:
     values = {"path": path, "name": name}
     # One pass, so a name that itself contains "{path}" is not substituted again.
     return re.sub(r"\{(path|name)\}", lambda match: values[match[1]], template)
+
+
+def _reaper(enabled: bool) -> Reaper:
+    """The batch's reaper of orphaned processes, enabled when the batch reaps them."""
+    reaper = Reaper()
+    if enabled:
+        reaper.enable()
+    return reaper
 
 
 def grade_batch(
@@ -93,12 +113,11 @@ def grade_batch(
     lock = threading.Lock()
     scratch = tempfile.TemporaryDirectory(prefix="pi-grade-") if options.work_dir is None else None
     work_dir = options.work_dir or Path(scratch.name if scratch else ".")
-    reaper = Reaper()
-    if options.reap_orphans:
-        reaper.enable()
+    reaper = _reaper(options.reap_orphans)
     # Its fork server starts with the first worker, from a grading thread, and dies with that
     # thread (PR_SET_PDEATHSIG): the executor's threads live until the batch is over.
     spawner = WorkerSpawner(worker_env(), reaper)
+    users = _Users(options.grade, options.run_as_uids)
 
     def grade_one(submission: Path) -> SubmissionResult | None:
         if stop.is_set():
@@ -106,7 +125,8 @@ def grade_batch(
         name = submission_name(submission)
         progress.started(name)
         impl = impl_for(options.impl_template, submission)
-        supervised = grade_supervised(impl, name, context, options.grade, work_dir, stop, reaper=reaper, spawner=spawner)
+        with users.lease() as grade_options:
+            supervised = grade_supervised(impl, name, context, grade_options, work_dir, stop, reaper=reaper, spawner=spawner)
         if supervised is None:
             return None
         result = supervised.result
@@ -143,3 +163,26 @@ def _write_reports(folder: Path, supervised: Supervised, context: GradingContext
             write_text_atomic(folder / "worker.log", supervised.log)
     except Exception as error:  # a full disk or a renderer bug costs this submission's reports, not the batch
         print(f"pi-conformance: cannot write the reports of {supervised.result.name}: {type(error).__name__}: {error}", file=stream)
+
+
+class _Users:
+    """The uids of ``--run-as-range``, one lent to each submission being graded (the grade options as they are without)."""
+
+    def __init__(self, options: GradeOptions, uids: tuple[int, ...]) -> None:
+        self.options = options
+        self.free: queue.SimpleQueue[int] = queue.SimpleQueue()
+        for uid in uids:
+            self.free.put(uid)
+        self.lending = bool(uids)
+
+    @contextmanager
+    def lease(self) -> Iterator[GradeOptions]:
+        """The grade options with a uid no other submission runs as meanwhile."""
+        if not self.lending:
+            yield self.options
+            return
+        uid = self.free.get()  # never waits: the range holds a uid per job at least
+        try:
+            yield replace(self.options, settings=replace(self.options.settings, run_as=(uid, uid)))
+        finally:
+            self.free.put(uid)

@@ -24,8 +24,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from conformance.adapters.budget import remove_orphan_groups
+from conformance.adapters.build_disk import unmount_below
 from conformance.adapters.course_build import BUILD_TIMEOUT_S
-from conformance.adapters.limits import remove_orphan_groups
+from conformance.adapters.sandbox import choose_isolation
+from conformance.adapters.settings import ImplSettings
 from conformance.farm.reaper import Reaper
 from conformance.farm.spawner import Worker, WorkerSpawner, WorkerStartError
 from conformance.farm.worker import EXIT_GRADER_FAILED, Job
@@ -198,7 +201,7 @@ def _run_worker(
     # traversable by others, for a --run-as user.
     builds = Path(tempfile.mkdtemp(prefix="pi-builds-"))
     builds.chmod(0o711)
-    options = replace(options, settings=replace(options.settings, build_root=builds))
+    options = replace(options, settings=private_home(replace(options.settings, build_root=builds), builds))
     job = Job(impl, name, context, options, result_path, progress_path, tuple(known.values()))
     # In a session of its own (forked by the spawner's server): one killpg reaches all it started.
     try:
@@ -213,6 +216,7 @@ def _run_worker(
         reaper.sweep()
         # A supervisor killed with the worker's process group could not remove its cgroups.
         remove_orphan_groups()
+        unmount_below(builds)  # the capped disks of builds whose worker was killed
         shutil.rmtree(builds, ignore_errors=True)
     try:
         if code is None and stop is not None and stop.is_set():
@@ -223,6 +227,19 @@ def _run_worker(
         result_path.unlink(missing_ok=True)
         progress_path.unlink(missing_ok=True)
         log_path.unlink(missing_ok=True)
+
+
+def private_home(settings: ImplSettings, builds: Path) -> ImplSettings:
+    """Without a sandbox, a ``--run-as`` user's programs get a home and temporary folder of their own (0700, its).
+
+    The shared ``/tmp`` would let it leave files for, or find those of, a classmate graded after it.
+    """
+    if settings.run_as is None or choose_isolation(settings.sandbox) != "none":
+        return settings  # the sandbox's /tmp is private already
+    home = builds / "home"
+    home.mkdir(mode=0o700)
+    os.chown(home, *settings.run_as)
+    return replace(settings, env={"HOME": str(home), "TMPDIR": str(home), **settings.env})
 
 
 def worker_env() -> dict[str, str]:

@@ -24,6 +24,7 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance.adapters.budget import submission_budget
 from conformance.common.atomic_file import write_text_atomic
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, grade_submission
 from conformance.grading.result_json import result_to_json
@@ -79,7 +80,9 @@ def run(job: Job) -> SubmissionResult:
             progress.write(json.dumps(outcome.to_json(), ensure_ascii=False) + "\n")
             progress.flush()
 
-        result = grade_submission(job.impl, job.context, job.options, name=job.name, given=given, on_outcome=record)
+        # One budget for all it runs: build, adapter, retries and the held-out phase.
+        with submission_budget(job.options.settings.resource_limits()):
+            result = grade_submission(job.impl, job.context, job.options, name=job.name, given=given, on_outcome=record)
     write_text_atomic(job.result_path, json.dumps(result_to_json(result), ensure_ascii=False))
     return result
 

@@ -34,6 +34,8 @@ NOT_RUN = "not run: "
 RETRY_TIMEOUT_S = 0.3
 #: Given-up cases are retried this many at a time, each worker with its own fresh process:
 #: a hang that burns no CPU (a promise that never resolves) then costs a fraction of the time.
+#: The bound on retry adapters alive at once; they share the submission's one budget of memory
+#: and processes (``conformance/adapters/budget.py``), so retrying never multiplies it.
 RETRY_WORKERS = 4
 
 AdapterFactory = Callable[[], Adapter]

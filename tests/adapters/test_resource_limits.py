@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters import limits, sandbox
+from conformance.adapters import budget, limits, sandbox
 from conformance.adapters.limits import MIB, CgroupSupport, Limits, describe, detect_from, empty_and_remove, supervisor_flags
 from conformance.adapters.session import SUPERVISOR
 from tests.support.attack_projects import CORRECT, append_to_module
 from tests.support.batch_helpers import cli_env, rows
 from tests.support.grading_batch import patched_copy
 from tests.support.paths import REPO
-from tests.support.requirements import needs_bwrap, needs_node
+from tests.support.requirements import needs_bwrap, needs_node, require
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="resource limits use Linux cgroups, rlimits and /proc")
 
@@ -272,6 +272,7 @@ def test_a_fork_bomb_in_a_batch_costs_its_classmates_nothing(test_cgroup: Capped
     out = tmp_path / "out"
     # The whole batch (grader, builds, programs) runs in the test's cgroup (400 processes): a bomb
     # with no limit of its own takes them all; with one (128), the classmates keep the rest.
+    require("needs_bwrap")  # --jobs 2 without a sandbox is refused
     arguments = ["grade-batch", str(submissions), "--jobs", "2", "--pids-limit", "128", "--out", str(out)]
     command = ["/bin/sh", "-c", _JOIN, "sh", sys.executable, "-m", "conformance.cli", *arguments]
     env = {**cli_env(), "PI_TEST_JOIN": " ".join(test_cgroup.join)}
@@ -313,7 +314,7 @@ def test_groups_of_dead_supervisors_are_removed_and_live_ones_kept(test_cgroup: 
     for folder in (*orphans, *alive):
         os.mkdir(folder)
     try:
-        assert limits.remove_orphan_groups(support) == len(orphans)
+        assert budget.remove_orphan_groups(support) == len(orphans)
         assert not any(os.path.isdir(folder) for folder in orphans)
         assert all(os.path.isdir(folder) for folder in alive)
     finally:

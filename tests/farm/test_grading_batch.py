@@ -22,7 +22,7 @@ from conformance.spec.clauses import load_clauses
 from tests.support.cli_runner import cli
 from tests.support.graded_class import GradedClass
 from tests.support.grading_batch import JS
-from tests.support.requirements import needs_node
+from tests.support.requirements import needs_node, require
 
 pytestmark = needs_node
 LABS = ("3.1", "3.2", "4.1", "4.2")
@@ -199,6 +199,7 @@ def test_grade_prints_a_summary_with_the_hint_for_one_student() -> None:
 
 
 def test_shards_merge_back_into_one_gradebook(tmp_path: Path) -> None:
+    require("needs_bwrap")  # --jobs 2 without a sandbox is refused
     submissions = tmp_path / "submissions"
     submissions.mkdir()
     for name, target in (("ann", "course-correct"), ("ben", "variants/textof-tool-names"), ("cat", "variants/lab31-only")):

@@ -26,6 +26,7 @@ from conformance.grading.grader import planned_isolation
 from tests.support.batch_helpers import RUBRIC
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
+from tests.support.requirements import require
 
 FAKE = REPO / "tests" / "support" / "fakes" / "hostile_text.py"
 REPORTS = ("markdown", "junit", "json", "gradescope")
@@ -198,6 +199,7 @@ ESCAPE_NAME = "\x1b]0;pwned\x07\x1b[2Jname"
 
 
 def test_a_batch_neutralises_formulas_and_escapes_and_keeps_what_a_surrogate_submission_earned(tmp_path: Path) -> None:
+    require("needs_bwrap")  # --jobs 2 without a sandbox is refused
     submissions = tmp_path / "submissions"
     modes = {**dict.fromkeys(FORMULA_NAMES, "ok"), ESCAPE_NAME: "escapes", "surrogate": "surrogate-threw", "ok": "ok"}
     for name, mode in modes.items():

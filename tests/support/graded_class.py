@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tests.support.cli_runner import cli
 from tests.support.grading_batch import Expected, make_batch
+from tests.support.requirements import require
 
 #: Identical correct copies in the class: enough to show that equal work grades equally.
 CORRECT_COPIES = 3
@@ -42,6 +43,8 @@ class GradedClass:
 
 def grade_class(root: Path) -> GradedClass:
     """Generate the class under ``root / "submissions"`` and grade it with reports and a site."""
+    # --jobs 2 needs a sandbox (without one, classmates would share a uid: grade-batch refuses).
+    require("needs_bwrap")
     expected = make_batch(root / "submissions", correct_copies=CORRECT_COPIES)
     started = time.monotonic()
     result = cli(
