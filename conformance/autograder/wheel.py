@@ -15,21 +15,13 @@ from pathlib import Path
 
 from conformance import __version__
 from conformance.autograder.repack import RepackError, repack
+from conformance.common.install_hints import checkout_root
 
 _BUILD_TIMEOUT_S = 600
 
 
 class WheelError(RuntimeError):
     """No wheel of this version can be had: the message says what to give instead."""
-
-
-def checkout_root() -> Path | None:
-    """The source checkout this package runs from, or None when it is installed from a wheel."""
-    root = Path(__file__).resolve().parents[2]
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file() and 'name = "pi-conformance"' in pyproject.read_text(encoding="utf-8"):
-        return root
-    return None
 
 
 def wheel_version(wheel: Path) -> str | None:

@@ -164,3 +164,14 @@ def test_an_installed_copy_ships_its_own_wheel_again_and_refuses_an_edited_insta
         assert "`make wheel` in a checkout" in refused.stderr
     finally:
         edited.write_text(text, encoding="utf-8")
+
+
+def test_the_fuzz_extras_install_message_names_a_command_that_works_in_a_venv_from_the_wheel(installed: Installed, tmp_path: Path) -> None:
+    missing = installed.run("private-set", "--seed", "s3cret", "--out", str(tmp_path / "set"))
+    assert missing.returncode == 2 and "-e" not in missing.stderr.split("needs hypothesis")[1].split("(")[0], missing.stderr
+    command = missing.stderr.split("(the fuzz extra): ")[1].split(" (")[0]
+    assert command.startswith(f"{installed.venv}/bin/python") and "pip install 'hypothesis>=6.100'" in command
+    done = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    works = installed.run("private-set", "--seed", "s3cret", "--out", str(tmp_path / "set"), "--cases", "4")
+    assert works.returncode == 0, works.stdout + works.stderr
