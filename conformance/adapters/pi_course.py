@@ -22,10 +22,11 @@ from conformance.adapters.process import ProcessAdapter
 from conformance.adapters.process_options import ProcessOptions
 from conformance.adapters.sandbox import Isolation, Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
 from conformance.adapters.settings import ImplSettings
+from conformance.toolchain.node_versions import MINIMUM_MAJOR
 
 NODE_ADAPTER = Path(__file__).resolve().parent / "node" / "pi_course_adapter.mjs"
 COURSE_MODULES = ("types.js", "event-stream.js", "scripted-model.js")
-MINIMUM_NODE = 18
+MINIMUM_NODE = MINIMUM_MAJOR  # conformance/toolchain/node_versions.py owns the number
 
 
 class CourseLayoutError(ValueError):

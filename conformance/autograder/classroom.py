@@ -30,6 +30,7 @@ from conformance import __version__
 from conformance.autograder.wheel import obtain_wheel
 from conformance.grading.rubric import Rubric
 from conformance.toolchain import LOCK_FOLDER
+from conformance.toolchain.node_versions import INSTALL_MAJOR
 
 WORKFLOW = Path(".github") / "workflows" / "classroom.yml"
 #: The folder of the template that carries pi-conformance's wheel and the toolchain lock.
@@ -59,7 +60,7 @@ def precheck_command(install: str) -> str:
     return f"pipx run --spec {shlex.quote(install)} pi-conformance check ."
 
 
-def workflow(rubric: Rubric, install: str, node_version: str = "22", python_version: str = "3.12") -> str:
+def workflow(rubric: Rubric, install: str, node_version: str = str(INSTALL_MAJOR), python_version: str = "3.12") -> str:
     """The text of ``classroom.yml`` for ``rubric``'s labs; ``install`` is what pip installs (the carried wheel's path, or a URL)."""
     lock = (CARRIED / "toolchain" / "package-lock.json").as_posix()
     lines = [

@@ -1,0 +1,43 @@
+"""The Node.js versions pi-conformance supports, each number said once (docs/node-versions.md tells the story).
+
+- :data:`MINIMUM_MAJOR` (20): the oldest Node.js a ``pi-course:`` build or adapter runs on. Older
+  ones are refused with a message naming the version found: they lack the permission model
+  (``--permission``) that confines student code.
+- :data:`COURSE_FLOOR` (22.19): what the course itself declares (its monorepo's ``engines.node``).
+  Node 20 grades, but ``doctor`` says a student project may use APIs of 22.19+.
+- :data:`INSTALL_MAJOR` (22): the release line Gradescope's ``setup.sh`` installs and the GitHub
+  Classroom workflow asks ``actions/setup-node`` for, and the major of ``@types/node`` in the
+  toolchain lock (:data:`TYPES_NODE_MAJOR`), as the course's own ``@types/node`` is 22.
+"""
+
+from __future__ import annotations
+
+import re
+
+MINIMUM_MAJOR = 20
+COURSE_FLOOR = (22, 19)
+INSTALL_MAJOR = 22
+TYPES_NODE_MAJOR = INSTALL_MAJOR
+
+
+def floor_text() -> str:
+    """The course's floor as people write it: ``22.19``."""
+    return ".".join(str(part) for part in COURSE_FLOOR)
+
+
+def parse(version: str) -> tuple[int, int] | None:
+    """``v22.19.0`` -> ``(22, 19)``; None when it is no Node.js version."""
+    match = re.match(r"v?(\d+)\.(\d+)", version.strip())
+    return (int(match[1]), int(match[2])) if match else None
+
+
+def supported(version: str) -> bool:
+    """True when this Node.js runs pi-course builds and adapters (major >= :data:`MINIMUM_MAJOR`)."""
+    found = parse(version)
+    return found is not None and found[0] >= MINIMUM_MAJOR
+
+
+def below_course_floor(version: str) -> bool:
+    """True for a supported Node.js older than the course's declared floor (grades, with a note)."""
+    found = parse(version)
+    return found is not None and supported(version) and found < COURSE_FLOOR
