@@ -22,6 +22,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -301,6 +302,15 @@ def test_a_build_that_fails_and_an_empty_submission_score_0(autograder: Autograd
     empty, elapsed, _ = autograder.grade(None)
     print(f"run_autograder (empty): {elapsed:.1f} s")
     assert empty["score"] == 0 and empty["extra_data"]["status"] == "not-a-project"  # type: ignore[index]
+    # One test with the reason, "start here", then one "not run" per lab: not one failed test per case.
+    for results, why in ((failed, "the build failed"), (empty, "there is no project to grade")):
+        tests: list[Any] = results["tests"]  # type: ignore[assignment]
+        assert len(tests) == 5, [test["name"] for test in tests]
+        assert tests[0]["name"] == f"start here: {why}" and str(results["output"]).startswith(f"start here: {why}")
+        assert all(test["name"].endswith(": not run") for test in tests[1:])
+    written = (autograder.root / "results" / "results.json").stat().st_size
+    assert written < 40_000, written  # the empty submission's; a build log is bounded (BUILD_LOG_LIMIT)
+    assert "error TS" in failed["tests"][0]["output"] or "npm" in failed["tests"][0]["output"]  # type: ignore[index]
 
 
 def snooping_project(autograder: Autograder, folder: Path) -> Path:
