@@ -41,9 +41,27 @@ KEYRING = Path("/usr/share/keyrings/ubuntu-archive-keyring.gpg")
 CLEAN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
+#: The variables naming this machine's CA bundle (a TLS-inspecting proxy's CA may be in it): passed into the root.
+CA_VARIABLES = ("PIP_CERT", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS")
+
+
+def _this_machines_cas(root: Path) -> list[str]:
+    """Copy the CA bundles this machine's variables name into the root (again: apt's ca-certificates rewrites them)."""
+    passed = []
+    for name in CA_VARIABLES:
+        bundle = Path(os.environ.get(name, ""))
+        if bundle.is_absolute() and bundle.is_file():
+            inside = root / bundle.relative_to("/")
+            inside.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(bundle, inside)
+            passed.append(f"{name}={bundle}")
+    return passed
+
+
 def _in_root(root: Path, command: str, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
-    """``command`` under chroot, with the environment a fresh root shell has."""
-    argv = ["chroot", str(root), "/usr/bin/env", "-i", f"PATH={CLEAN_PATH}", "HOME=/root", "LANG=C.UTF-8", "bash", "-c", command]
+    """``command`` under chroot, with the environment a fresh root shell has (and this machine's CA bundle)."""
+    environment = [f"PATH={CLEAN_PATH}", "HOME=/root", "LANG=C.UTF-8", *_this_machines_cas(root)]
+    argv = ["chroot", str(root), "/usr/bin/env", "-i", *environment, "bash", "-c", command]
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
@@ -66,6 +84,9 @@ def root() -> Iterator[Path]:
         assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
         print(f"\ndebootstrap {SUITE}: {time.perf_counter() - started:.0f} s")
         shutil.copyfile("/etc/resolv.conf", folder / "etc" / "resolv.conf")
+        # The suites an Ubuntu image lists (debootstrap writes the release alone): 22.04's python3.11 is in -updates.
+        suites = [f"deb {MIRROR} {SUITE}{pocket} main universe" for pocket in ("", "-updates", "-security")]
+        (folder / "etc" / "apt" / "sources.list").write_text("\n".join(suites) + "\n", encoding="utf-8")
         subprocess.run(["mount", "-t", "proc", "proc", str(proc)], check=True)
         yield folder
     finally:
