@@ -113,6 +113,18 @@ _WHY = {
 }
 
 
+def _failed_test(name: str, max_points: float, output: str, tag: str) -> JsonObject:
+    return {
+        "name": name,
+        "score": 0,
+        "max_score": round(max_points, _DIGITS),
+        "status": "failed",
+        "output": output,
+        "tags": [tag],
+        "visibility": "visible",
+    }
+
+
 def _not_started(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObject:
     """One test with the reason (and the build's log), then one "not run" test per lab: nothing ran."""
     del clauses  # no case ran: there is no case feedback to give
@@ -121,16 +133,11 @@ def _not_started(result: SubmissionResult, clauses: Mapping[str, Clause]) -> Jso
     reason = f"{why}: {result.detail}" if result.detail else why
     log = f"\n\n{result.build_report}" if result.build_report else ""
     first = f"start here: {reason}\nNo case ran: fix this, then submit again.{log}"
-    tests: list[JsonValue] = [
-        {"name": f"start here: {why}", "score": 0, "max_score": round(result.score.max_points, _DIGITS), "status": "failed"}
-        | {"output": for_terminal(first), "tags": ["start here"], "visibility": "visible"}
-    ]
+    tests: list[JsonValue] = [_failed_test(f"start here: {why}", result.score.max_points, for_terminal(first), "start here")]
     labs: list[JsonValue] = []
     for lab in result.score.labs:
-        tests.append(
-            {"name": f"{label} {lab.lab}: not run", "score": 0, "max_score": round(lab.max_points, _DIGITS), "status": "failed"}
-            | {"output": f"not run: {why} (see the first test)", "tags": [f"{label} {lab.lab}"], "visibility": "visible"}
-        )
+        not_run = f"not run: {why} (see the first test)"
+        tests.append(_failed_test(f"{label} {lab.lab}: not run", lab.max_points, not_run, f"{label} {lab.lab}"))
         labs.append({label: lab.lab, "score": 0, "max_score": round(lab.max_points, _DIGITS), "passed": 0, "total": lab.total})
     output = f"start here: {reason}\nNo case ran: the first test says why{' and holds the build log' if log else ''}.\n"
     return _document(result, for_terminal(output), labs, tests)
