@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: conformance test lint docs bench mutation clean toolchain compat-page node-versions
+.PHONY: conformance test lint docs bench mutation clean toolchain compat-page node-versions wheel
 
 $(BIN)/pi-conformance: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -74,11 +74,19 @@ docs: $(BIN)/pi-conformance
 mutation: $(BIN)/pi-conformance
 	$(BIN)/python -m conformance.mutation --report mutation-report.json
 
-## Wall time of the suite next to a trivial parametrized pytest run; build time per submission.
+## Wall time of the suite next to a trivial parametrized pytest run; build time per submission;
+## the first run of a fresh venv from the wheel (target: <= 1 s of suite time).
 bench: $(BIN)/pi-conformance toolchain
 	$(BIN)/python bench/suite_overhead.py
 	$(BIN)/python bench/build_time.py
 	$(BIN)/python bench/isolation_cost.py
+	$(BIN)/python bench/first_run.py
+
+## Build the wheel autograders install (dist/pi_conformance-VERSION-py3-none-any.whl), with the proof
+## that its bundled fixtures were checked (hatch_build.py).
+wheel: $(BIN)/pi-conformance
+	$(BIN)/pip wheel --quiet --no-deps --wheel-dir dist .
+	@ls dist/pi_conformance-*.whl
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

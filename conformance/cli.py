@@ -45,7 +45,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pi-conformance {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     wanted = _requested_module(argv) if argv is not None else None
-    for name in (wanted,) if wanted is not None else SUBCOMMAND_MODULES:
+    # A bare --version prints and exits while parsing: no subcommand's module is needed for it.
+    version_only = argv is not None and wanted is None and "--version" in argv and not {"-h", "--help"} & set(argv)
+    for name in () if version_only else (wanted,) if wanted is not None else SUBCOMMAND_MODULES:
         importlib.import_module(f"conformance.commands.{name}").register(commands)
     return parser
 

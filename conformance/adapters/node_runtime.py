@@ -24,12 +24,14 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from conformance.toolchain import node_versions
+
 #: The versions the adapters run on, as messages and docs name them.
-SUPPORTED_NODE = "Node.js 20.x or 22.19+"
+SUPPORTED_NODE = node_versions.supported_text()
 #: The oldest release line with a permission model the adapters use.
-OLDEST_MAJOR = 20
+OLDEST_MAJOR = node_versions.MINIMUM_MAJOR
 #: From this (major, minor) on, the model is switched on by ``--permission``.
-STABLE_PERMISSION = (22, 19)
+STABLE_PERMISSION = node_versions.COURSE_FLOOR
 
 NodeVersion = tuple[int, int, int]
 

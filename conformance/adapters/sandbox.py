@@ -20,7 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -199,6 +199,24 @@ def probe() -> str | None:
 _warned = False
 
 
+def staff_notice(reason: str) -> str:
+    """The warning ``--sandbox auto`` prints when bwrap cannot run: a grading host's risk, in staff's words."""
+    return (
+        f"pi-conformance: WARNING: student code runs WITHOUT a sandbox: {reason}. It can read the fixtures, "
+        f"kill the grader and see other submissions. Install bubblewrap ({INSTALL_HINT}) or pass --sandbox none "
+        "to silence this warning."
+    )
+
+
+_notice: Callable[[str], str] = staff_notice
+
+
+def use_notice(notice: Callable[[str], str]) -> None:
+    """Say the no-sandbox warning with ``notice(reason)`` instead (``check`` speaks to a student on their own machine)."""
+    global _notice
+    _notice = notice
+
+
 def choose_isolation(mode: SandboxMode) -> Isolation:
     """The isolation to use for ``--sandbox MODE``.
 
@@ -215,12 +233,7 @@ def choose_isolation(mode: SandboxMode) -> Isolation:
         raise SandboxUnavailable(f"--sandbox bwrap: {reason}")
     if not _warned:
         _warned = True
-        print(
-            f"pi-conformance: WARNING: student code runs WITHOUT a sandbox: {reason}. It can read the fixtures, "
-            f"kill the grader and see other submissions. Install bubblewrap ({INSTALL_HINT}) or pass --sandbox none "
-            "to silence this warning.",
-            file=sys.stderr,
-        )
+        print(_notice(reason), file=sys.stderr)
     return "none"
 
 

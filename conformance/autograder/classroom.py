@@ -9,17 +9,33 @@ into the run log and exits 0 only when the lab is full, so the step earns the la
 The workflow sits in every student's repository, where they can read it: it checks the
 public cases only, and a held-out set has no place in it (grade those with ``grade-batch``
 or the Gradescope autograder).
+
+No package index holds pi-conformance, so the template carries it: this version's wheel and
+the toolchain lock go into ``.github/pi-conformance/`` (:data:`CARRIED`), the workflow installs
+that file, and the students' own pre-check (:func:`precheck_command`) runs the same wheel.
+``--install SPEC`` replaces the carried wheel with what staff host (a wheel URL). The wheel's
+dependencies and the TypeScript toolchain still come from PyPI and npm, as usual.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from conformance import __version__
+from conformance.autograder.wheel import obtain_wheel
 from conformance.grading.rubric import Rubric
+from conformance.toolchain import LOCK_FOLDER
+from conformance.toolchain.node_versions import INSTALL_MAJOR
 
 WORKFLOW = Path(".github") / "workflows" / "classroom.yml"
+#: The folder of the template that carries pi-conformance's wheel and the toolchain lock.
+CARRIED = Path(".github") / "pi-conformance"
+_LOCK_FILES = ("package.json", "package-lock.json")
 #: Minutes each lab's command may take (the command grader's ``timeout``): install and build included.
 LAB_TIMEOUT_MIN = 10
 
@@ -39,9 +55,14 @@ def _quoted(text: str) -> str:
     return json.dumps(text)
 
 
-def workflow(rubric: Rubric, install: str | None = None, node_version: str = "22", python_version: str = "3.12") -> str:
-    """The text of ``classroom.yml`` for ``rubric``'s labs; ``install`` is what pip installs (default: this version)."""
-    package = install or f"pi-conformance=={__version__}"
+def precheck_command(install: str) -> str:
+    """What a student runs in their repository to check it as the workflow will (pipx, with the same wheel)."""
+    return f"pipx run --spec {shlex.quote(install)} pi-conformance check ."
+
+
+def workflow(rubric: Rubric, install: str, node_version: str = str(INSTALL_MAJOR), python_version: str = "3.12") -> str:
+    """The text of ``classroom.yml`` for ``rubric``'s labs; ``install`` is what pip installs (the carried wheel's path, or a URL)."""
+    lock = (CARRIED / "toolchain" / "package-lock.json").as_posix()
     lines = [
         f"# GitHub Classroom autograding, written by `pi-conformance autograder github-classroom` (pi-conformance {__version__}).",
         "# One test per lab: `pi-conformance check . --lab LAB` prints the grader's feedback in the run log and",
@@ -62,12 +83,14 @@ def workflow(rubric: Rubric, install: str | None = None, node_version: str = "22
         "      - uses: actions/setup-node@v4",
         "        with:",
         f"          node-version: {_quoted(node_version)}",
+        "          cache: npm",  # the toolchain's npm downloads, keyed by the carried lock
+        f"          cache-dependency-path: {lock}",
         "      - uses: actions/setup-python@v5",
         "        with:",
         f"          python-version: {_quoted(python_version)}",
         "      - name: Install pi-conformance and its TypeScript toolchain",
         "        run: |",
-        f"          python -m pip install --quiet {package}",
+        f"          python -m pip install --quiet {shlex.quote(install)}",
         "          pi-conformance toolchain install",
     ]
     ids = []
@@ -95,9 +118,55 @@ def workflow(rubric: Rubric, install: str | None = None, node_version: str = "22
     return "\n".join(lines) + "\n"
 
 
-def write_workflow(out: Path, rubric: Rubric, install: str | None = None) -> Path:
-    """Write ``OUT/.github/workflows/classroom.yml``; its path."""
+@dataclass(frozen=True)
+class Template:
+    """What went into the template repository."""
+
+    workflow: Path
+    #: The wheel carried in the template (None when ``--install`` names one hosted elsewhere).
+    wheel: Path | None
+    #: What the workflow and the pre-check install: the carried wheel's path in the repository, or the given spec.
+    install: str
+    #: Bytes written into the template (workflow, wheel, lock, note).
+    size: int
+
+
+def _carry_lock(out: Path) -> None:
+    """Copy the toolchain lock (the wheel's own) into the template: the workflow's npm cache is keyed by it."""
+    folder = out / CARRIED / "toolchain"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in _LOCK_FILES:
+        shutil.copyfile(LOCK_FOLDER / name, folder / name)
+
+
+def _carry_wheel(out: Path, wheel: Path | None) -> Path:
+    """Copy this version's wheel (given, built or repacked) into ``OUT/.github/pi-conformance``; its path there."""
+    carried = out / CARRIED
+    with tempfile.TemporaryDirectory(prefix="pi-classroom-") as work:
+        source = obtain_wheel(wheel, Path(work))
+        for stale in carried.glob("pi_conformance-*.whl"):  # an older version's wheel must not linger beside it
+            stale.unlink()
+        return Path(shutil.copyfile(source, carried / source.name))
+
+
+def _note(install: str) -> str:
+    return (
+        f"# pi-conformance {__version__}, carried by this template\n\n"
+        f"`.github/workflows/classroom.yml` installs it from here and checks each lab on every push.\n"
+        f"Check your work before you push, from the repository's folder (needs Python 3.11+, pipx and Node.js):\n\n"
+        f"    {precheck_command(install)}\n\n"
+        "Only the public cases are checked; the grade may include cases that are held out.\n"
+    )
+
+
+def write_template(out: Path, rubric: Rubric, install: str | None = None, wheel: Path | None = None) -> Template:
+    """Write the workflow, the carried wheel (unless ``install`` names one) and the toolchain lock into ``out``."""
+    _carry_lock(out)
+    carried_wheel = None if install else _carry_wheel(out, wheel)
+    spec = f"./{(CARRIED / carried_wheel.name).as_posix()}" if carried_wheel is not None else str(install)
+    (out / CARRIED / "README.md").write_text(_note(spec), encoding="utf-8")
     target = out / WORKFLOW
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(workflow(rubric, install), encoding="utf-8")
-    return target
+    target.write_text(workflow(rubric, spec), encoding="utf-8")
+    size = sum(path.stat().st_size for path in [target, *(out / CARRIED).rglob("*")] if path.is_file())
+    return Template(target, carried_wheel, spec, size)

@@ -11,7 +11,6 @@ optional: only the HTML reports' own tests drive it.
 from __future__ import annotations
 
 import platform
-import re
 import shutil
 import subprocess
 import sys
@@ -24,7 +23,7 @@ _VERSION_TIMEOUT_S = 15
 #: The Chromium executables the report tests can drive (Debian's first).
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM_FIX = "apt-get install -y chromium (only the HTML reports' own tests need it)"
-NODE_FIX = "install Node.js {minimum}+ with npm (https://nodejs.org, or NodeSource's apt repository)"
+NODE_FIX = "install Node.js {major}.x with npm (https://nodejs.org, or NodeSource's apt repository setup_{major}.x)"
 #: Rlimits the grader can set on a student program (``--cpu-limit``, ``--memory-limit``) and
 #: others worth seeing; each is shown with its current hard limit.
 
@@ -61,21 +60,25 @@ def check_python() -> Check:
 
 def check_node() -> Check:
     """Node.js and npm, against the version the ``pi-course:`` adapter requires."""
-    from conformance.adapters.pi_course import MINIMUM_NODE
+    from conformance.toolchain import node_versions
 
-    fix = NODE_FIX.format(minimum=MINIMUM_NODE)
+    fix = NODE_FIX.format(major=node_versions.INSTALL_MAJOR)
+    required = f"required: {node_versions.supported_text()}, the course's floor: {node_versions.floor_text()}+"
     node = shutil.which("node")
     if node is None:
-        return Check("Node.js", False, "not found on PATH", fix)
+        return Check("Node.js", False, f"not found on PATH ({required})", fix)
     version = _version_of([node, "--version"])
-    match = re.match(r"v(\d+)", version)
-    if match is None or int(match[1]) < MINIMUM_NODE:
-        return Check("Node.js", False, f"{version or 'unknown version'} at {node}; needs {MINIMUM_NODE}+", fix)
+    if not node_versions.supported(version):
+        why = "other releases lack the permission model that confines student code"
+        return Check("Node.js", False, f"{version or 'unknown version'} at {node}; needs {node_versions.supported_text()} ({why})", fix)
     npm = shutil.which("npm")
     npm_version = _version_of([npm, "--version"]) if npm else ""
     if not npm_version:
-        return Check("Node.js", False, f"{version} at {node} (required: {MINIMUM_NODE}+), but npm is missing", fix)
-    return Check("Node.js", True, f"{version} at {node} (required: {MINIMUM_NODE}+), npm {npm_version}")
+        return Check("Node.js", False, f"{version} at {node} ({required}), but npm is missing", fix)
+    if node_versions.below_course_floor(version):
+        note = f"; grades, but older than the course's {node_versions.floor_text()}: a project using newer Node.js APIs may fail here"
+        return Check("Node.js", True, f"{version} at {node} ({required}), npm {npm_version}{note}")
+    return Check("Node.js", True, f"{version} at {node} ({required}), npm {npm_version}")
 
 
 def check_toolchain() -> Check:

@@ -21,13 +21,11 @@ from conformance import __version__
 from conformance.adapters.kinds import submission_kind
 from conformance.autograder.wheel import obtain_wheel
 from conformance.loading.loader import FIXTURE_SUFFIXES, fixture_files
+from conformance.toolchain import node_versions
 
 HERE = Path(__file__).resolve().parent
 SETUP = HERE / "gradescope_setup.sh"
 RUN = HERE / "gradescope_run_autograder.sh"
-#: The oldest Node.js ``setup.sh`` accepts, and the NodeSource line it installs when there is none.
-NODE_MAJOR = 20
-NODE_INSTALL_MAJOR = 22
 _EXECUTABLE = stat.S_IFREG | 0o755
 _READABLE = stat.S_IFREG | 0o644
 
@@ -43,19 +41,13 @@ class Bundle:
     size: int
 
 
-def node_major() -> int:
-    """The Node.js major version ``setup.sh`` requires: 20, or the adapter's minimum when that is higher."""
-    from conformance.adapters.pi_course import MINIMUM_NODE
-
-    return max(NODE_MAJOR, MINIMUM_NODE)
-
-
 def script(template: Path, profile: str, wheel: str) -> str:
     """A script's text with this bundle's values filled in."""
     values = {
         "@VERSION@": __version__,
-        "@NODE_MAJOR@": str(node_major()),
-        "@NODE_INSTALL_MAJOR@": str(max(NODE_INSTALL_MAJOR, node_major())),
+        "@NODE_MINIMUM_MAJOR@": str(node_versions.MINIMUM_MAJOR),
+        "@NODE_COURSE_FLOOR@": node_versions.floor_text(),
+        "@NODE_INSTALL_MAJOR@": str(node_versions.INSTALL_MAJOR),
         "@PROFILE@": profile,
         "@IMPL_KIND@": submission_kind(profile).name,
         "@WHEEL@": wheel,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Gradescope's setup.sh, written by `pi-conformance autograder gradescope` (pi-conformance @VERSION@).
 # Runs once, as root, when Gradescope builds the autograder image. It installs:
-#   Node.js @NODE_MAJOR@+ (NodeSource's apt repository, else the distro's) unless a recent one is there;
+#   Node.js @NODE_INSTALL_MAJOR@ (NodeSource's apt repository, else the distro's) unless one at the course's floor
+#   (@NODE_COURSE_FLOOR@+) is there; a Node.js older than @NODE_MINIMUM_MAJOR@ is refused (docs/node-versions.md);
 #   a venv holding exactly the pi-conformance wheel in this zip, at $PREFIX/venv (world-readable);
 #   the pinned TypeScript toolchain, at $PREFIX/toolchain (world-readable);
 #   bubblewrap, where the image allows it (a failure is noted, not fatal: grading then runs
@@ -14,7 +15,8 @@ set -euo pipefail
 ROOT="${PI_AUTOGRADER_ROOT:-/autograder}"
 SOURCE="$ROOT/source"
 if [ -n "${PI_AUTOGRADER_ROOT:-}" ]; then PREFIX="$ROOT/opt/pi-conformance"; else PREFIX=/opt/pi-conformance; fi
-NODE_MAJOR=@NODE_MAJOR@
+NODE_MINIMUM_MAJOR=@NODE_MINIMUM_MAJOR@
+NODE_COURSE_FLOOR=@NODE_COURSE_FLOOR@
 export DEBIAN_FRONTEND=noninteractive
 
 updated=""
@@ -27,14 +29,33 @@ apt_install() {
     apt-get install -y -q --no-install-recommends "$@"
 }
 
-node_major() { node --version 2>/dev/null | sed -E 's/^v([0-9]+).*/\1/'; }
-node_ok() { local major; major="$(node_major)"; [ -n "$major" ] && [ "$major" -ge "$NODE_MAJOR" ] && command -v npm >/dev/null 2>&1; }
+# "MAJOR MINOR" of the node on PATH (empty when none runs).
+node_version() { node --version 2>/dev/null | sed -nE 's/^v([0-9]+)\.([0-9]+).*/\1 \2/p'; }
+# at_least MAJOR.MINOR: the node on PATH, with npm, is that recent.
+at_least() {
+    local found want_major want_minor
+    found="$(node_version)"
+    [ -n "$found" ] && command -v npm >/dev/null 2>&1 || return 1
+    want_major="${1%%.*}"; want_minor="${1#*.}"; [ "$want_minor" != "$1" ] || want_minor=0
+    set -- $found
+    [ "$1" -gt "$want_major" ] || { [ "$1" -eq "$want_major" ] && [ "$2" -ge "$want_minor" ]; }
+}
+
+# supported: the node on PATH, with npm, is one the adapters confine: NODE_MINIMUM_MAJOR.x, or
+# NODE_COURSE_FLOOR and later (21.x and 22.0-22.18 lack the permission model the adapters use).
+supported() {
+    local found
+    found="$(node_version)"
+    [ -n "$found" ] && command -v npm >/dev/null 2>&1 || return 1
+    set -- $found
+    [ "$1" -eq "$NODE_MINIMUM_MAJOR" ] || at_least "$NODE_COURSE_FLOOR"
+}
 
 started=$(date +%s)
 echo "setup.sh: pi-conformance @VERSION@ into $PREFIX"
 
 # -- Node.js ------------------------------------------------------------------------------
-if node_ok; then
+if at_least "$NODE_COURSE_FLOOR"; then
     echo "setup.sh: Node.js $(node --version) is already here"
 else
     apt_install ca-certificates curl gnupg || true
@@ -44,7 +65,8 @@ else
         echo "setup.sh: NodeSource's repository is out of reach; trying the distro's nodejs" >&2
         apt_install nodejs npm || true
     fi
-    node_ok || { echo "setup.sh: Node.js $NODE_MAJOR+ with npm is needed and could not be installed (found: $(node --version 2>/dev/null || echo none))" >&2; exit 1; }
+    supported || { echo "setup.sh: Node.js $NODE_MINIMUM_MAJOR.x or $NODE_COURSE_FLOOR+ with npm is needed and could not be installed (found: $(node --version 2>/dev/null || echo none))" >&2; exit 1; }
+    at_least "$NODE_COURSE_FLOOR" || echo "setup.sh: note: Node.js $(node --version) grades, but is older than the course's $NODE_COURSE_FLOOR" >&2
 fi
 
 # -- Python and the package ---------------------------------------------------------------

@@ -1,9 +1,10 @@
 """The wheel of this exact pi-conformance, for an autograder to install.
 
 Decided: a checkout builds its own wheel (``pip wheel --no-deps`` on the checkout, which
-fetches the build backend, hatchling, like any pip build); an installed package cannot
-rebuild itself (a wheel install keeps no ``pyproject.toml``), so it needs ``--wheel FILE``,
-the wheel it was installed from. Either way the wheel's version must be this package's.
+fetches the build backend, hatchling, like any pip build: what ``make wheel`` runs); an
+installed package writes its wheel again from the files pip installed, checked against the
+wheel's ``RECORD`` (:mod:`.repack`); ``--wheel FILE`` gives one instead. Either way the
+wheel's version must be this package's.
 """
 
 from __future__ import annotations
@@ -13,21 +14,14 @@ import sys
 from pathlib import Path
 
 from conformance import __version__
+from conformance.autograder.repack import RepackError, repack
+from conformance.common.install_hints import checkout_root
 
 _BUILD_TIMEOUT_S = 600
 
 
 class WheelError(RuntimeError):
     """No wheel of this version can be had: the message says what to give instead."""
-
-
-def checkout_root() -> Path | None:
-    """The source checkout this package runs from, or None when it is installed from a wheel."""
-    root = Path(__file__).resolve().parents[2]
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file() and 'name = "pi-conformance"' in pyproject.read_text(encoding="utf-8"):
-        return root
-    return None
 
 
 def wheel_version(wheel: Path) -> str | None:
@@ -53,16 +47,19 @@ def check_wheel(wheel: Path) -> Path:
 
 
 def obtain_wheel(given: Path | None, work: Path) -> Path:
-    """The wheel to ship: ``given`` (checked), else one built from this checkout into ``work``."""
+    """The wheel to ship: ``given`` (checked), else one built from this checkout, else this install's, into ``work``."""
     if given is not None:
         return check_wheel(given)
     root = checkout_root()
     if root is None:
-        raise WheelError(
-            f"this pi-conformance {__version__} is installed, not a checkout, so it cannot build its own wheel: "
-            f"give --wheel FILE (the pi_conformance-{__version__}-py3-none-any.whl it was installed from; "
-            f"pip download pi-conformance=={__version__} --no-deps fetches it from an index that has it)"
-        )
+        try:
+            return check_wheel(repack(work))
+        except RepackError as error:
+            raise WheelError(
+                f"this pi-conformance {__version__} is installed, and its wheel cannot be written again from it: {error}. "
+                f"Give --wheel FILE: `make wheel` in a checkout of pi-conformance {__version__} "
+                f"builds it (dist/pi_conformance-{__version__}-py3-none-any.whl)"
+            ) from error
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(work), str(root)]
     try:
         built = subprocess.run(command, capture_output=True, text=True, timeout=_BUILD_TIMEOUT_S, stdin=subprocess.DEVNULL)

@@ -54,6 +54,17 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     check.set_defaults(handler=check_command)
 
 
+def student_notice(reason: str) -> str:
+    """The no-sandbox note for a student checking their own code on their own machine (not the grading host's risks)."""
+    return (
+        f"pi-conformance check: note: your code runs here without the sandbox the grader uses ({reason}). "
+        "On your own machine that is like running `npm test`: it runs as you, with your rights, and nobody else's "
+        "work is here to reach. The course grades it inside the sandbox, where it cannot read or write outside "
+        "your project; code that does will pass here and fail there. To check inside the same sandbox, install "
+        "bubblewrap (Linux only: sudo apt-get install bubblewrap); --sandbox none hides this note."
+    )
+
+
 def only_labs(result: SubmissionResult, labs: list[str]) -> SubmissionResult:
     """``result`` with the score of ``labs`` only (the cases were graded with every lab)."""
     score = result.score
@@ -72,10 +83,12 @@ def is_full(points: float, max_points: float) -> bool:
 
 def check_command(args: argparse.Namespace) -> int:
     """Grade the project against the public cases; exit 0 only when every lab judged is full."""
+    from conformance.adapters import sandbox
     from conformance.grading.formats import terminal
     from conformance.grading.grader import GradeOptions, grade_submission, prepare
     from conformance.grading.rubric import RubricError, load_rubric
 
+    sandbox.use_notice(student_notice)
     project = Path(args.project)
     if not project.is_dir():
         print(f"pi-conformance check: {project} is not a folder", file=sys.stderr)

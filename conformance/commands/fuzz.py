@@ -69,7 +69,9 @@ def fuzz_command(args: argparse.Namespace) -> int:
     try:
         from conformance.fuzz.engine import Differ, fuzz
     except ImportError as error:  # hypothesis comes with the fuzz extra only
-        print(f"pi-conformance fuzz needs hypothesis: pip install 'pi-conformance[fuzz]' ({error})", file=sys.stderr)
+        from conformance.common.install_hints import extra_command
+
+        print(f"pi-conformance fuzz needs hypothesis (the fuzz extra): {extra_command('fuzz')} ({error})", file=sys.stderr)
         return EXIT_USAGE
     from conformance.adapters.reference import create
 

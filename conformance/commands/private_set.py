@@ -47,7 +47,9 @@ def _private_set(args: argparse.Namespace) -> int:
     try:
         from conformance.fuzz import private
     except ImportError as error:  # hypothesis is a development dependency
-        print(f"pi-conformance private-set needs hypothesis: pip install -e '.[dev]' ({error})", file=sys.stderr)
+        from conformance.common.install_hints import extra_command
+
+        print(f"pi-conformance private-set needs hypothesis (the fuzz extra): {extra_command('fuzz')} ({error})", file=sys.stderr)
         return EXIT_USAGE
     from conformance.adapters.reference import create
     from conformance.grading.rubric import RubricError, load_rubric

@@ -118,14 +118,10 @@ def run_command(args: argparse.Namespace) -> int:
     if problem:
         print(f"pi-conformance run: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    impl = parse_impl(args.impl)
-    if impl.kind.imports_code:
-        # Checked before pytest starts, so a broken port reads as this command's own line.
-        try:
-            impl.adapter().close()
-        except ImplSpecError as error:
-            print(f"pi-conformance run: {error}", file=sys.stderr)
-            return EXIT_USAGE
+    problem = _impl_problem(args)
+    if problem:
+        print(f"pi-conformance run: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     session = _Session()
     code = pytest.main(pytest_arguments(args), plugins=[session])
     # Imported after pytest has started, so that pytest-cases is loaded (and rewritten) by pytest.
@@ -172,6 +168,35 @@ class _Session:
         from conformance.commands.pytest_plugin import STATE_KEY
 
         self.state = config.stash.get(STATE_KEY, None)
+
+
+def _impl_problem(args: argparse.Namespace) -> str | None:
+    """Why ``--impl`` cannot run, found before pytest starts (so it reads as this command's own line)."""
+    impl = parse_impl(args.impl)
+    unbuilt = None if args.build else not_built_problem(impl.kind.name, impl.target)
+    if unbuilt or not impl.kind.imports_code:
+        return unbuilt
+    try:
+        impl.adapter().close()
+    except ImplSpecError as error:
+        return str(error)
+    return None
+
+
+def not_built_problem(kind: str, target: str) -> str | None:
+    """One line for a ``pi-course:`` project that has a package.json but none of its built modules, else None.
+
+    Without it every case would be skipped with its own "dist/src/... not found" (249 lines for one cause).
+    """
+    if kind != "pi-course":
+        return None
+    from conformance.adapters.pi_course import COURSE_MODULES, modules_dir, package_dir
+
+    path = Path(target.partition("?")[0])
+    if not (package_dir(path) / "package.json").is_file() or any((modules_dir(path) / name).is_file() for name in COURSE_MODULES):
+        return None
+    where = package_dir(path)
+    return f"this project is not built: pass `--build` (or run `npm run build` in {where}); {modules_dir(path)} holds no built module"
 
 
 def _usage_problem(args: argparse.Namespace) -> str | None:

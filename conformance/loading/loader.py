@@ -106,7 +106,7 @@ def _load_file(path: Path, relative: str, clauses: Mapping[str, Clause], profile
         data = None
     key = validation_cache.parsed_key(data, relative, profile, clauses) if data is not None else None
     if key is not None:
-        cached = validation_cache.load_parsed(key)
+        cached = validation_cache.load_parsed(key, path)
         if cached is not None:
             return cached
     entries = list(_parse_file(path, relative, clauses, profile))

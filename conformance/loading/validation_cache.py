@@ -13,6 +13,13 @@ entry may come from another checkout's code, and lint is the check CI relies on.
 Besides the "validated" marks, a file whose every case loaded is kept parsed (its cases as
 JSON), keyed also by its name, the profile and the clause registry: a hit skips YAML, the
 schemas and jsonschema's import altogether.
+
+A wheel ships such entries for its own fixtures (:data:`SHIPPED_PROOF`, written when the wheel is
+built by :mod:`conformance.loading.shipped_proof`): the proof that they passed every check, under
+the same keys, so the first run of a fresh install does not check them again. Its entries are
+read only for the fixture files bundled in the package (never for a folder given with
+``--fixtures``, even a copy), and only when the key matches: an edited fixture, schema or checking
+module misses and is checked as usual.
 """
 
 from __future__ import annotations
@@ -25,9 +32,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from conformance.loading.cases import Case
-from conformance.spec.paths import schemas_dir
+from conformance.spec.paths import bundled_fixtures_dir, schemas_dir
 
 #: The modules whose code decides whether a file is valid and what its cases hold: their bytes
 #: are part of every key, so a checkout whose checks differ never reads this one's entries.
@@ -48,6 +56,8 @@ _CHECKING_MODULES = (
     "loading/pi_ai_shapes.py",
 )
 _bypass_depth = 0
+#: The parsed entries of the bundled fixtures, checked when the wheel was built (absent in a checkout).
+SHIPPED_PROOF = Path(__file__).resolve().parents[1] / "_data" / "validated-cases.json"
 
 
 @cache
@@ -129,21 +139,55 @@ def parsed_key(data: bytes, relative: str, profile: str, clauses: Iterable[str])
     return "parsed-" + digest.hexdigest()
 
 
-def load_parsed(key: str) -> list[Case] | None:
-    """The cases stored under ``key``, or None (no entry, no cache, or an unreadable entry)."""
+def load_parsed(key: str, path: Path | None = None) -> list[Case] | None:
+    """The cases stored under ``key``, or None (no entry, no cache, or an unreadable entry).
+
+    ``path`` is the fixture file the key was made from: when it is one the package bundles, the
+    wheel's shipped proof answers too (the user's cache first).
+    """
     folder = _cache_dir()
     if folder is None:
         return None
     try:
-        stored = json.loads((folder / key).read_bytes())
-        cases: list[Case] = []
-        for fields in stored:
-            for name in _TUPLE_FIELDS:
-                fields[name] = tuple(fields[name])
-            cases.append(Case(**fields))
-        return cases
+        return _cases_of(json.loads((folder / key).read_bytes()))
     except (OSError, ValueError, TypeError, KeyError):
+        pass
+    if path is None or not _is_bundled(path):
         return None
+    shipped = _shipped_proof().get(key)
+    try:
+        return _cases_of(shipped) if shipped is not None else None
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+def _cases_of(stored: list[dict[str, Any]]) -> list[Case]:
+    cases: list[Case] = []
+    for entry in stored:
+        fields = dict(entry)  # the shipped proof's entries are shared: never change them in place
+        for name in _TUPLE_FIELDS:
+            fields[name] = tuple(fields[name])
+        cases.append(Case(**fields))
+    return cases
+
+
+def _is_bundled(path: Path) -> bool:
+    """True for a fixture file inside the installed package's own fixtures (not a checkout's, not a copy)."""
+    return path.resolve().is_relative_to(bundled_fixtures_dir())
+
+
+@cache
+def _shipped_proof() -> dict[str, list[dict[str, Any]]]:
+    try:
+        proof = json.loads(SHIPPED_PROOF.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return proof if isinstance(proof, dict) else {}
+
+
+def parsed_entries(folder: Path) -> dict[str, object]:
+    """Every parsed entry stored in the cache folder ``folder`` (what a wheel ships as its proof)."""
+    return {path.name: json.loads(path.read_bytes()) for path in sorted(folder.glob("parsed-*")) if "." not in path.name}
 
 
 def store_parsed(key: str, cases: Sequence[object]) -> None:

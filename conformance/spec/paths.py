@@ -33,3 +33,8 @@ def schemas_dir() -> Path:
 def fixtures_dir() -> Path:
     """The default fixtures folder."""
     return data_root() / "fixtures"
+
+
+def bundled_fixtures_dir() -> Path:
+    """The fixtures a wheel bundles inside the package (``conformance/_data/fixtures``), resolved."""
+    return (_BUNDLED_DIR / "fixtures").resolve()

@@ -132,7 +132,9 @@ def install(where: Path | None = None, npm: str = "") -> ToolchainStatus:
         return current
     npm = npm or shutil.which("npm") or ""
     if not npm:
-        raise ToolchainMissing("npm is not on PATH: install Node.js 20+ (it brings npm), then run `" + INSTALL_COMMAND + "`")
+        from conformance.toolchain.node_versions import INSTALL_MAJOR
+
+        raise ToolchainMissing(f"npm is not on PATH: install Node.js {INSTALL_MAJOR} (it brings npm), then run `{INSTALL_COMMAND}`")
     where.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{where.name}-", dir=where.parent))
     try:

@@ -22,6 +22,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,6 +31,7 @@ from conformance.autograder.finish import finish, isolation_line
 from conformance.grading.formats import gradescope
 from conformance.grading.grader import grade_submission, prepare
 from conformance.grading.rubric import load_rubric
+from conformance.toolchain import node_versions
 from tests.support.build_rules import own_script_rubric
 from tests.support.cli_runner import cli
 from tests.support.course_projects import monorepo
@@ -182,13 +184,15 @@ class Autograder:
 def clean_env(root: Path, fake_bin: Path) -> dict[str, str]:
     """The environment Gradescope gives the scripts: this test's venv and checkout out of sight.
 
-    ``fake_bin`` comes first on PATH with an ``apt-get`` that refuses and logs its arguments:
-    setup.sh must never change the machine that runs the tests.
+    ``fake_bin`` comes first on PATH with an ``apt-get`` and a ``curl`` that refuse and log their
+    arguments: setup.sh must never change the machine that runs the tests (its install paths run
+    for real in tests/autograder/test_setup_sh_chroot.py, in a throwaway root).
     """
     fake_bin.mkdir(exist_ok=True)
-    apt = fake_bin / "apt-get"
-    apt.write_text(f'#!/bin/sh\necho "apt-get $*" >> {fake_bin / "apt.log"}\nexit 1\n', encoding="utf-8")
-    apt.chmod(0o755)
+    for name in ("apt-get", "curl"):
+        fake = fake_bin / name
+        fake.write_text(f'#!/bin/sh\necho "{name} $*" >> {fake_bin / "apt.log"}\nexit 1\n', encoding="utf-8")
+        fake.chmod(0o755)
     venv_bin = str(Path(sys.executable).parent)
     path = os.pathsep.join([str(fake_bin), *(part for part in os.environ["PATH"].split(os.pathsep) if part != venv_bin)])
     keep = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV", "PI_CONFORMANCE_TOOLCHAIN")}
@@ -232,8 +236,18 @@ def autograder(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Iterato
         setup = subprocess.run(["bash", "./setup.sh"], cwd=root / "source", env=env, capture_output=True, text=True, timeout=1200)
         setup_s = time.perf_counter() - started
         assert setup.returncode == 0, setup.stdout + setup.stderr
-        # Node.js, Python and bubblewrap are here, so setup.sh asked apt for nothing.
-        assert not (fake_bin / "apt.log").exists() or shutil.which("bwrap") is None, (fake_bin / "apt.log").read_text()
+        # Python is here, so setup.sh asked apt for nothing else than Node.js 22 (when this one is below the
+        # course's floor: it then grades with this one, with a note) and bubblewrap (when it is missing).
+        asked = (fake_bin / "apt.log").read_text(encoding="utf-8").splitlines() if (fake_bin / "apt.log").exists() else []
+        expected = set()
+        if node_versions.below_course_floor(subprocess.run(["node", "--version"], capture_output=True, text=True).stdout):
+            apt = "apt-get install -y -q --no-install-recommends"
+            expected |= {f"{apt} ca-certificates curl gnupg", f"{apt} nodejs npm"}
+            expected |= {line for line in asked if line.startswith("curl -fsSL https://deb.nodesource.com/setup_22.x")}
+            assert "grades, but is older than the course's 22.19" in setup.stderr
+        if shutil.which("bwrap") is None:
+            expected.add("apt-get install -y -q --no-install-recommends bubblewrap")
+        assert set(asked) <= expected | {"apt-get update -q"}, asked
         yield Autograder(root, held_out_ids, bundle.stat().st_size, setup_s, env)
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -289,6 +303,15 @@ def test_a_build_that_fails_and_an_empty_submission_score_0(autograder: Autograd
     empty, elapsed, _ = autograder.grade(None)
     print(f"run_autograder (empty): {elapsed:.1f} s")
     assert empty["score"] == 0 and empty["extra_data"]["status"] == "not-a-project"  # type: ignore[index]
+    # One test with the reason, "start here", then one "not run" per lab: not one failed test per case.
+    for results, why in ((failed, "the build failed"), (empty, "there is no project to grade")):
+        tests: list[Any] = results["tests"]  # type: ignore[assignment]
+        assert len(tests) == 5, [test["name"] for test in tests]
+        assert tests[0]["name"] == f"start here: {why}" and str(results["output"]).startswith(f"start here: {why}")
+        assert all(test["name"].endswith(": not run") for test in tests[1:])
+    written = (autograder.root / "results" / "results.json").stat().st_size
+    assert written < 40_000, written  # the empty submission's; a build log is bounded (BUILD_LOG_LIMIT)
+    assert "error TS" in failed["tests"][0]["output"] or "npm" in failed["tests"][0]["output"]  # type: ignore[index]
 
 
 def snooping_project(autograder: Autograder, folder: Path) -> Path:

@@ -10,6 +10,7 @@ import pytest
 from conformance import cli
 from conformance.adapters import sandbox
 from conformance.autograder import doctor
+from conformance.toolchain import node_versions
 from tests.support.requirements import needs_bwrap
 
 
@@ -49,18 +50,46 @@ def test_sandbox_installed_but_refused_says_why_and_what_to_do() -> None:
 def test_node_missing_from_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     check = doctor.check_node()
-    assert not check.ok and check.found == "not found on PATH" and check.fix is not None and "Node.js" in check.fix
+    assert not check.ok and check.found.startswith("not found on PATH") and "the course's floor: 22.19+" in check.found
+    assert check.fix == "install Node.js 22.x with npm (https://nodejs.org, or NodeSource's apt repository setup_22.x)"
 
 
-def test_old_node_is_refused_against_the_adapters_minimum(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _node_reporting(version: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> doctor.Check:
+    for name, says in (("node", version), ("npm", "10.9.0")):
+        fake = tmp_path / name
+        fake.write_text(f"#!/bin/sh\necho {says}\n", encoding="utf-8")
+        fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    return doctor.check_node()
+
+
+@pytest.mark.parametrize("version", ["v18.20.4", "v19.9.0", "v21.7.3", "v22.18.0"])
+def test_a_node_the_adapters_cannot_confine_is_refused_for_lack_of_the_permission_model(
+    version: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     from conformance.adapters.pi_course import MINIMUM_NODE
 
-    fake = tmp_path / "node"
-    fake.write_text(f"#!/bin/sh\necho v{MINIMUM_NODE - 2}.0.0\n", encoding="utf-8")
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", str(tmp_path))
-    check = doctor.check_node()
-    assert not check.ok and f"v{MINIMUM_NODE - 2}.0.0" in check.found and f"needs {MINIMUM_NODE}+" in check.found
+    assert MINIMUM_NODE == node_versions.MINIMUM_MAJOR == 20  # one constant owns the number
+    check = _node_reporting(version, tmp_path, monkeypatch)
+    assert not check.ok and f"{version} at" in check.found and "needs Node.js 20.x or 22.19+" in check.found
+    assert "permission model" in check.found
+
+
+def test_node_20_grades_with_a_note_that_the_course_asks_for_22_19(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    check = _node_reporting("v20.20.2", tmp_path, monkeypatch)
+    assert check.ok and "older than the course's 22.19" in check.found
+
+
+@pytest.mark.parametrize("version", ["v22.19.0", "v22.20.1", "v24.3.0"])
+def test_node_at_the_courses_floor_or_newer_is_clean(version: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    check = _node_reporting(version, tmp_path, monkeypatch)
+    assert check.ok and "older" not in check.found and "npm 10.9.0" in check.found
+
+
+def test_the_toolchain_locks_types_node_of_the_courses_major() -> None:
+    from conformance import toolchain
+
+    assert toolchain.locked_versions()["@types/node"].split(".")[0] == str(node_versions.TYPES_NODE_MAJOR)
 
 
 def test_chromium_is_optional() -> None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import shutil
 from pathlib import Path
+
+import pytest
 
 from conformance.commands.check import HELD_OUT_NOTE
 from conformance.loading.loader import load_suite
@@ -53,3 +56,26 @@ def test_a_build_that_fails_is_not_full(tmp_path: Path) -> None:
 def test_check_needs_a_folder(tmp_path: Path) -> None:
     checked = cli("check", str(tmp_path / "missing"))
     assert checked.returncode == 2 and "is not a folder" in checked.stderr
+
+
+def test_without_bubblewrap_a_student_reads_what_the_missing_sandbox_means_for_them(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from conformance.adapters import sandbox
+    from conformance.commands import check
+
+    monkeypatch.setattr(sandbox, "probe", lambda: "bwrap is not installed")
+    monkeypatch.setattr(sandbox, "_warned", False)
+    monkeypatch.setattr(sandbox, "_notice", sandbox.staff_notice)
+    check.check_command(argparse.Namespace(project="/nonexistent"))  # check speaks to a student before anything runs
+    capsys.readouterr()
+    assert sandbox.choose_isolation("auto") == "none"
+    said = capsys.readouterr().err
+    assert "your code runs here without the sandbox the grader uses (bwrap is not installed)" in said
+    assert "like running `npm test`" in said and "Linux only" in said and "--sandbox none" in said
+    for staff_words in ("kill the grader", "other submissions", "read the fixtures", "WARNING"):
+        assert staff_words not in said
+    sandbox.use_notice(sandbox.staff_notice)
+    monkeypatch.setattr(sandbox, "_warned", False)
+    assert sandbox.choose_isolation("auto") == "none"
+    assert "kill the grader" in capsys.readouterr().err  # grade and run keep the staff's warning

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,12 +45,13 @@ class Installed:
         self.toolchain = root / "toolchain"
         self.elsewhere = root / "elsewhere"
 
-    def run(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    def run(self, *args: str, timeout: float = 300, cache: Path | None = None) -> subprocess.CompletedProcess[str]:
         env = {
             "PATH": f"{self.venv / 'bin'}:{os.environ['PATH']}",
             "HOME": os.environ.get("HOME", "/root"),
             "PI_CONFORMANCE_TOOLCHAIN": str(self.toolchain),
             "LANG": "C.UTF-8",
+            **({"PI_CONFORMANCE_CACHE": str(cache)} if cache is not None else {}),
         }
         return subprocess.run(
             [str(self.venv / "bin" / "pi-conformance"), *args],
@@ -94,6 +96,18 @@ def test_the_wheel_ships_the_toolchain_lock_and_reports_it(installed: Installed)
     assert str(REPO) not in installed.run("--version").stdout + result.stdout
 
 
+def test_the_first_run_of_the_bundled_suite_reads_the_shipped_proof_and_checks_no_file_again(installed: Installed, tmp_path: Path) -> None:
+    cache = tmp_path / "empty-cache"
+    result = installed.run("run", "--impl", "reference", cache=cache)
+    assert f"{ALL} passed" in result.stdout, result.stdout + result.stderr
+    assert not cache.exists() or not list(cache.iterdir())  # every file answered by the proof: nothing parsed, nothing stored
+    copy = tmp_path / "copy" / "fixtures"
+    shutil.copytree(REPO / "fixtures", copy)
+    elsewhere = installed.run("run", "--impl", "reference", "--fixtures", str(copy), cache=cache)
+    assert f"{ALL} passed" in elsewhere.stdout, elsewhere.stdout + elsewhere.stderr
+    assert list(cache.glob("parsed-*"))  # fixtures outside the wheel were checked (and remembered)
+
+
 @pytest.mark.parametrize("shape", [monorepo, single_package], ids=["monorepo", "single-package"])
 def test_the_installed_wheel_grades_a_course_project_without_node_modules_100(installed: Installed, shape: object, tmp_path: Path) -> None:
     project = shape(tmp_path / "student")  # type: ignore[operator]
@@ -128,3 +142,36 @@ def test_the_installed_wheel_grades_as_an_unprivileged_user_who_cannot_read_root
         assert not (drop / "leaked.txt").exists()
     refused = installed.run("grade", "--impl", f"pi-course:{project}", "--run-as", "root")
     assert refused.returncode == 2 and "give an unprivileged user" in refused.stderr
+
+
+def test_an_installed_copy_ships_its_own_wheel_again_and_refuses_an_edited_install(installed: Installed, tmp_path: Path) -> None:
+    built = next((installed.root / "wheels").glob("pi_conformance-*.whl"))
+    result = installed.run("autograder", "github-classroom", "--out", str(tmp_path / "template"))
+    assert result.returncode == 0, result.stderr
+    carried = tmp_path / "template" / ".github" / "pi-conformance" / built.name
+    with zipfile.ZipFile(built) as original, zipfile.ZipFile(carried) as again:
+        names = [name for name in original.namelist() if not name.endswith("/RECORD")]
+        assert sorted(names) == sorted(name for name in again.namelist() if not name.endswith("/RECORD"))
+        assert all(original.read(name) == again.read(name) for name in names)
+    site = next(installed.venv.glob("lib/python3*/site-packages"))
+    edited = site / "conformance" / "autograder" / "finish.py"
+    text = edited.read_text(encoding="utf-8")
+    try:
+        edited.write_text(text + "# a local edit\n", encoding="utf-8")
+        refused = installed.run("autograder", "gradescope", "--out", str(tmp_path / "autograder.zip"))
+        assert refused.returncode == 2
+        assert "conformance/autograder/finish.py is not the one the wheel installed" in refused.stderr
+        assert "`make wheel` in a checkout" in refused.stderr
+    finally:
+        edited.write_text(text, encoding="utf-8")
+
+
+def test_the_fuzz_extras_install_message_names_a_command_that_works_in_a_venv_from_the_wheel(installed: Installed, tmp_path: Path) -> None:
+    missing = installed.run("private-set", "--seed", "s3cret", "--out", str(tmp_path / "set"))
+    assert missing.returncode == 2 and "-e" not in missing.stderr.split("needs hypothesis")[1].split("(")[0], missing.stderr
+    command = missing.stderr.split("(the fuzz extra): ")[1].split(" (")[0]
+    assert command.startswith(f"{installed.venv}/bin/python") and "pip install 'hypothesis>=6.100'" in command
+    done = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    works = installed.run("private-set", "--seed", "s3cret", "--out", str(tmp_path / "set"), "--cases", "4")
+    assert works.returncode == 0, works.stdout + works.stderr

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -33,12 +34,17 @@ needs_bwrap = pytest.mark.needs_bwrap
 #: Headless Chromium (Debian's ``chromium``) and Playwright for Python to drive it.
 needs_chromium = pytest.mark.needs_chromium
 
+#: A throwaway root for setup.sh: root, debootstrap (.ci/run installs it), and opted in with
+#: PI_TEST_SETUP_SH_ROOT=1 (it downloads a base system and takes minutes).
+needs_throwaway_root = pytest.mark.needs_throwaway_root
+SETUP_SH_ROOT_OPT_IN = "PI_TEST_SETUP_SH_ROOT"
+
 #: Where the browser tests find Chromium (the system's; Playwright never downloads one here).
 CHROMIUM = Path("/usr/bin/chromium")
 
 
 def _node() -> str | None:
-    return None if shutil.which("node") else "Node.js 18+ is needed and is not on PATH"
+    return None if shutil.which("node") else "Node.js 20+ is needed and is not on PATH"
 
 
 def _npm() -> str | None:
@@ -71,6 +77,16 @@ def _chromium() -> str | None:
     return None
 
 
+def _throwaway_root() -> str | None:
+    if os.environ.get(SETUP_SH_ROOT_OPT_IN) != "1":
+        return f"setup.sh in a throwaway root takes minutes and downloads a base system: set {SETUP_SH_ROOT_OPT_IN}=1 to run it"
+    if os.geteuid() != 0:
+        return "debootstrap and chroot need root"
+    if shutil.which("debootstrap") is None:
+        return "debootstrap is not installed; .ci/run installs it"
+    return None
+
+
 #: Marker name -> why the machine lacks it (None when it has it).
 CHECKS: dict[str, Callable[[], str | None]] = {
     "needs_node": _node,
@@ -79,6 +95,7 @@ CHECKS: dict[str, Callable[[], str | None]] = {
     "needs_toolchain": _toolchain,
     "needs_bwrap": _bwrap,
     "needs_chromium": _chromium,
+    "needs_throwaway_root": _throwaway_root,
 }
 
 

@@ -26,7 +26,7 @@ def fake_npm(folder: Path, script: str) -> str:
 _INSTALLS = (
     "mkdir -p node_modules/.bin node_modules/typescript node_modules/@types/node && touch node_modules/.bin/tsc && "
     'echo \'{"version": "7.0.2"}\' > node_modules/typescript/package.json && '
-    'echo \'{"version": "24.19.4"}\' > node_modules/@types/node/package.json && echo ran >> "$CALLS"'
+    'echo \'{"version": "22.20.7"}\' > node_modules/@types/node/package.json && echo ran >> "$CALLS"'
 )
 
 
@@ -73,7 +73,7 @@ def test_install_runs_npm_ci_once_then_is_a_no_op(tmp_path: Path, monkeypatch: p
     where = tmp_path / "cache" / "toolchain"
     found = toolchain.install(where, npm)
     assert found.installed and found.problem is None
-    assert found.versions == {"typescript": "7.0.2", "@types/node": "24.19.4"}
+    assert found.versions == {"typescript": "7.0.2", "@types/node": "22.20.7"}
     assert (where / "package-lock.json").read_bytes() == (toolchain.LOCK_FOLDER / "package-lock.json").read_bytes()
     assert stat.S_IMODE(where.stat().st_mode) == 0o755  # other users (--run-as) can use it
     toolchain.install(where, npm)

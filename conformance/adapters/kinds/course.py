@@ -1,4 +1,4 @@
-"""``pi-course:PATH``: a student's TypeScript project in the course layout (Node.js 18+)."""
+"""``pi-course:PATH``: a student's TypeScript project in the course layout (Node.js 20+: conformance/toolchain/node_versions.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from conformance.adapters.kinds.base import Built, ImplKind, ImplSpecError
 from conformance.adapters.kinds.command import request_profile
 from conformance.adapters.settings import ImplSettings
 from conformance.spec.profiles import DEFAULT_PROFILE
+from conformance.toolchain.node_versions import MINIMUM_MAJOR
 
 
 class Course(ImplKind):
@@ -16,7 +17,7 @@ class Course(ImplKind):
 
     name = "pi-course"
     usage = "pi-course:PATH"
-    meaning = "a course repository, its packages/pi-course, or a folder of compiled modules (Node.js 18+); option ?runtime=bun"
+    meaning = f"a course repository, its packages/pi-course, or a folder of built modules (Node.js {MINIMUM_MAJOR}+); option ?runtime=bun"
     profile = DEFAULT_PROFILE
     folder_target = True
     course_code = True

@@ -20,6 +20,11 @@ do not see.
 
 A profile other than the course's is named (``extra_data.profile``, the summary's first
 line) and its groups are areas: tags ``area messages``, ``extra_data.areas``.
+
+A submission none of whose cases ran (the build failed, nothing was submitted, the
+implementation could not start: :data:`NOT_STARTED`) is one test that says why, first and
+marked "start here" (the build's log in it), then one "not run" test per lab: a size that
+does not grow with the cases, and no case feedback that only repeats the one cause.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from conformance.grading.formats import terminal
 from conformance.grading.formats.common import profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
+from conformance.grading.status import NOT_STARTED
 from conformance.spec.clauses import Clause
 
 _DIGITS = 4
@@ -42,8 +48,9 @@ _DIGITS = 4
 
 def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObject:
     """The ``results.json`` document as a JSON object."""
+    if result.status in NOT_STARTED:
+        return _not_started(result, clauses)
     label = result.rubric.group_label
-    profile = profile_of(result)
     tests: list[JsonValue] = []
     featured = start_here(result)
     first = {graded.case.id: index for index, graded in enumerate(featured)}
@@ -76,10 +83,15 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
     summary = student_summary(result) if result.rubric.held_out else terminal.render(result, clauses, details_per_lab=0, list_cases=False)
     if featured:
         summary = start_here_text(featured, clauses, label) + "\n" + summary
+    return _document(result, summary, labs, tests)
+
+
+def _document(result: SubmissionResult, output: str, labs: list[JsonValue], tests: list[JsonValue]) -> JsonObject:
+    profile = profile_of(result)
     return {
         "score": round(result.score.points, _DIGITS),
         "execution_time": round(result.duration_s, 3),
-        "output": summary,
+        "output": output,
         "output_format": "text",
         "extra_data": {
             "max_score": round(result.score.max_points, _DIGITS),
@@ -88,10 +100,47 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
             "detail": result.detail,
             "sandbox": result.isolation,
             "limits": result.limits,
-            f"{label}s": labs,
+            f"{result.rubric.group_label}s": labs,
         },
         "tests": tests,
     }
+
+
+_WHY = {
+    "build-failed": "the build failed",
+    "not-a-project": "there is no project to grade",
+    "invalid": "the implementation could not start",
+}
+
+
+def _failed_test(name: str, max_points: float, output: str, tag: str) -> JsonObject:
+    return {
+        "name": name,
+        "score": 0,
+        "max_score": round(max_points, _DIGITS),
+        "status": "failed",
+        "output": output,
+        "tags": [tag],
+        "visibility": "visible",
+    }
+
+
+def _not_started(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObject:
+    """One test with the reason (and the build's log), then one "not run" test per lab: nothing ran."""
+    del clauses  # no case ran: there is no case feedback to give
+    label = result.rubric.group_label
+    why = _WHY.get(result.status, result.status)
+    reason = f"{why}: {result.detail}" if result.detail else why
+    log = f"\n\n{result.build_report}" if result.build_report else ""
+    first = f"start here: {reason}\nNo case ran: fix this, then submit again.{log}"
+    tests: list[JsonValue] = [_failed_test(f"start here: {why}", result.score.max_points, for_terminal(first), "start here")]
+    labs: list[JsonValue] = []
+    for lab in result.score.labs:
+        not_run = f"not run: {why} (see the first test)"
+        tests.append(_failed_test(f"{label} {lab.lab}: not run", lab.max_points, not_run, f"{label} {lab.lab}"))
+        labs.append({label: lab.lab, "score": 0, "max_score": round(lab.max_points, _DIGITS), "passed": 0, "total": lab.total})
+    output = f"start here: {reason}\nNo case ran: the first test says why{' and holds the build log' if log else ''}.\n"
+    return _document(result, for_terminal(output), labs, tests)
 
 
 def start_here(result: SubmissionResult) -> list[GradedCase]:
