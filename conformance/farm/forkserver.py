@@ -37,7 +37,7 @@ from conformance.farm.worker import EXIT_GRADER_FAILED, die_with_parent, run_job
 _HEADER = struct.Struct(">I")
 #: What a worker imports while it grades, beyond the worker module; imported here once, before any fork.
 PRELOAD = (
-    "conformance.adapters.resolve",
+    "conformance.adapters.kinds",
     "conformance.adapters.pi_course",
     "conformance.adapters.pi_ai",
     "conformance.adapters.process",

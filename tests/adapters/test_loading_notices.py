@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from conformance.adapters.kinds import resolve_adapter
 from conformance.adapters.process import ProcessAdapter
-from conformance.adapters.resolve import resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.loading.loader import Suite
 from conformance.running.execution import run_case

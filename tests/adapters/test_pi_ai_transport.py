@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from conformance.adapters.kinds import resolve_adapter
 from conformance.adapters.pi_ai import PiAiLayoutError, PiAiTarget, dependency_roots, parse_target, pi_ai_adapter
 from conformance.adapters.pi_course import modules_dir
-from conformance.adapters.resolve import resolve_adapter
 from conformance.adapters.sandbox import SandboxMode
 from conformance.adapters.settings import ImplSettings
 from conformance.loading.cases import Case

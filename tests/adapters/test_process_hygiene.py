@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from conformance.adapters.kinds import resolve_adapter
 from conformance.adapters.process import ProcessAdapter
 from conformance.adapters.process_options import ProcessOptions
-from conformance.adapters.resolve import resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.loading.cases import Case
 from conformance.loading.loader import Suite

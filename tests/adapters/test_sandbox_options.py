@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from conformance.adapters import limits, sandbox
-from conformance.adapters.resolve import ImplSpecError, resolve_adapter, untrusted_in_process
+from conformance.adapters.kinds import ImplSpecError, parse_impl, resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.loading.loader import Suite
 from conformance.running.execution import run_case
@@ -31,10 +31,10 @@ def test_auto_falls_back_loudly_and_bwrap_refuses_when_bwrap_cannot_run(
 
 
 def test_python_submissions_need_trust() -> None:
-    assert untrusted_in_process("python:student", trust_python=False) is not None
-    assert untrusted_in_process("python:student", trust_python=True) is None
-    assert untrusted_in_process("pi-course:student", trust_python=False) is None
-    assert untrusted_in_process("reference", trust_python=False) is None
+    assert parse_impl("python:student").trust_problem(False) is not None
+    assert parse_impl("python:student").trust_problem(True) is None
+    assert parse_impl("pi-course:student").trust_problem(False) is None
+    assert parse_impl("reference").trust_problem(False) is None
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters.resolve import resolve_adapter
+from conformance.adapters.kinds import resolve_adapter
 from conformance.authoring.suspect import is_reference, reference_failures
 from conformance.loading.loader import load_suite
 from conformance.spec.clauses import load_clauses

@@ -144,7 +144,7 @@ def test_a_wait_ends_when_the_loop_is_idle_and_still_sees_late_timers() -> None:
     import asyncio
     import time
 
-    from conformance.adapters.binding import wait_settled
+    from conformance.adapters.event_loop import wait_settled
 
     async def scenario() -> tuple[bool, float, bool]:
         loop = asyncio.get_running_loop()
