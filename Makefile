@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: conformance test lint bench mutation clean toolchain compat-page
+.PHONY: conformance test test-fast lint bench mutation clean toolchain compat-page
 
 $(BIN)/pi-conformance: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,12 @@ compat-page: $(BIN)/pi-conformance
 # worker, so it is graded once.
 test: $(BIN)/pi-conformance toolchain
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup
+
+## The fast tier, for working on one stage: every test that needs no Node.js, npm, bun, toolchain,
+## sandbox or browser and builds no wheel (the -m expression is requirements.FAST_TIER; tests/README.md).
+# No toolchain prerequisite: nothing here builds a course project. `make test` stays the complete suite.
+test-fast: $(BIN)/pi-conformance
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup -m "not (needs_node or needs_npm or needs_bun or needs_toolchain or needs_bwrap or needs_chromium or builds_wheel)"
 
 ## ruff and mypy --strict on the Python packages, the tests and the benchmarks; fixture lint and clause coverage.
 # mypy checks tests/ and bench/ in a run of their own: they import the examples as examples.pi_ai_port,
