@@ -40,7 +40,7 @@ from conformance.fuzz.private_cases import PRIVATE_WORD, private_case
 from conformance.fuzz.strategies import PURE_OPERATIONS, Program, event_stream_program, pure_program, scripted_model_program
 from conformance.grading.rubric import Rubric
 from conformance.loading.cases import Case
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from conformance.yamlio.canonical import inputs_key
 
 #: The files live outside the repository, so their schema header names the schema by its URL ($id).
@@ -298,7 +298,7 @@ class _Drawing:
             stats.duplicates += 1
             return None
         # The second run: a value that differs between runs would make the case flaky.
-        if run_case(self.reference, case, self.timeout_s).status != "passed":
+        if run_alone(self.reference, case, self.timeout_s).status != "passed":
             stats.unstable += 1
             return None
         return case

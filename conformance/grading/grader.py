@@ -1,6 +1,7 @@
 """Grade one submission: build it (optionally), run the rubric's cases with a fresh adapter, score.
 
-Grading drives :func:`conformance.running.execution.run_case` directly instead of going through
+Grading runs the cases through the engine (:class:`conformance.running.engine.Loop`, by the
+same :class:`~conformance.running.engine.Policy` as ``run`` and ``matrix``), not through
 pytest: it is faster, gives structured outcomes, and lets a batch run many submissions in
 one process. Nothing a submission does makes :func:`grade_submission` raise; what happened
 is its :class:`SubmissionResult`'s ``status``.
@@ -27,7 +28,7 @@ from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
 from conformance.running.engine import Loop, Policy
-from conformance.running.execution import GRADER_ERROR, run_case
+from conformance.running.execution import GRADER_ERROR
 from conformance.spec.clauses import Clause, load_profile_clauses
 
 
@@ -287,14 +288,14 @@ class _Run:
         #: Student text kept across the whole submission is bounded (studenttext.Budget).
         text_budget = Budget()
 
-        def run(adapter: Adapter, case: Case, timeout_s: float | None) -> Outcome:
+        def keep(case: Case, outcome: Outcome) -> Outcome:
             try:
-                return bounded(run_case(adapter, case, timeout_s), text_budget)
+                return bounded(outcome, text_budget)
             except Exception as error:  # a grader bug on this case's outcome costs this case, not the submission
                 return grader_error(case.id, "handling the outcome", error)
 
         deadline = time.monotonic() + options.budget_s if options.budget_s else None
-        policy = Policy(options.case_timeout_s, deadline, options.budget_s, stop, run, given)
+        policy = Policy(options.case_timeout_s, deadline, options.budget_s, stop, keep, given)
         recorded = (lambda outcome: _recorded(on_outcome, outcome)) if on_outcome is not None else None
         self.loop = Loop(policy, self._adapter, recorded)
         self.adapter_name: str | None = None

@@ -113,7 +113,7 @@ def _import_order(trees: dict[str, ast.Module]) -> list[str]:
 class _MutantAdapter(BindingAdapter):
     """The binding adapter, plus a way to stop a mutant that loops forever in its worker thread.
 
-    ``run_case`` abandons a timed-out worker thread, which is right for students' code but
+    The engine abandons a timed-out worker thread, which is right for students' code but
     would leave a busy mutant burning the CPU for the rest of the run. ``cancel`` raises
     :class:`_Killed` inside that thread instead.
     """

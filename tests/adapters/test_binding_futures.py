@@ -17,7 +17,7 @@ import reference_impl
 from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.interface import Adapter
 from conformance.loading.loader import load_suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from reference_impl import event_stream
 
 
@@ -34,7 +34,7 @@ def test_a_port_whose_result_is_its_own_future_passes_every_stream_case(monkeypa
     monkeypatch.setattr(event_stream.EventStream, "result", unshielded_result)
     adapter = BindingAdapter(reference_impl, name="unshielded")
     cases = [case for case in load_suite().cases if case.operation in ("event_stream", "scripted_model")]
-    outcomes = [run_case(adapter, case) for case in cases]
+    outcomes = [run_alone(adapter, case) for case in cases]
     failed = [(outcome.case_id, outcome.message) for outcome in outcomes if outcome.status != "passed"]
     assert failed == []
 
@@ -50,5 +50,5 @@ class _Cancelling(Adapter):
 
 def test_a_base_exception_from_the_port_is_an_errored_case_not_a_lost_one() -> None:
     case = next(case for case in load_suite().cases if case.operation == "text_of")
-    outcome = run_case(_Cancelling(), case)
+    outcome = run_alone(_Cancelling(), case)
     assert outcome.status == "errored" and "CancelledError" in outcome.message

@@ -10,7 +10,7 @@ from conformance.adapters import limits, sandbox
 from conformance.adapters.kinds import ImplSpecError, parse_impl, resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.loading.loader import Suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
 from tests.support.requirements import needs_bwrap
@@ -72,7 +72,7 @@ def test_limits_hold_inside_the_sandbox_and_are_reported_the_same(mode: str, lim
     assert adapter.isolation == "bwrap"
     [case] = [case for case in suite.cases if case.operation == "text_of"][:1]
     try:
-        outcome = run_case(adapter, case, 10)
+        outcome = run_alone(adapter, case, 10)
     finally:
         adapter.close()
     assert outcome.status == "errored" and fragment in outcome.message
