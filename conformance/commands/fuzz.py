@@ -43,7 +43,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     fuzz.add_argument("--shrink-seconds", type=float, default=30.0, help="time budget for shrinking it (default 30)")
     fuzz.add_argument("--seed", type=int, default=0, help="random seed (default 0): the same seed draws the same programs")
     fuzz.add_argument("--emit", metavar="DIR", help="write the shrunk case as DIR/chNN/<id>.yaml, then lint it and run it from disk")
-    TIMEOUT.add(fuzz, default=1.0)
+    TIMEOUT.add(fuzz)
     process = fuzz.add_argument_group("process implementations (cmd:, pi-course:, pi-ai:)")
     add_process_options(process)
     process.add_argument("--build", action="store_true", help="pi-course: run the project's build first")

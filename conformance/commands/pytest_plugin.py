@@ -167,7 +167,7 @@ def pytest_configure(config: pytest.Config) -> None:
     state.chapters = [c.zfill(2) for c in config.getoption("--chapter")]
     state.clause_filter = config.getoption("--clause")
     state.impl_settings = ImplSettings(
-        env=parse_env(config.getoption("--impl-env")),
+        env=parse_env(config.getoption("--env")),
         cpu_limit_s=config.getoption("--cpu-limit"),
         memory_limit_mb=config.getoption("--memory-limit"),
         pids_limit=config.getoption("--pids-limit"),

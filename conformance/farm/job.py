@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -34,6 +34,7 @@ from conformance.grading.result_json import ResultFormatError, result_from_json
 from conformance.grading.scoring import score
 from conformance.grading.status import NOT_RUN, SubmissionStatus
 from conformance.judging.outcome import Outcome
+from conformance.loading.cases import DEFAULT_TIMEOUT_S, Case
 
 #: Room beyond the budget for the worker's start-up, the case in flight and the cleanup.
 MARGIN_S = 30.0
@@ -53,10 +54,10 @@ class Supervised:
     log: str | None = None
 
 
-def hard_limit_s(options: GradeOptions) -> float:
-    """How long a worker may run before it is killed: budget, build time and a margin."""
+def hard_limit_s(options: GradeOptions, cases: Sequence[Case] = ()) -> float:
+    """How long a worker may run before it is killed: budget, build time, the case in flight (the longest timeout, twice) and a margin."""
     build = BUILD_TIMEOUT_S if options.build else 0.0
-    per_case = 2 * (options.case_timeout_s or 1.0)
+    per_case = 2 * max((case.timeout_with(options.case_timeout_s) for case in cases), default=options.case_timeout_s or DEFAULT_TIMEOUT_S)
     return (options.budget_s or DEFAULT_BUDGET_S) + build + per_case + MARGIN_S
 
 
@@ -89,7 +90,7 @@ def grade_supervised(
             return grade_supervised(impl, name, context, options, work_dir, stop, limit_s, reaper, own)
         finally:
             own.close()
-    limit_s = limit_s if limit_s is not None else hard_limit_s(options)
+    limit_s = limit_s if limit_s is not None else hard_limit_s(options, context.cases)
     work_dir = work_dir.absolute()  # the worker may not share our idea of "here"
     work_dir.mkdir(parents=True, exist_ok=True)
     # A row the grader had to give up on still names the isolation the submission ran under.

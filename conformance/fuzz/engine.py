@@ -88,7 +88,9 @@ def reference_case(reference: Adapter, program: Program) -> Case | None:
 class Differ:
     """Runs programs on both adapters and says whether X diverges from the reference."""
 
-    def __init__(self, reference: Adapter, implementation: Adapter, timeout_s: float = 1.0, fresh: AdapterFactory | None = None) -> None:
+    def __init__(
+        self, reference: Adapter, implementation: Adapter, timeout_s: float | None = None, fresh: AdapterFactory | None = None
+    ) -> None:
         self.reference = reference
         self.implementation = implementation
         self.timeout_s = timeout_s

@@ -190,7 +190,7 @@ def generate(
     secret: str,
     total: int,
     taken: Iterable[Case] = (),
-    timeout_s: float = 1.0,
+    timeout_s: float | None = None,
 ) -> PrivateSet:
     """Draw ``total`` cases for ``rubric``'s labs from ``secret``, none feeding the same inputs as a ``taken`` case."""
     started = time.perf_counter()
@@ -231,7 +231,7 @@ class _Drawing:
 
     reference: Adapter
     rubric: Rubric
-    timeout_s: float
+    timeout_s: float | None
     #: Cases wanted per (lab, operation), and how many there are.
     wanted: dict[tuple[str, str], int]
     result: PrivateSet

@@ -144,7 +144,7 @@ class GradeOptions:
     settings: ImplSettings = field(default_factory=ImplSettings)
     #: Build a ``pi-course:`` project first (its own ``npm run build``, offline; this type-checks it).
     build: bool = True
-    #: Per-operation timeout (default: the case's own, else 1 s).
+    #: ``--timeout`` (None: not given); a case's own ``timeout_s`` is a floor (:meth:`Case.timeout_with`).
     case_timeout_s: float | None = None
     #: Wall-clock budget for running the cases; the cases left when it runs out are not run.
     budget_s: float | None = None

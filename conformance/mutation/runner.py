@@ -151,7 +151,7 @@ for _operation in sorted(OPERATIONS):
 class MutationRun:
     """The cases, loaded once, and the package, parsed once; judges one mutant at a time."""
 
-    def __init__(self, cases: Sequence[Case] | None = None, package_dir: Path = PACKAGE_DIR, timeout_s: float = 1.0) -> None:
+    def __init__(self, cases: Sequence[Case] | None = None, package_dir: Path = PACKAGE_DIR, timeout_s: float | None = None) -> None:
         self.cases = list(cases) if cases is not None else load_suite().cases
         self.package = _Package(package_dir)
         self.timeout_s = timeout_s

@@ -6,7 +6,8 @@ check that the references pass every case and the reference's re-checks of one c
 implementation gets the same status for every case whichever command ran it. Nothing
 outside ``running/`` calls :func:`~conformance.running.execution.run_case` itself:
 
-- a case runs with its own timeout (:func:`conformance.running.execution.run_case`);
+- a case runs with its timeout: the larger of its own ``timeout_s`` and ``--timeout``
+  (:meth:`~conformance.loading.cases.Case.timeout_with`; spec/fixture-format.md, Timeouts);
 - the loop stops between cases when ``stop`` is set or the ``deadline`` has passed, and the
   cases left are not run (their outcome says why);
 - an adapter stops trying an operation after a few timeouts (or exits) in a row, so that a
@@ -47,7 +48,7 @@ OutcomeKeeper = Callable[[Case, Outcome], Outcome]
 class Policy:
     """How a loop runs its cases: timeout, budget, stop, and what is kept of each outcome."""
 
-    #: Per-operation timeout (None: the case's own, else the default).
+    #: ``--timeout`` (None: not given); a case's own ``timeout_s`` is a floor (:meth:`Case.timeout_with`).
     timeout_s: float | None = None
     #: ``time.monotonic()`` past which no case starts; the budget in seconds, for the message.
     deadline: float | None = None

@@ -189,3 +189,18 @@ def test_resuming_refuses_another_rubric_and_fresh_starts_over(tmp_path: Path) -
     assert rows(out / "gradebook.csv") == first, "a refused resume leaves the gradebook alone"
     fresh = cli(*arguments, "--out", str(out), "--fresh")
     assert fresh.returncode == 0 and "already graded" not in fresh.stderr
+
+
+def test_the_hard_limit_leaves_room_for_a_slow_cases_own_timeout() -> None:
+    from dataclasses import replace
+
+    from conformance.farm.job import hard_limit_s
+    from conformance.loading.loader import load_suite
+
+    cases = load_suite().cases[:3]
+    options = GradeOptions(build=False, case_timeout_s=0.5, budget_s=10)
+    quick = hard_limit_s(options, cases)
+    slow = hard_limit_s(options, [*cases, replace(cases[0], timeout_s=30)])
+    # spec/fixture-format.md, Timeouts: the case's 30 s holds under --timeout 0.5, and the case in flight may take it.
+    assert slow - quick == pytest.approx(2 * (30 - 0.5))
+    assert hard_limit_s(replace(options, case_timeout_s=40), cases) - quick == pytest.approx(2 * (40 - 0.5))
