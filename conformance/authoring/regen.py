@@ -68,7 +68,7 @@ def regenerate(
     """
     root = root or fixtures_dir()
     if adapter_factory is None and profile != DEFAULT_PROFILE:
-        raise RegenRefused(f"profile {profile} has no bundled reference implementation; pass --reference pi-ai:PATH")
+        raise RegenRefused(f"profile {profile} has no bundled reference implementation; pass --reference {_reference_form(profile)}")
     suite = load_suite(root, profile=profile)
     if suite.broken:
         listing = "\n  ".join(suite.problems)
@@ -258,3 +258,13 @@ def _check_reads_back(new_text: str, intended: JsonValue, display: str, profile:
     invalid = next(iter(validator(get_profile(profile).fixture_schema).iter_errors(checked)), None)
     if invalid is not None:
         raise textedit.EditError(f"{display}: the new expectations do not fit the fixture schema: {invalid.message}")
+
+
+def _reference_form(profile: str) -> str:
+    """How ``--reference`` names an implementation of ``profile`` (its submission kind's form), for a refusal."""
+    from conformance.adapters.kinds import submission_kind
+
+    try:
+        return submission_kind(profile).usage
+    except KeyError:
+        return "IMPL"

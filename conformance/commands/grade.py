@@ -13,7 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from conformance.adapters.kinds import IMPL_FORMS, default_impl, default_template, parse_impl, profile_problem
+from conformance.adapters.kinds import (
+    BUILT_KINDS,
+    IMPL_FORMS,
+    IN_PROCESS_KINDS,
+    PROCESS_GROUP,
+    default_impl,
+    default_template,
+    parse_impl,
+    profile_problem,
+    submission_kind,
+)
 from conformance.adapters.run_as import RunAsError, parse_run_as, run_as_problem
 from conformance.commands.checks import (
     EXIT_USAGE,
@@ -37,7 +47,7 @@ from conformance.grading.grader import GradeOptions, GradingContext, grade_submi
 from conformance.grading.rubric import RubricError, load_rubric
 from conformance.loading.loader import load_suite
 from conformance.reports.html.batch_site import HtmlBatch
-from conformance.spec.profiles import DEFAULT_PROFILE, PROFILES
+from conformance.spec.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES
 
 EXIT_OK = 0
 EXIT_NOT_OK = 1
@@ -54,7 +64,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         epilog="implementations (--impl):\n  " + "\n  ".join(IMPL_FORMS) + "\n\nexit status: 0 graded normally (any score), "
         "1 build failed, crashed, hung or nothing to grade (or --baseline broken), 2 bad rubric or implementation",
     )
-    grade.add_argument("--impl", help="the submission (default: reference, the course's; --profile pi-ai-1 needs one, e.g. pi-ai:PATH)")
+    grade.add_argument(
+        "--impl",
+        help=f"the submission (default: {default_impl(DEFAULT_PROFILE)}, the course's; --profile {PI_AI_1.name} needs one, "
+        f"e.g. {submission_kind(PI_AI_1.name).usage})",
+    )
     _grading_options(grade)
     reports = grade.add_argument_group("reports (any combination, each to its own file)")
     reports.add_argument("--markdown", metavar="FILE", help="Markdown report")
@@ -95,7 +109,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--impl-template",
         metavar="TEMPLATE",
         help="the --impl of a submission; {path} is its folder, {name} its name "
-        "(default: pi-course:{path}; with --profile pi-ai-1: pi-ai:{path}, each folder an installed @earendil-works/pi-ai)",
+        f"(default: {default_template(DEFAULT_PROFILE)}; with --profile {PI_AI_1.name}: {default_template(PI_AI_1.name)}, "
+        "each folder an installed @earendil-works/pi-ai)",
     )
     batch.add_argument("--html", metavar="DIR", help="also write a static HTML site: class overview, one page per submission")
     batch.add_argument("--for-students", action="store_true", help="with --html: leave held-out cases out of the site entirely")
@@ -121,7 +136,7 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
         "--build",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="pi-course: run the project's own npm run build first, which type-checks it (offline; never npx; default: on)",
+        help=f"{BUILT_KINDS} run the project's own npm run build first, which type-checks it (offline; never npx; default: on)",
     )
     FIXTURES.add(parser)
     parser.add_argument(
@@ -137,14 +152,16 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="wall-clock budget for one submission's cases; the rest are not run (default 600)",
     )
-    process = parser.add_argument_group("process implementations (cmd:, pi-course:)")
+    process = parser.add_argument_group(PROCESS_GROUP)
     add_process_options(process)
     process.add_argument(
         "--run-as",
         metavar="USER",
         help="run student processes (builds and runs) as this unprivileged user (a name or uid); the grader must be root",
     )
-    parser.add_argument("--trust-python", action="store_true", help="allow python: submissions (they run unsandboxed, in process)")
+    parser.add_argument(
+        "--trust-python", action="store_true", help=f"allow {IN_PROCESS_KINDS} submissions (they run unsandboxed, in process)"
+    )
 
 
 def _context(args: argparse.Namespace) -> GradingContext:

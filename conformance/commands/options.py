@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from conformance.adapters.kinds import prefixes
 from conformance.adapters.sandbox import INSTALL_HINT, SANDBOX_MODES
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import positive_number
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     import pytest
 
 Parser = argparse.ArgumentParser | argparse._ArgumentGroup
+#: The kinds whose programs the sandbox and the limits hold.
+PROCESS_KINDS = prefixes(lambda kind: kind.separate_process)
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,7 @@ SANDBOX = Option(
     {
         "choices": SANDBOX_MODES,
         "default": "auto",
-        "help": "run cmd:/pi-course: programs (and builds) under bubblewrap: auto = when it works here, "
+        "help": f"run {PROCESS_KINDS} programs (and builds) under bubblewrap: auto = when it works here, "
         f"else unconfined with a warning (default); bwrap = required; none = unconfined ({INSTALL_HINT})",
     },
 )

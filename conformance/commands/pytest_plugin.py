@@ -18,7 +18,7 @@ import pytest
 from pytest_cases import case as case_decorator
 
 from conformance.adapters.interface import Adapter
-from conformance.adapters.kinds import Impl, ImplSpecError, parse_impl
+from conformance.adapters.kinds import COURSE_CODE_KINDS, KINDS, Impl, ImplSpecError, default_impl, parse_impl
 from conformance.adapters.settings import ImplSettings
 from conformance.authoring.suspect import expectation_note, is_reference
 from conformance.commands.limit_options import add_limit_options_to_pytest
@@ -47,7 +47,7 @@ def marker_name(kind: str, value: str) -> str:
 class RunState:
     """Everything one pytest session of the suite shares."""
 
-    impl: Impl = field(default_factory=lambda: parse_impl("reference"))
+    impl: Impl = field(default_factory=lambda: parse_impl(default_impl(DEFAULT_PROFILE) or ""))
     profile: str = DEFAULT_PROFILE
     fixtures: Path | None = None
     timeout_s: float | None = None
@@ -115,7 +115,9 @@ def state_of(config: pytest.Config) -> RunState:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("pi-conformance")
-    group.addoption("--impl", default="reference", help="implementation under test (reference, python:MODULE[:ATTR], ...)")
+    group.addoption(
+        "--impl", default=default_impl(DEFAULT_PROFILE), help=f"implementation under test ({', '.join(k.usage for k in KINDS)})"
+    )
     group.addoption("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default) or pi-ai-1")
     FIXTURES.add_to_pytest(group)
     group.addoption(
@@ -144,7 +146,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="do not claim this feature (spec/features.yaml): its cases are skipped, 'not claimed'; repeatable",
     )
     group.addoption(
-        "--course-hints", action="store_true", default=False, help="show hints about the course's TypeScript code (always for pi-course:)"
+        "--course-hints",
+        action="store_true",
+        default=False,
+        help=f"show hints about the course's TypeScript code (always for {COURSE_CODE_KINDS})",
     )
 
 

@@ -9,15 +9,18 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from conformance.adapters.kinds import IMPL_FORMS, ImplSpecError, parse_impl
+from conformance.adapters.kinds import BUILT_KINDS, COURSE_CODE_KINDS, IMPL_FORMS, PROCESS_GROUP, ImplSpecError, default_impl, parse_impl
 from conformance.commands.checks import EXIT_USAGE, output_file_problem, same_file_problem
 from conformance.commands.limit_options import limit_arguments
 from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, add_process_options
+from conformance.spec.profiles import DEFAULT_PROFILE
 
 if TYPE_CHECKING:
     from conformance.commands.pytest_plugin import RunState
     from conformance.reports.html.class_site import SiteStats
 
+#: ``--impl`` when none is given: the course's bundled reference.
+REFERENCE = default_impl(DEFAULT_PROFILE) or ""
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suite"
 EXIT_NO_CASES = 5
 
@@ -30,7 +33,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="implementations (--impl):\n  " + "\n  ".join(IMPL_FORMS),
     )
-    run.add_argument("--impl", default="reference", help="the implementation under test (default: reference)")
+    run.add_argument("--impl", default=REFERENCE, help=f"the implementation under test (default: {REFERENCE})")
     run.add_argument("--profile", default="course", help="the profile to check: course (default) or pi-ai-1 (upstream pi-ai 1.x)")
     run.add_argument("-k", dest="keyword", help="select cases by pytest keyword expression (ids, lab_3_1, clause_SM_ABORT_1, ...)")
     run.add_argument("--lab", action="append", default=[], help="run only this lab (with --profile pi-ai-1: this area); repeatable")
@@ -49,16 +52,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="NAME",
         help="do not claim this feature (spec/features.yaml): its cases are skipped, counted as 'not claimed'; repeatable",
     )
-    run.add_argument("--course-hints", action="store_true", help="show hints about the course's TypeScript code (pi-course: always does)")
+    run.add_argument(
+        "--course-hints", action="store_true", help=f"show hints about the course's TypeScript code ({COURSE_CODE_KINDS} always does)"
+    )
     run.add_argument(
         "--baseline", metavar="FILE", help="known failures (YAML/JSON, case id -> reason); exit 1 on an unexpected failure or a stale entry"
     )
     run.add_argument(
         "--write-baseline", metavar="FILE", help="write the cases that did not pass as a baseline (reasons kept from --baseline)"
     )
-    process = run.add_argument_group("process implementations (cmd:, pi-course:)")
+    process = run.add_argument_group(PROCESS_GROUP)
     add_process_options(process)
-    process.add_argument("--build", action="store_true", help="pi-course: run the project's npm run build first (offline; never npx)")
+    process.add_argument("--build", action="store_true", help=f"{BUILT_KINDS} run the project's npm run build first (offline; never npx)")
     run.set_defaults(handler=run_command)
 
 

@@ -59,6 +59,15 @@ class ImplKind:
     #: The profile whose expected values were read from this kind's behaviour (the course's
     #: reference; pi-ai-1's upstream package): when it fails a case, the case may be wrong.
     reference_of: ClassVar[str | None] = None
+    #: It has a build step of its own (``--build`` runs it).
+    builds: ClassVar[bool] = False
+    #: The modules a grading worker imports to run it: the fork server imports them once, before any fork.
+    preload: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def prefix(self) -> str:
+        """How ``--impl`` begins for this kind: ``pi-course:``, or the whole value (``reference``) when it takes no target."""
+        return f"{self.name}:" if self.takes_target else self.name
 
     @classmethod
     def form(cls) -> str:

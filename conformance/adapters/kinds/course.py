@@ -21,6 +21,8 @@ class Course(ImplKind):
     folder_target = True
     course_code = True
     same_adapter_name = True  # every student's package is "pi-course": the folder tells them apart
+    builds = True
+    preload = ("conformance.adapters.pi_course", "conformance.adapters.process", "conformance.adapters.sandbox")
 
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
         from conformance.adapters.pi_course import CourseLayoutError, pi_course_adapter
