@@ -20,7 +20,7 @@ from pytest_cases import case as case_decorator
 from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds import COURSE_CODE_KINDS, KINDS, Impl, ImplSpecError, default_impl, parse_impl
 from conformance.adapters.settings import ImplSettings
-from conformance.authoring.suspect import expectation_note, is_reference
+from conformance.authoring.suspect import expectation_note
 from conformance.commands.limit_options import add_limit_options_to_pytest
 from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, parse_env
 from conformance.common.student_text import for_terminal, prune_json
@@ -103,6 +103,8 @@ class RunState:
 
 
 STATE_KEY = pytest.StashKey[RunState]()
+#: The ``--impl`` a caller parsed already (``run``): the session uses it instead of parsing the text again.
+GIVEN_IMPL = pytest.StashKey[Impl]()
 #: The configs of the sessions being collected: pytest-cases lists the cases when the suite's
 #: test module is imported, and an import has no handle on its session (see :func:`case_functions`).
 _collecting: list[pytest.Config] = []
@@ -115,9 +117,9 @@ def state_of(config: pytest.Config) -> RunState:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("pi-conformance")
-    group.addoption(
-        "--impl", default=default_impl(DEFAULT_PROFILE), help=f"implementation under test ({', '.join(k.usage for k in KINDS)})"
-    )
+    # Parsed here, once (an Impl from then on); ``run`` hands its own parsed value over instead (GIVEN_IMPL).
+    forms = ", ".join(kind.usage for kind in KINDS)
+    group.addoption("--impl", type=parse_impl, default=default_impl(DEFAULT_PROFILE), help=f"implementation under test ({forms})")
     group.addoption("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default) or pi-ai-1")
     FIXTURES.add_to_pytest(group)
     group.addoption(
@@ -157,7 +159,8 @@ def pytest_configure(config: pytest.Config) -> None:
     state = RunState()
     config.stash[STATE_KEY] = state
     _collecting.append(config)
-    state.impl = parse_impl(config.getoption("--impl"))
+    given = config.stash.get(GIVEN_IMPL, None)
+    state.impl = given if given is not None else config.getoption("--impl")
     state.profile = config.getoption("--profile")
     try:
         profile = get_profile(state.profile)
@@ -347,7 +350,7 @@ def _example(state: RunState, entry: Case | BrokenCase, outcome: Outcome) -> str
     if not isinstance(entry, Case):
         return outcome.message
     message = failure_report(entry, outcome, state.clauses, course_hints=state.course_hints)
-    if is_reference(state.impl.spec, state.profile):
+    if state.impl.is_reference(state.profile):
         # The reference passes every bundled case: the case is the first suspect, not the reference.
         message = f"[check the case] {expectation_note(entry, outcome, state.clauses, f'the reference ({state.impl.spec})')}\n{message}"
     if state.all_divergences and outcome.observation is not None and outcome.divergence is not None:

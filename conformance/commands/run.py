@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from conformance.adapters.kinds import BUILT_KINDS, COURSE_CODE_KINDS, IMPL_FORMS, PROCESS_GROUP, ImplSpecError, default_impl, parse_impl
+from conformance.adapters.kinds import (
+    BUILT_KINDS,
+    COURSE_CODE_KINDS,
+    IMPL_FORMS,
+    PROCESS_GROUP,
+    Impl,
+    ImplSpecError,
+    default_impl,
+    parse_impl,
+)
 from conformance.commands.checks import EXIT_USAGE, output_file_problem, same_file_problem
 from conformance.commands.limit_options import limit_arguments
 from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, add_process_options
@@ -33,7 +42,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="implementations (--impl):\n  " + "\n  ".join(IMPL_FORMS),
     )
-    run.add_argument("--impl", default=REFERENCE, help=f"the implementation under test (default: {REFERENCE})")
+    run.add_argument("--impl", type=parse_impl, default=REFERENCE, help=f"the implementation under test (default: {REFERENCE})")
     run.add_argument("--profile", default="course", help="the profile to check: course (default) or pi-ai-1 (upstream pi-ai 1.x)")
     run.add_argument("-k", dest="keyword", help="select cases by pytest keyword expression (ids, lab_3_1, clause_SM_ABORT_1, ...)")
     run.add_argument("--lab", action="append", default=[], help="run only this lab (with --profile pi-ai-1: this area); repeatable")
@@ -69,7 +78,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def pytest_arguments(args: argparse.Namespace) -> list[str]:
     """The pytest command line that runs the suite as ``args`` asks."""
-    argv = [str(SUITE_DIR), "-p", "no:cacheprovider", "--impl", args.impl, "-rN"]
+    # No --impl: the session is handed the parsed value (_Session), never its text to parse again.
+    argv = [str(SUITE_DIR), "-p", "no:cacheprovider", "-rN"]
     # The suite has no assert statements to rewrite, and needs no Hypothesis: without them pytest
     # neither rewrites (and, without a bytecode cache, recompiles) pytest-cases nor imports Hypothesis.
     argv += ["--assert=plain", "-p", "no:hypothesispytest"]
@@ -119,7 +129,7 @@ def run_command(args: argparse.Namespace) -> int:
     if problem:
         print(f"pi-conformance run: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    impl = parse_impl(args.impl)
+    impl: Impl = args.impl
     if impl.kind.imports_code:
         # Checked before pytest starts, so a broken port reads as this command's own line.
         try:
@@ -127,7 +137,7 @@ def run_command(args: argparse.Namespace) -> int:
         except ImplSpecError as error:
             print(f"pi-conformance run: {error}", file=sys.stderr)
             return EXIT_USAGE
-    session = _Session()
+    session = _Session(impl)
     code = pytest.main(pytest_arguments(args), plugins=[session])
     # Imported after pytest has started, so that pytest-cases is loaded (and rewritten) by pytest.
     from conformance.commands.pytest_plugin import baseline_verdict
@@ -145,7 +155,7 @@ def run_command(args: argparse.Namespace) -> int:
         print("pi-conformance: no case matches the selection", file=sys.stderr)
         return EXIT_NO_CASES
     if args.html:
-        print(f"pi-conformance: html report: {_write_html(Path(args.html), state, args.impl).line()}")
+        print(f"pi-conformance: html report: {_write_html(Path(args.html), state, impl.spec).line()}")
     if state.baseline is not None:
         # Known failures are fine; a regression or a case that now passes (stale) is not.
         return 0 if baseline_verdict(state).holds else 1
@@ -166,8 +176,15 @@ def _write_html(folder: Path, state: RunState, impl: str) -> SiteStats:
 class _Session:
     """A pytest plugin that keeps the suite's state of the session it joins, for after ``pytest.main``."""
 
-    def __init__(self) -> None:
+    def __init__(self, impl: Impl) -> None:
+        self.impl = impl
         self.state: RunState | None = None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_configure(self, config: pytest.Config) -> None:
+        from conformance.commands.pytest_plugin import GIVEN_IMPL
+
+        config.stash[GIVEN_IMPL] = self.impl  # before the suite's own pytest_configure reads --impl
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         from conformance.commands.pytest_plugin import STATE_KEY

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters.kinds import KINDS, parse_impl, submission_kind
-from conformance.authoring.suspect import is_reference
 from conformance.spec.profiles import DEFAULT_PROFILE, PI_AI_1
 
 PACKAGE = Path(__file__).resolve().parents[2] / "conformance"
@@ -137,7 +136,6 @@ def test_the_renderers_do_not_import_the_runner() -> None:
     ],
 )
 def test_the_reference_of_a_profile_is_its_kinds_answer(impl: str, profile: str, expected: bool) -> None:
-    assert is_reference(impl, profile) is expected
     assert parse_impl(impl).is_reference(profile) is expected
 
 
