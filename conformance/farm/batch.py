@@ -98,7 +98,7 @@ def grade_batch(
         if stop.is_set():
             return None
         progress.started(submission.name)
-        impl = impl_for(options.impl_template, submission)
+        impl = parse_impl(impl_for(options.impl_template, submission))  # the submission's --impl is made here: parsed once
         supervised = grade_supervised(impl, submission.name, context, options.grade, work_dir, stop, reaper=reaper, spawner=spawner)
         if supervised is None:
             return None

@@ -25,11 +25,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from conformance.adapters.course_build import BUILD_TIMEOUT_S
+from conformance.adapters.kinds import Impl
 from conformance.adapters.limits import remove_orphan_groups
 from conformance.farm.reaper import Reaper
 from conformance.farm.spawner import Worker, WorkerSpawner, WorkerStartError
 from conformance.farm.worker import EXIT_GRADER_FAILED, Job
-from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, planned_isolation
+from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult
 from conformance.grading.result_json import ResultFormatError, result_from_json
 from conformance.grading.scoring import score
 from conformance.grading.status import NOT_RUN, SubmissionStatus
@@ -62,7 +63,7 @@ def hard_limit_s(options: GradeOptions, cases: Sequence[Case] = ()) -> float:
 
 
 def grade_supervised(
-    impl: str,
+    impl: Impl,
     name: str,
     context: GradingContext,
     options: GradeOptions,
@@ -94,7 +95,7 @@ def grade_supervised(
     work_dir = work_dir.absolute()  # the worker may not share our idea of "here"
     work_dir.mkdir(parents=True, exist_ok=True)
     # A row the grader had to give up on still names the isolation the submission ran under.
-    run = _Supervision(impl, name, context, limit_s, planned_isolation(impl, options.settings))
+    run = _Supervision(impl.spec, name, context, limit_s, impl.planned_isolation(options.settings))
     for _ in range(MAX_WORKERS):
         worker = _run_worker(impl, name, context, options, work_dir, stop, run.left_s, reaper, spawner, run.known)
         if worker is None:
@@ -175,7 +176,7 @@ class _Supervision:
 
 
 def _run_worker(
-    impl: str,
+    impl: Impl,
     name: str,
     context: GradingContext,
     options: GradeOptions,

@@ -170,7 +170,7 @@ class SubmissionResult:
 
 
 def grade_submission(
-    impl: str,
+    impl: Impl | str,
     context: GradingContext,
     options: GradeOptions | None = None,
     name: str | None = None,
@@ -178,7 +178,8 @@ def grade_submission(
     given: Mapping[str, Outcome] | None = None,
     on_outcome: Callable[[Outcome], None] | None = None,
 ) -> SubmissionResult:
-    """Grade the implementation ``impl`` (an ``--impl`` value) against ``context``.
+    """Grade the implementation ``impl`` against ``context``: parsed (as ``grade-batch`` carries it to its
+    workers), or an ``--impl`` text, parsed here once (a caller's boundary: the library's, the tests').
 
     ``stop``, when set by another thread (a batch being interrupted), ends the grading after
     the case in flight; the cases left are not run. ``given`` holds outcomes already known
@@ -187,8 +188,8 @@ def grade_submission(
     the held-out ones (run last, by a fresh adapter).
     """
     options = options or GradeOptions()
-    parsed = parse_impl(impl)
-    submission = _Submission(impl, parsed, context, options, name or parsed.name)
+    parsed = impl if isinstance(impl, Impl) else parse_impl(impl)
+    submission = _Submission(parsed.spec, parsed, context, options, name or parsed.name)
     problem = parsed.layout_problem()
     if problem is not None:
         return submission.not_run("not-a-project", problem, problem)
@@ -202,11 +203,11 @@ def grade_submission(
         return submission.not_run("build-failed", summary, f"the build failed ({summary})", built.report)
     # The built copy is graded (same folder name, so the same name in reports), then removed.
     try:
-        copy = parsed.at(built.target).spec
+        copy = parsed.at(built.target)
         graded = grade_submission(copy, context, replace(options, build=False), submission.name, stop, given, on_outcome)
     finally:
         built.remove()
-    return replace(graded, impl=impl, duration_s=time.perf_counter() - submission.started)
+    return replace(graded, impl=parsed.spec, duration_s=time.perf_counter() - submission.started)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conformance.adapters.kinds import parse_impl
 from conformance.farm.job import grade_supervised
 from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.result_json import ResultFormatError, result_from_json, result_to_json
@@ -105,7 +106,7 @@ def test_a_worker_past_its_hard_limit_is_killed_and_timed_out(tmp_path: Path) ->
     context = prepare(parse_rubric(yaml.safe_load(RUBRIC)))
     started = time.monotonic()
     # `sleep` never says hello: the handshake alone would wait 10 s.
-    supervised = grade_supervised("cmd:sleep 60", "sleeper", context, GradeOptions(), tmp_path, limit_s=1.5)
+    supervised = grade_supervised(parse_impl("cmd:sleep 60"), "sleeper", context, GradeOptions(), tmp_path, limit_s=1.5)
     assert supervised is not None
     assert time.monotonic() - started < 8
     assert supervised.result.status == "timed-out"

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.adapters.kinds import parse_impl
 from conformance.adapters.settings import ImplSettings
 from conformance.common.student_text import Budget
 from conformance.farm.job import grade_supervised
@@ -152,6 +153,6 @@ def test_an_outcome_that_cannot_be_recorded_costs_only_its_case(lab31: GradingCo
 
 def test_a_row_the_grader_gave_up_on_names_the_isolation_the_submission_ran_under(lab31: GradingContext, tmp_path: Path) -> None:
     impl = "cmd:sleep 60"  # never answers its handshake: the worker is stopped at the hard limit
-    supervised = grade_supervised(impl, "sleeper", lab31, GradeOptions(), tmp_path / "work", limit_s=3.0)
+    supervised = grade_supervised(parse_impl(impl), "sleeper", lab31, GradeOptions(), tmp_path / "work", limit_s=3.0)
     assert supervised is not None and supervised.result.status == "timed-out"
     assert supervised.result.isolation == planned_isolation(impl, ImplSettings())
