@@ -55,6 +55,17 @@ EXIT_INTERRUPTED = 130
 WORK_DIR = ".work"
 
 
+_IMPL_HELP = (
+    f"the submission (default: {default_impl(DEFAULT_PROFILE)}, the course's; --profile {PI_AI_1.name} needs one, "
+    f"e.g. {submission_kind(PI_AI_1.name).usage})"
+)
+_TEMPLATE_HELP = (
+    "the --impl of a submission; {path} is its folder, {name} its name "
+    f"(default: {default_template(DEFAULT_PROFILE)}; with --profile {PI_AI_1.name}: {default_template(PI_AI_1.name)}, "
+    "each folder an installed @earendil-works/pi-ai)"
+)
+
+
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``grade``, ``grade-batch`` and ``gradebook-merge`` to the command line."""
     grade = commands.add_parser(
@@ -64,11 +75,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         epilog="implementations (--impl):\n  " + "\n  ".join(IMPL_FORMS) + "\n\nexit status: 0 graded normally (any score), "
         "1 build failed, crashed, hung or nothing to grade (or --baseline broken), 2 bad rubric or implementation",
     )
-    grade.add_argument(
-        "--impl",
-        help=f"the submission (default: {default_impl(DEFAULT_PROFILE)}, the course's; --profile {PI_AI_1.name} needs one, "
-        f"e.g. {submission_kind(PI_AI_1.name).usage})",
-    )
+    grade.add_argument("--impl", help=_IMPL_HELP)
     _grading_options(grade)
     reports = grade.add_argument_group("reports (any combination, each to its own file)")
     reports.add_argument("--markdown", metavar="FILE", help="Markdown report")
@@ -105,13 +112,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     batch.add_argument("--out", default="grades", metavar="DIR", help="output folder (default: ./grades); a batch run again on it resumes")
     batch.add_argument("--fresh", action="store_true", help="grade every submission again, replacing OUT's gradebook (default: resume it)")
-    batch.add_argument(
-        "--impl-template",
-        metavar="TEMPLATE",
-        help="the --impl of a submission; {path} is its folder, {name} its name "
-        f"(default: {default_template(DEFAULT_PROFILE)}; with --profile {PI_AI_1.name}: {default_template(PI_AI_1.name)}, "
-        "each folder an installed @earendil-works/pi-ai)",
-    )
+    batch.add_argument("--impl-template", metavar="TEMPLATE", help=_TEMPLATE_HELP)
     batch.add_argument("--html", metavar="DIR", help="also write a static HTML site: class overview, one page per submission")
     batch.add_argument("--for-students", action="store_true", help="with --html: leave held-out cases out of the site entirely")
     batch.set_defaults(handler=grade_batch_command)
