@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: conformance test lint docs bench mutation clean toolchain compat-page node-versions wheel
+.PHONY: conformance test test-fast lint docs bench mutation clean toolchain compat-page node-versions wheel
 
 $(BIN)/pi-conformance: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,12 @@ compat-page: $(BIN)/pi-conformance
 # worker, so it is graded once.
 test: $(BIN)/pi-conformance toolchain
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup
+
+## The fast tier, for working on one stage: every test that needs no Node.js, npm, bun, toolchain,
+## sandbox or browser and builds no wheel (the -m expression is requirements.FAST_TIER; tests/README.md).
+# No toolchain prerequisite: nothing here builds a course project. `make test` stays the complete suite.
+test-fast: $(BIN)/pi-conformance
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup -m "not (needs_node or needs_npm or needs_bun or needs_toolchain or needs_bwrap or needs_chromium or needs_throwaway_root or builds_wheel)"
 
 ## ruff and mypy --strict on the Python packages, the tests and the benchmarks; fixture lint and clause coverage; the manual.
 # mypy checks tests/ and bench/ in a run of their own: they import the examples as examples.pi_ai_port,

@@ -16,7 +16,7 @@ from typing import TextIO
 from conformance import __version__
 from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.interface import Adapter, HarnessError, ImplementationThrew, OperationNotSupported
-from conformance.adapters.kinds import resolve_adapter
+from conformance.adapters.kinds import KINDS, default_impl, resolve_adapter
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.spec.profiles import ALL_OPERATIONS, DEFAULT_PROFILE, PROFILES
 
@@ -86,7 +86,10 @@ def serve(adapter: Adapter, source: TextIO, sink: TextIO) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: ``python -m conformance.server --impl reference``."""
     parser = argparse.ArgumentParser(prog="python -m conformance.server", description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--impl", default="reference", help="the in-process implementation to serve (reference, python:...)")
+    in_process = [kind.usage for kind in KINDS if not kind.separate_process]
+    parser.add_argument(
+        "--impl", default=default_impl(DEFAULT_PROFILE), help=f"the in-process implementation to serve ({', '.join(in_process)})"
+    )
     parser.add_argument(
         "--without-feature", action="append", default=[], metavar="NAME", help="state this feature as unclaimed in the handshake"
     )

@@ -34,7 +34,7 @@ def stop_if_the_reference_fails_a_case(root: Path | None = None) -> None:
     fail dozens of them, with the cause buried among them; here it is named, with the clause
     to check it against. About a second, once per run (by xdist's controller).
     """
-    from conformance.adapters.resolve import resolve_adapter
+    from conformance.adapters.kinds import resolve_adapter
     from conformance.authoring.suspect import reference_failures
     from conformance.spec.clauses import load_profile_clauses
     from examples.pi_ai_port.conformance import ADAPTER

@@ -56,3 +56,35 @@ def test_the_length_check_finds_a_long_function(tmp_path: Path) -> None:
     module = tmp_path / "long.py"
     module.write_text(f"class Holder:\n    def method(self) -> None:\n{body}\n\ndef short() -> None:\n    pass\n")
     assert _long_functions(module) == [("Holder.method", MAX_FUNCTION_LINES + 1)]
+
+
+#: Where no module imports another's private name: the packages, the examples, the benchmarks and the tests.
+IMPORTING = (*PACKAGES, "examples", "bench", "tests")
+
+
+def _private_imports(tree: ast.AST) -> list[str]:
+    """``module.name`` of each ``from module import _name`` in ``tree`` (dunders are public)."""
+    return [
+        f"{node.module}.{alias.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
+
+
+def test_no_module_imports_a_private_name_of_another() -> None:
+    # A name another module needs is part of its owner's interface: make it public there.
+    found = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for folder in IMPORTING
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for name in _private_imports(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert not found, "import only public names (make the name public where it lives):\n" + "\n".join(found)
+
+
+def test_the_private_import_check_finds_one() -> None:
+    found = _private_imports(ast.parse("from conformance.adapters.binding import BindingAdapter, _Call"))
+    assert found == ["conformance.adapters.binding._Call"]
+    assert _private_imports(ast.parse("from __future__ import annotations\nfrom a import __version__")) == []

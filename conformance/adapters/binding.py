@@ -19,14 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-# Re-exported (`name as name`): the pi-ai-1 binding and tests import these three from here.
-from conformance.adapters.event_loop import run_coroutine as run_coroutine
-from conformance.adapters.event_loop import settle
-from conformance.adapters.event_loop import wait_settled as wait_settled
+from conformance.adapters.event_loop import run_coroutine, settle, wait_settled
 from conformance.adapters.interface import DEFAULT_SETTLE_DEADLINE_S, Adapter, HarnessError, ImplementationThrew, OperationNotSupported
 from conformance.adapters.step_changes import apply_change, change_path, mutate_context
-from conformance.adapters.stream_observer import Consumer, StreamObserver
-from conformance.adapters.stream_observer import describe_exception as describe_exception
+from conformance.adapters.stream_observer import Consumer, StreamObserver, describe_exception
 from conformance.common.jsontypes import JsonObject, JsonValue
 
 _NO_TERMINAL = object()
@@ -47,7 +43,7 @@ def to_json(value: Any, what: str) -> JsonValue:
 
 
 @dataclass
-class _Call:
+class Call:
     """What a scripted_model scenario knows about one ``stream()`` call."""
 
     context: Any
@@ -81,7 +77,7 @@ class _ScriptedModelState:
     model: Any
     turns: Any
     turns_before: str
-    calls: dict[str, _Call] = field(default_factory=dict)
+    calls: dict[str, Call] = field(default_factory=dict)
 
 
 class BindingAdapter(Adapter):
@@ -305,7 +301,7 @@ class BindingAdapter(Adapter):
 
     def _stream_call(self, state: _ScriptedModelState, step: JsonObject) -> JsonObject:
         """A ``stream`` step: a new call of the model, named by the step, with the signal it asks for."""
-        call = _Call(self.to_impl(step["context"]))
+        call = Call(self.to_impl(step["context"]))
         state.calls[str(step["call"])] = call
         self._give_controller(call, step.get("signal", "none"))
         try:
@@ -319,13 +315,13 @@ class BindingAdapter(Adapter):
             return {"threw": describe_exception(error)}
         return {"threw": None}
 
-    async def _call_action(self, action: str, call: _Call, step: JsonObject) -> JsonObject:
+    async def _call_action(self, action: str, call: Call, step: JsonObject) -> JsonObject:
         """A step on one call that a stream step created."""
         if action == "mutate_context":
             mutate_context(call.context, step, self.to_impl)
             return {}
         if action == "abort":
-            _abort_call(call, step)
+            abort_call(call, step)
             return {}
         if action == "mutate_result":
             return await self._mutate_result(call, step)
@@ -337,14 +333,14 @@ class BindingAdapter(Adapter):
     def _observe(self) -> StreamObserver:
         return StreamObserver(self.to_json, self.settle_deadline_s)
 
-    def _give_controller(self, call: _Call, signal_mode: JsonValue) -> None:
+    def _give_controller(self, call: Call, signal_mode: JsonValue) -> None:
         """Give the call an ``AbortController`` when the step's ``signal`` is ``controller`` or ``aborted`` (then aborted)."""
         if signal_mode != "none":
             call.controller = self._call("AbortController")
             if signal_mode == "aborted":
                 call.controller.abort()
 
-    async def _call_step(self, action: str, call: _Call) -> JsonObject:
+    async def _call_step(self, action: str, call: Call) -> JsonObject:
         if call.stream is None:
             return {"threw": "there is no stream: stream() threw"}
         if action == "start_consumer":
@@ -359,7 +355,7 @@ class BindingAdapter(Adapter):
         payload = _NO_TERMINAL if terminal is None else self._field(terminal, "message" if kind == "done" else "error")
         return await self._observe.result(call.stream, {"terminal_event": payload})
 
-    async def _mutate_result(self, call: _Call, step: JsonObject) -> JsonObject:
+    async def _mutate_result(self, call: Call, step: JsonObject) -> JsonObject:
         """Wait for the call's result, then change it in place as the step says."""
         if call.stream is None:
             return {"applied": False, "error": "there is no stream: stream() threw"}
@@ -379,7 +375,7 @@ class BindingAdapter(Adapter):
         return {"applied": True}
 
 
-def _abort_call(call: _Call, step: JsonObject) -> None:
+def abort_call(call: Call, step: JsonObject) -> None:
     """An ``abort`` step: abort the call's controller."""
     if call.controller is None:
         raise HarnessError(f"call {step['call']!r} has no abort controller (use signal: controller)")
@@ -393,7 +389,3 @@ def _threw(action: Callable[..., object], *args: Any) -> str | None:
     except Exception as error:
         return describe_exception(error)
     return None
-
-
-#: Under the name the pi-ai-1 binding imports it by.
-_settle = settle

@@ -52,8 +52,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.adapters.binding import BindingAdapter, _abort_call, _Call, _settle, describe_exception, run_coroutine
+from conformance.adapters.binding import BindingAdapter, Call, abort_call
+from conformance.adapters.event_loop import run_coroutine, settle
 from conformance.adapters.interface import HarnessError, OperationNotSupported
+from conformance.adapters.stream_observer import describe_exception
 from conformance.common.jsontypes import JsonObject, JsonValue
 
 _SIGNAL_MODES = ("none", "aborted", "controller")
@@ -76,7 +78,7 @@ class _FauxPlay:
 
     faux: Any
     responses: _Responses
-    calls: dict[str, _Call] = field(default_factory=dict)
+    calls: dict[str, Call] = field(default_factory=dict)
 
 
 class PiAiBindingAdapter(BindingAdapter):
@@ -185,10 +187,10 @@ class PiAiBindingAdapter(BindingAdapter):
             observation["tool_calls_are_final"] = tool_calls_are_final(call.consumer.received)
         return observation
 
-    async def _faux_call_step(self, action: str, call: _Call, step: JsonObject) -> JsonObject:
+    async def _faux_call_step(self, action: str, call: Call, step: JsonObject) -> JsonObject:
         """``abort``, ``start_consumer``, ``consume`` (with or without ``abort_after``) or ``result`` on one call."""
         if action == "abort":
-            _abort_call(call, step)
+            abort_call(call, step)
             return {}
         if action == "consume" and "abort_after" in step:
             return await self._consume_aborting(call, step["abort_after"])
@@ -200,7 +202,7 @@ class PiAiBindingAdapter(BindingAdapter):
         if action == "stream":
             return {"threw": self._faux_stream_call(play, step)}
         if action == "settle":
-            await _settle()
+            await settle()
             return {}
         if action == "requests":
             return {"requests": list(responses.recorded)}
@@ -219,7 +221,7 @@ class PiAiBindingAdapter(BindingAdapter):
         model = self._call_method(play.faux, "faux_provider()", "get_model", *arguments)
         if model is None:
             raise HarnessError(f"the faux provider has no model {step.get('model')!r}")
-        call = _Call(None)
+        call = Call(None)
         play.calls[str(step["call"])] = call
         return self._faux_stream(play.faux, model, call, step)
 
@@ -278,7 +280,7 @@ class PiAiBindingAdapter(BindingAdapter):
         """The given steps as they are now: messages through ``to_json``, factories by identity."""
         return "\n".join(f"factory {id(step)}" if callable(step) else self._fingerprint(step) for step in given)
 
-    def _faux_stream(self, faux: Any, model: Any, call: _Call, step: JsonObject) -> str | None:
+    def _faux_stream(self, faux: Any, model: Any, call: Call, step: JsonObject) -> str | None:
         """Call ``faux.provider.stream()`` as the step asks; the step's ``threw`` observation."""
         signal_mode = step.get("signal", "none")
         if signal_mode not in _SIGNAL_MODES:
@@ -302,7 +304,7 @@ class PiAiBindingAdapter(BindingAdapter):
             return describe_exception(error)
         return None
 
-    async def _consume_aborting(self, call: _Call, abort_after: JsonValue) -> JsonObject:
+    async def _consume_aborting(self, call: Call, abort_after: JsonValue) -> JsonObject:
         """``consume`` with ``abort_after: N``: abort the call's controller once N events arrived (the harness sums up the end)."""
         if call.stream is None:
             return {"threw": "there is no stream: stream() threw"}

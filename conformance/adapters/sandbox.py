@@ -14,7 +14,6 @@ and without the sandbox.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import os
 import shutil
@@ -302,14 +301,3 @@ def virtualenv(folder: Path) -> list[Path]:
             continue
         found += [Path(line) for line in lines if line.startswith("/") and Path(line).is_dir()]
     return found
-
-
-def add_sandbox_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """Add ``--sandbox auto|bwrap|none`` to a command line."""
-    parser.add_argument(
-        "--sandbox",
-        choices=SANDBOX_MODES,
-        default="auto",
-        help="run cmd:/pi-course: programs (and builds) under bubblewrap: auto = when it works here, "
-        f"else unconfined with a warning (default); bwrap = required; none = unconfined ({INSTALL_HINT})",
-    )

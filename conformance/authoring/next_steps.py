@@ -12,12 +12,14 @@ import os
 import shlex
 from pathlib import Path
 
+from conformance.adapters.kinds import KINDS, submission_spec
 from conformance.spec.paths import data_root
 from conformance.spec.profiles import DEFAULT_PROFILE
 
 PI_AI_VERSION = "1.6.0"
 PI_AI_INSTALL = f"npm install --prefix /tmp/pi-ai @earendil-works/pi-ai@{PI_AI_VERSION}"
-PORT_IMPL = "python:pi_ai_port.conformance:ADAPTER"
+#: The example port of pi-ai-1, in process (a kind that imports its code).
+PORT_IMPL = next(kind.prefix for kind in KINDS if kind.imports_code) + "pi_ai_port.conformance:ADAPTER"
 
 
 def upstream_package() -> Path | None:
@@ -43,9 +45,9 @@ def run_commands(profile: str, case_id: str, fixtures: str | None = None) -> lis
         return [f"pi-conformance run{selected}"]
     package = upstream_package()
     if package is not None:
-        return [f"pi-conformance run --profile {profile} --impl pi-ai:{shlex.quote(str(package))}{selected}"]
+        return [f"pi-conformance run --profile {profile} --impl {shlex.quote(submission_spec(profile, package))}{selected}"]
     examples = data_root() / "examples"
     if (examples / "pi_ai_port").is_dir():
         where = shlex.quote(str(examples))
         return [f"PYTHONPATH={where} pi-conformance run --profile {profile} --impl {PORT_IMPL}{selected}"]
-    return [PI_AI_INSTALL, f"pi-conformance run --profile {profile} --impl pi-ai:/tmp/pi-ai{selected}"]
+    return [PI_AI_INSTALL, f"pi-conformance run --profile {profile} --impl {submission_spec(profile, '/tmp/pi-ai')}{selected}"]

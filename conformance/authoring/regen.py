@@ -28,8 +28,8 @@ from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.loading import shared_files
 from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
-from conformance.running.engine import Loop, Policy, close
-from conformance.running.execution import compare, run_case
+from conformance.running.engine import Loop, Policy, close, run_alone
+from conformance.running.execution import compare
 from conformance.spec.clauses import Clause, load_profile_clauses
 from conformance.spec.paths import fixtures_dir
 from conformance.spec.profiles import DEFAULT_PROFILE, get_profile
@@ -68,7 +68,7 @@ def regenerate(
     """
     root = root or fixtures_dir()
     if adapter_factory is None and profile != DEFAULT_PROFILE:
-        raise RegenRefused(f"profile {profile} has no bundled reference implementation; pass --reference pi-ai:PATH")
+        raise RegenRefused(f"profile {profile} has no bundled reference implementation; pass --reference {_reference_form(profile)}")
     suite = load_suite(root, profile=profile)
     if suite.broken:
         listing = "\n  ".join(suite.problems)
@@ -178,7 +178,7 @@ def _regenerate_case(adapter: Adapter, case: Case, raw: JsonObject) -> JsonObjec
         raise _Refusal("its expectations are marked `expectations: hand-written`; edit them by hand")
     if any(True for _ in placeholders.find(raw)):
         raise _Refusal("it still has `TODO:` placeholders; regen reviews finished cases, it does not write them")
-    outcome = run_case(adapter, case)
+    outcome = run_alone(adapter, case)
     if outcome.status == "passed":
         return None
     if outcome.observation is None:
@@ -187,7 +187,7 @@ def _regenerate_case(adapter: Adapter, case: Case, raw: JsonObject) -> JsonObjec
     new_raw = copy.deepcopy(raw)
     if case.is_scenario:
         observed_steps = observation.get("steps")
-        assert isinstance(observed_steps, list)  # run_case checked the observation against its schema
+        assert isinstance(observed_steps, list)  # the run checked the observation against its schema
         steps: list[JsonObject] = []
         for step, observed in zip(case.steps, observed_steps, strict=True):
             expect = step.get("expect")
@@ -206,7 +206,7 @@ def _regenerate_case(adapter: Adapter, case: Case, raw: JsonObject) -> JsonObjec
     # A value that differs between two runs (a clock, an id) must be a matcher, chosen by the author.
     # The pause lets a millisecond clock move on: two fast runs can otherwise stamp the same time.
     time.sleep(_CLOCK_TICK_S)
-    again = run_case(adapter, regenerated)
+    again = run_alone(adapter, regenerated)
     if again.status != "passed":
         where = again.divergence.path if again.divergence else again.message
         raise _Refusal(f"the reference's value at {where} changes from run to run; write a matcher there by hand (spec/fixture-format.md)")
@@ -258,3 +258,13 @@ def _check_reads_back(new_text: str, intended: JsonValue, display: str, profile:
     invalid = next(iter(validator(get_profile(profile).fixture_schema).iter_errors(checked)), None)
     if invalid is not None:
         raise textedit.EditError(f"{display}: the new expectations do not fit the fixture schema: {invalid.message}")
+
+
+def _reference_form(profile: str) -> str:
+    """How ``--reference`` names an implementation of ``profile`` (its submission kind's form), for a refusal."""
+    from conformance.adapters.kinds import submission_kind
+
+    try:
+        return submission_kind(profile).usage
+    except KeyError:
+        return "IMPL"

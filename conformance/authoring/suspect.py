@@ -11,19 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from conformance.adapters.kinds import parse_impl
 from conformance.judging.feedback import rank_clauses
 from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
 from conformance.loading.loader import Suite
 from conformance.running.engine import AdapterFactory, Loop, Policy
 from conformance.spec.clauses import Clause
-from conformance.spec.profiles import DEFAULT_PROFILE
-
-
-def is_reference(impl: str, profile: str = DEFAULT_PROFILE) -> bool:
-    """True when ``--impl`` names the implementation the profile's expectations are read against (its kind knows)."""
-    return parse_impl(impl).is_reference(profile)
 
 
 def deciding_clause(case: Case, outcome: Outcome, clauses: Mapping[str, Clause]) -> str | None:

@@ -20,9 +20,9 @@ from pathlib import Path
 
 from conformance.adapters.budget import submission_budget
 from conformance.adapters.kinds import submission_spec
-from conformance.adapters.sandbox import add_sandbox_option
 from conformance.adapters.settings import ImplSettings
-from conformance.commands.checks import EXIT_USAGE, positive_number
+from conformance.commands.checks import EXIT_USAGE
+from conformance.commands.options import SANDBOX, TIMEOUT
 from conformance.grading.grader import SubmissionResult
 from conformance.loading.cases import LABS
 
@@ -49,8 +49,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--lab", action="append", choices=LABS, metavar="LAB", help=f"judge only this lab ({', '.join(LABS)}; repeatable; default: all)"
     )
     check.add_argument("-v", "--verbose", action="store_true", help="feedback for every failing case (default: 2 per lab)")
-    check.add_argument("--timeout", type=positive_number, metavar="SECONDS", help="per-operation timeout (default 1)")
-    add_sandbox_option(check)
+    TIMEOUT.add(check)
+    SANDBOX.add(check)
     check.set_defaults(handler=check_command)
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conformance.adapters.interface import Adapter
+from conformance.adapters.kinds import default_impl, submission_kind
 from conformance.authoring import coverage, next_steps
 from conformance.authoring.export import ExportRefused, export_bundle
 from conformance.authoring.lint import lint
@@ -21,7 +22,7 @@ from conformance.loading.cases import LABS
 from conformance.loading.loader import load_suite
 from conformance.spec.clauses import load_clauses, load_profile_clauses
 from conformance.spec.paths import fixtures_dir
-from conformance.spec.profiles import ALL_OPERATIONS, DEFAULT_PROFILE, PROFILES, UnknownProfile, get_profile
+from conformance.spec.profiles import ALL_OPERATIONS, DEFAULT_PROFILE, PI_AI_1, PROFILES, UnknownProfile, get_profile
 from conformance.spec.version import VersionError, profile_version
 
 EXIT_PROBLEMS = 1
@@ -100,7 +101,8 @@ def _add_regen(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     regen_parser.add_argument(
         "--reference",
         metavar="IMPL",
-        help="the implementation expectations come from, any --impl form (default: reference, the course's; pi-ai-1: pi-ai:PATH)",
+        help=f"the implementation expectations come from, any --impl form (default: {default_impl(DEFAULT_PROFILE)}, the course's; "
+        f"{PI_AI_1.name}: {submission_kind(PI_AI_1.name).usage})",
     )
     regen_parser.set_defaults(handler=regen_command)
 

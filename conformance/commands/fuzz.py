@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from conformance.adapters.kinds import IMPL_FORMS, ImplSpecError, parse_impl
+from conformance.adapters.kinds import BUILT_KINDS, IMPL_FORMS, PROCESS_GROUP, ImplSpecError, parse_impl
 from conformance.commands.checks import EXIT_USAGE
 from conformance.commands.options import TIMEOUT, add_process_options, process_settings
 
@@ -43,10 +43,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     fuzz.add_argument("--shrink-seconds", type=float, default=30.0, help="time budget for shrinking it (default 30)")
     fuzz.add_argument("--seed", type=int, default=0, help="random seed (default 0): the same seed draws the same programs")
     fuzz.add_argument("--emit", metavar="DIR", help="write the shrunk case as DIR/chNN/<id>.yaml, then lint it and run it from disk")
-    TIMEOUT.add(fuzz, default=1.0)
-    process = fuzz.add_argument_group("process implementations (cmd:, pi-course:, pi-ai:)")
+    TIMEOUT.add(fuzz)
+    process = fuzz.add_argument_group(PROCESS_GROUP)
     add_process_options(process)
-    process.add_argument("--build", action="store_true", help="pi-course: run the project's build first")
+    process.add_argument("--build", action="store_true", help=f"{BUILT_KINDS} run the project's build first")
     fuzz.set_defaults(handler=fuzz_command)
 
 

@@ -11,7 +11,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.adapters.budget import BudgetUnavailable, submission_budget
-from conformance.adapters.kinds import IMPL_FORMS, default_impl, default_template, parse_impl, profile_problem
+from conformance.adapters.kinds import (
+    BUILT_KINDS,
+    IMPL_FORMS,
+    IN_PROCESS_KINDS,
+    PROCESS_GROUP,
+    default_impl,
+    default_template,
+    parse_impl,
+    profile_problem,
+    submission_kind,
+)
 from conformance.adapters.run_as import RunAsError, parse_run_as, run_as_problem
 from conformance.commands.batch_users import add_jobs_options, batch_uids
 from conformance.commands.checks import (
@@ -37,12 +47,23 @@ from conformance.grading.grader import GradeOptions, GradingContext, SubmissionR
 from conformance.grading.rubric import RubricError, load_rubric
 from conformance.loading.loader import load_suite
 from conformance.reports.html.batch_site import HtmlBatch
-from conformance.spec.profiles import DEFAULT_PROFILE, PROFILES
+from conformance.spec.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES
 
 EXIT_OK = 0
 EXIT_NOT_OK = 1
 EXIT_INTERRUPTED = 130
 WORK_DIR = ".work"
+
+
+_IMPL_HELP = (
+    f"the submission (default: {default_impl(DEFAULT_PROFILE)}, the course's; --profile {PI_AI_1.name} needs one, "
+    f"e.g. {submission_kind(PI_AI_1.name).usage})"
+)
+_TEMPLATE_HELP = (
+    "the --impl of a submission; {path} is its folder, {name} its name "
+    f"(default: {default_template(DEFAULT_PROFILE)}; with --profile {PI_AI_1.name}: {default_template(PI_AI_1.name)}, "
+    "each folder an installed @earendil-works/pi-ai)"
+)
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -54,7 +75,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         epilog="implementations (--impl):\n  " + "\n  ".join(IMPL_FORMS) + "\n\nexit status: 0 graded normally (any score), "
         "1 build failed, crashed, hung or nothing to grade (or --baseline broken), 2 bad rubric or implementation",
     )
-    grade.add_argument("--impl", help="the submission (default: reference, the course's; --profile pi-ai-1 needs one, e.g. pi-ai:PATH)")
+    grade.add_argument("--impl", help=_IMPL_HELP)
     _grading_options(grade)
     reports = grade.add_argument_group("reports (any combination, each to its own file)")
     reports.add_argument("--markdown", metavar="FILE", help="Markdown report")
@@ -91,12 +112,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     batch.add_argument("--out", default="grades", metavar="DIR", help="output folder (default: ./grades); a batch run again on it resumes")
     batch.add_argument("--fresh", action="store_true", help="grade every submission again, replacing OUT's gradebook (default: resume it)")
-    batch.add_argument(
-        "--impl-template",
-        metavar="TEMPLATE",
-        help="the --impl of a submission; {path} is its folder, {name} its name "
-        "(default: pi-course:{path}; with --profile pi-ai-1: pi-ai:{path}, each folder an installed @earendil-works/pi-ai)",
-    )
+    batch.add_argument("--impl-template", metavar="TEMPLATE", help=_TEMPLATE_HELP)
     batch.add_argument("--html", metavar="DIR", help="also write a static HTML site: class overview, one page per submission")
     batch.add_argument("--for-students", action="store_true", help="with --html: leave held-out cases out of the site entirely")
     batch.set_defaults(handler=grade_batch_command)
@@ -121,7 +137,7 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
         "--build",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="pi-course: build the project first, the rubric's way (build:, default: the course's package.json and tsconfig.json "
+        help=f"{BUILT_KINDS} build the project first, the rubric's way (build:, default: the course's package.json and tsconfig.json "
         "pinned, the pinned tsc -p tsconfig.json), which type-checks it (offline; default: on)",
     )
     FIXTURES.add(parser)
@@ -138,14 +154,16 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="wall-clock budget for one submission's cases; the rest are not run (default 600)",
     )
-    process = parser.add_argument_group("process implementations (cmd:, pi-course:)")
+    process = parser.add_argument_group(PROCESS_GROUP)
     add_process_options(process)
     process.add_argument(
         "--run-as",
         metavar="USER",
         help="run student processes (builds and runs) as this unprivileged user (a name or uid); the grader must be root",
     )
-    parser.add_argument("--trust-python", action="store_true", help="allow python: submissions (they run unsandboxed, in process)")
+    parser.add_argument(
+        "--trust-python", action="store_true", help=f"allow {IN_PROCESS_KINDS} submissions (they run unsandboxed, in process)"
+    )
 
 
 def _context(args: argparse.Namespace) -> GradingContext:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from conformance.adapters.kinds import IMPL_FORMS, Impl, ImplSpecError, parse_impl, submission_spec
+from conformance.adapters.kinds import IMPL_FORMS, PROCESS_GROUP, Impl, ImplSpecError, parse_impl, submission_spec
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import EXIT_USAGE, output_folder_problem
 from conformance.commands.options import FIXTURES, TIMEOUT, add_process_options, process_settings
@@ -33,7 +33,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     matrix.add_argument("--lab", action="append", default=[], help="only this lab (or area); repeatable")
     FIXTURES.add(matrix)
     TIMEOUT.add(matrix)
-    add_process_options(matrix.add_argument_group("process implementations (cmd:, pi-course:, pi-ai:)"))
+    add_process_options(matrix.add_argument_group(PROCESS_GROUP))
     matrix.set_defaults(handler=matrix_command)
 
     compat = commands.add_parser(

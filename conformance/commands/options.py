@@ -1,11 +1,16 @@
 """The options every command that runs an implementation shares, declared once.
 
 Each :class:`Option` is declared here with its type (the check), its help and its default;
-``run``, ``grade``, ``grade-batch``, ``matrix`` and ``fuzz`` add it with :meth:`Option.add`,
-and the pytest plugin with :meth:`Option.add_to_pytest`. pytest already has a ``--fixtures``
-(and, with pytest-timeout, a ``--timeout``), so the plugin's spelling of an option may differ
-(:attr:`Option.plugin_flag`); ``run`` passes the CLI's values on in that spelling
-(:meth:`Option.forward`). The resource limits are declared in :mod:`.limit_options`.
+``run``, ``grade``, ``grade-batch``, ``matrix``, ``check``, ``fuzz`` and ``private-set`` add
+it with :meth:`Option.add`, and the pytest plugin with :meth:`Option.add_to_pytest`; no
+command declares one of these options itself. An option is spelled the same in both, except
+where pytest or a common plugin already owns the name: pytest has a ``--fixtures``, and
+pytest-timeout a ``--timeout``, so the plugin spells those two ``--fixtures-dir`` and
+``--case-timeout`` (:attr:`Option.plugin_flag`); ``run`` passes the CLI's values on in that
+spelling (:meth:`Option.forward`). The resource limits are declared in :mod:`.limit_options`.
+A default lives in the module that owns the value (the timeout's in
+:data:`conformance.loading.cases.DEFAULT_TIMEOUT_S`, the limits' in
+:mod:`conformance.adapters.limits`); the help texts quote it from there.
 """
 
 from __future__ import annotations
@@ -15,15 +20,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from conformance.adapters.kinds import prefixes
 from conformance.adapters.sandbox import INSTALL_HINT, SANDBOX_MODES
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import positive_number
 from conformance.commands.limit_options import add_limit_options, with_limit_options
+from conformance.loading.cases import DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
     import pytest
 
 Parser = argparse.ArgumentParser | argparse._ArgumentGroup
+#: The kinds whose programs the sandbox and the limits hold.
+PROCESS_KINDS = prefixes(lambda kind: kind.separate_process)
 
 
 @dataclass(frozen=True)
@@ -58,11 +67,18 @@ class Option:
 
 FIXTURES = Option("--fixtures", "--fixtures-dir", {"metavar": "DIR", "help": "fixtures folder (default: the bundled fixtures)"})
 TIMEOUT = Option(
-    "--timeout", "--case-timeout", {"type": positive_number, "metavar": "SECONDS", "help": "per-operation timeout in seconds (default 1)"}
+    "--timeout",
+    "--case-timeout",
+    {
+        "type": positive_number,
+        "metavar": "SECONDS",
+        "help": f"per-case timeout in seconds (default {DEFAULT_TIMEOUT_S:g}); a case's own timeout_s is a floor: "
+        "the larger of the two holds (spec/fixture-format.md, Timeouts)",
+    },
 )
 ENV = Option(
     "--env",
-    "--impl-env",
+    "--env",
     {"action": "append", "default": [], "metavar": "KEY=VALUE", "help": "add to the program's minimal environment"},
 )
 SANDBOX = Option(
@@ -71,7 +87,7 @@ SANDBOX = Option(
     {
         "choices": SANDBOX_MODES,
         "default": "auto",
-        "help": "run cmd:/pi-course: programs (and builds) under bubblewrap: auto = when it works here, "
+        "help": f"run {PROCESS_KINDS} programs (and builds) under bubblewrap: auto = when it works here, "
         f"else unconfined with a warning (default); bwrap = required; none = unconfined ({INSTALL_HINT})",
     },
 )

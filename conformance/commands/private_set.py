@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from conformance.commands.checks import EXIT_USAGE
+from conformance.commands.options import TIMEOUT
 from conformance.spec.profiles import DEFAULT_PROFILE
 
 DEFAULT_CASES = 100
@@ -31,7 +32,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--profile", default=DEFAULT_PROFILE, help="the profile (default: course, the only one with a bundled reference)")
     parser.add_argument("--rubric", metavar="R", help="the rubric whose lab weights share out the cases (default: the shipped one)")
     parser.add_argument("--cases", type=int, default=DEFAULT_CASES, metavar="N", help=f"how many cases (default {DEFAULT_CASES})")
-    parser.add_argument("--timeout", type=float, default=1.0, help="per-case timeout of the reference's second run (default 1)")
+    TIMEOUT.add(parser, help=f"{TIMEOUT.keywords['help']}; of the reference's second run of each case")
     parser.set_defaults(handler=private_set_command)
 
 

@@ -18,9 +18,9 @@ import pytest
 from pytest_cases import case as case_decorator
 
 from conformance.adapters.interface import Adapter
-from conformance.adapters.kinds import Impl, ImplSpecError, parse_impl
+from conformance.adapters.kinds import COURSE_CODE_KINDS, KINDS, Impl, ImplSpecError, default_impl, parse_impl
 from conformance.adapters.settings import ImplSettings
-from conformance.authoring.suspect import expectation_note, is_reference
+from conformance.authoring.suspect import expectation_note
 from conformance.commands.limit_options import add_limit_options_to_pytest
 from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, parse_env
 from conformance.common.student_text import for_terminal, prune_json
@@ -47,7 +47,7 @@ def marker_name(kind: str, value: str) -> str:
 class RunState:
     """Everything one pytest session of the suite shares."""
 
-    impl: Impl = field(default_factory=lambda: parse_impl("reference"))
+    impl: Impl = field(default_factory=lambda: parse_impl(default_impl(DEFAULT_PROFILE) or ""))
     profile: str = DEFAULT_PROFILE
     fixtures: Path | None = None
     timeout_s: float | None = None
@@ -103,6 +103,8 @@ class RunState:
 
 
 STATE_KEY = pytest.StashKey[RunState]()
+#: The ``--impl`` a caller parsed already (``run``): the session uses it instead of parsing the text again.
+GIVEN_IMPL = pytest.StashKey[Impl]()
 #: The configs of the sessions being collected: pytest-cases lists the cases when the suite's
 #: test module is imported, and an import has no handle on its session (see :func:`case_functions`).
 _collecting: list[pytest.Config] = []
@@ -115,7 +117,9 @@ def state_of(config: pytest.Config) -> RunState:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("pi-conformance")
-    group.addoption("--impl", default="reference", help="implementation under test (reference, python:MODULE[:ATTR], ...)")
+    # Parsed here, once (an Impl from then on); ``run`` hands its own parsed value over instead (GIVEN_IMPL).
+    forms = ", ".join(kind.usage for kind in KINDS)
+    group.addoption("--impl", type=parse_impl, default=default_impl(DEFAULT_PROFILE), help=f"implementation under test ({forms})")
     group.addoption("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default) or pi-ai-1")
     FIXTURES.add_to_pytest(group)
     group.addoption(
@@ -144,7 +148,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="do not claim this feature (spec/features.yaml): its cases are skipped, 'not claimed'; repeatable",
     )
     group.addoption(
-        "--course-hints", action="store_true", default=False, help="show hints about the course's TypeScript code (always for pi-course:)"
+        "--course-hints",
+        action="store_true",
+        default=False,
+        help=f"show hints about the course's TypeScript code (always for {COURSE_CODE_KINDS})",
     )
 
 
@@ -152,7 +159,8 @@ def pytest_configure(config: pytest.Config) -> None:
     state = RunState()
     config.stash[STATE_KEY] = state
     _collecting.append(config)
-    state.impl = parse_impl(config.getoption("--impl"))
+    given = config.stash.get(GIVEN_IMPL, None)
+    state.impl = given if given is not None else config.getoption("--impl")
     state.profile = config.getoption("--profile")
     try:
         profile = get_profile(state.profile)
@@ -167,7 +175,7 @@ def pytest_configure(config: pytest.Config) -> None:
     state.chapters = [c.zfill(2) for c in config.getoption("--chapter")]
     state.clause_filter = config.getoption("--clause")
     state.impl_settings = ImplSettings(
-        env=parse_env(config.getoption("--impl-env")),
+        env=parse_env(config.getoption("--env")),
         cpu_limit_s=config.getoption("--cpu-limit"),
         memory_limit_mb=config.getoption("--memory-limit"),
         pids_limit=config.getoption("--pids-limit"),
@@ -342,7 +350,7 @@ def _example(state: RunState, entry: Case | BrokenCase, outcome: Outcome) -> str
     if not isinstance(entry, Case):
         return outcome.message
     message = failure_report(entry, outcome, state.clauses, course_hints=state.course_hints)
-    if is_reference(state.impl.spec, state.profile):
+    if state.impl.is_reference(state.profile):
         # The reference passes every bundled case: the case is the first suspect, not the reference.
         message = f"[check the case] {expectation_note(entry, outcome, state.clauses, f'the reference ({state.impl.spec})')}\n{message}"
     if state.all_divergences and outcome.observation is not None and outcome.divergence is not None:

@@ -9,15 +9,27 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from conformance.adapters.kinds import IMPL_FORMS, ImplSpecError, parse_impl
+from conformance.adapters.kinds import (
+    BUILT_KINDS,
+    COURSE_CODE_KINDS,
+    IMPL_FORMS,
+    PROCESS_GROUP,
+    Impl,
+    ImplSpecError,
+    default_impl,
+    parse_impl,
+)
 from conformance.commands.checks import EXIT_USAGE, output_file_problem, same_file_problem
 from conformance.commands.limit_options import limit_arguments
 from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, add_process_options
+from conformance.spec.profiles import DEFAULT_PROFILE
 
 if TYPE_CHECKING:
     from conformance.commands.pytest_plugin import RunState
     from conformance.reports.html.class_site import SiteStats
 
+#: ``--impl`` when none is given: the course's bundled reference.
+REFERENCE = default_impl(DEFAULT_PROFILE) or ""
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suite"
 EXIT_NO_CASES = 5
 
@@ -30,7 +42,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="implementations (--impl):\n  " + "\n  ".join(IMPL_FORMS),
     )
-    run.add_argument("--impl", default="reference", help="the implementation under test (default: reference)")
+    run.add_argument("--impl", type=parse_impl, default=REFERENCE, help=f"the implementation under test (default: {REFERENCE})")
     run.add_argument("--profile", default="course", help="the profile to check: course (default) or pi-ai-1 (upstream pi-ai 1.x)")
     run.add_argument("-k", dest="keyword", help="select cases by pytest keyword expression (ids, lab_3_1, clause_SM_ABORT_1, ...)")
     run.add_argument("--lab", action="append", default=[], help="run only this lab (with --profile pi-ai-1: this area); repeatable")
@@ -49,26 +61,29 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="NAME",
         help="do not claim this feature (spec/features.yaml): its cases are skipped, counted as 'not claimed'; repeatable",
     )
-    run.add_argument("--course-hints", action="store_true", help="show hints about the course's TypeScript code (pi-course: always does)")
+    run.add_argument(
+        "--course-hints", action="store_true", help=f"show hints about the course's TypeScript code ({COURSE_CODE_KINDS} always does)"
+    )
     run.add_argument(
         "--baseline", metavar="FILE", help="known failures (YAML/JSON, case id -> reason); exit 1 on an unexpected failure or a stale entry"
     )
     run.add_argument(
         "--write-baseline", metavar="FILE", help="write the cases that did not pass as a baseline (reasons kept from --baseline)"
     )
-    process = run.add_argument_group("process implementations (cmd:, pi-course:)")
+    process = run.add_argument_group(PROCESS_GROUP)
     add_process_options(process)
     process.add_argument(
         "--build",
         action="store_true",
-        help="pi-course: build the project first (the course's package.json and tsconfig.json pinned, the pinned tsc; offline)",
+        help=f"{BUILT_KINDS} build the project first (the course's package.json and tsconfig.json pinned, the pinned tsc; offline)",
     )
     run.set_defaults(handler=run_command)
 
 
 def pytest_arguments(args: argparse.Namespace) -> list[str]:
     """The pytest command line that runs the suite as ``args`` asks."""
-    argv = [str(SUITE_DIR), "-p", "no:cacheprovider", "--impl", args.impl, "-rN"]
+    # No --impl: the session is handed the parsed value (_Session), never its text to parse again.
+    argv = [str(SUITE_DIR), "-p", "no:cacheprovider", "-rN"]
     # The suite has no assert statements to rewrite, and needs no Hypothesis: without them pytest
     # neither rewrites (and, without a bytecode cache, recompiles) pytest-cases nor imports Hypothesis.
     argv += ["--assert=plain", "-p", "no:hypothesispytest"]
@@ -118,11 +133,12 @@ def run_command(args: argparse.Namespace) -> int:
     if problem:
         print(f"pi-conformance run: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    problem = _impl_problem(args)
+    impl: Impl = args.impl
+    problem = _impl_problem(impl, args.build)
     if problem:
         print(f"pi-conformance run: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    session = _Session()
+    session = _Session(impl)
     code = pytest.main(pytest_arguments(args), plugins=[session])
     # Imported after pytest has started, so that pytest-cases is loaded (and rewritten) by pytest.
     from conformance.commands.pytest_plugin import baseline_verdict
@@ -140,7 +156,7 @@ def run_command(args: argparse.Namespace) -> int:
         print("pi-conformance: no case matches the selection", file=sys.stderr)
         return EXIT_NO_CASES
     if args.html:
-        print(f"pi-conformance: html report: {_write_html(Path(args.html), state, args.impl).line()}")
+        print(f"pi-conformance: html report: {_write_html(Path(args.html), state, impl.spec).line()}")
     if state.baseline is not None:
         # Known failures are fine; a regression or a case that now passes (stale) is not.
         return 0 if baseline_verdict(state).holds else 1
@@ -161,8 +177,15 @@ def _write_html(folder: Path, state: RunState, impl: str) -> SiteStats:
 class _Session:
     """A pytest plugin that keeps the suite's state of the session it joins, for after ``pytest.main``."""
 
-    def __init__(self) -> None:
+    def __init__(self, impl: Impl) -> None:
+        self.impl = impl
         self.state: RunState | None = None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_configure(self, config: pytest.Config) -> None:
+        from conformance.commands.pytest_plugin import GIVEN_IMPL
+
+        config.stash[GIVEN_IMPL] = self.impl  # before the suite's own pytest_configure reads --impl
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         from conformance.commands.pytest_plugin import STATE_KEY
@@ -170,10 +193,9 @@ class _Session:
         self.state = config.stash.get(STATE_KEY, None)
 
 
-def _impl_problem(args: argparse.Namespace) -> str | None:
+def _impl_problem(impl: Impl, build: bool) -> str | None:
     """Why ``--impl`` cannot run, found before pytest starts (so it reads as this command's own line)."""
-    impl = parse_impl(args.impl)
-    unbuilt = None if args.build else not_built_problem(impl.kind.name, impl.target)
+    unbuilt = None if build else impl.unbuilt_problem()
     if unbuilt or not impl.kind.imports_code:
         return unbuilt
     try:
@@ -181,22 +203,6 @@ def _impl_problem(args: argparse.Namespace) -> str | None:
     except ImplSpecError as error:
         return str(error)
     return None
-
-
-def not_built_problem(kind: str, target: str) -> str | None:
-    """One line for a ``pi-course:`` project that has a package.json but none of its built modules, else None.
-
-    Without it every case would be skipped with its own "dist/src/... not found" (249 lines for one cause).
-    """
-    if kind != "pi-course":
-        return None
-    from conformance.adapters.pi_course import COURSE_MODULES, modules_dir, package_dir
-
-    path = Path(target.partition("?")[0])
-    if not (package_dir(path) / "package.json").is_file() or any((modules_dir(path) / name).is_file() for name in COURSE_MODULES):
-        return None
-    where = package_dir(path)
-    return f"this project is not built: pass `--build` (or run `npm run build` in {where}); {modules_dir(path)} holds no built module"
 
 
 def _usage_problem(args: argparse.Namespace) -> str | None:

@@ -7,13 +7,14 @@ import sys
 from pathlib import Path
 
 from conformance import toolchain
+from conformance.adapters.kinds import BUILT_KINDS
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``toolchain`` with its ``install`` and ``status`` actions to the command line."""
     parser = commands.add_parser(
         "toolchain",
-        help="install or report the pinned TypeScript toolchain that builds pi-course: projects",
+        help=f"install or report the pinned TypeScript toolchain that builds {BUILT_KINDS} projects",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=f"Where: ${toolchain.ENV_VAR} when set, else $XDG_CACHE_HOME/pi-conformance/toolchain/<lock id> (~/.cache by default).\n"
         "install needs npm and the npm registry; grading never fetches anything.\n"

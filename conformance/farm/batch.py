@@ -124,7 +124,7 @@ def grade_batch(
             return None
         name = submission_name(submission)
         progress.started(name)
-        impl = impl_for(options.impl_template, submission)
+        impl = parse_impl(impl_for(options.impl_template, submission))  # the submission's --impl is made here: parsed once
         with users.lease() as grade_options:
             supervised = grade_supervised(impl, name, context, grade_options, work_dir, stop, reaper=reaper, spawner=spawner)
         if supervised is None:

@@ -32,19 +32,13 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+from conformance.adapters.kinds import PRELOAD_MODULES
 from conformance.farm.worker import EXIT_GRADER_FAILED, die_with_parent, run_job
 
 _HEADER = struct.Struct(">I")
 #: What a worker imports while it grades, beyond the worker module; imported here once, before any fork.
-PRELOAD = (
-    "conformance.adapters.resolve",
-    "conformance.adapters.pi_course",
-    "conformance.adapters.pi_ai",
-    "conformance.adapters.process",
-    "conformance.adapters.sandbox",
-    "conformance.running.execution",
-    "conformance.spec.schemas",
-)
+#: The transports are each kind's own (:attr:`~conformance.adapters.kinds.base.ImplKind.preload`): a new kind needs no edit here.
+PRELOAD = ("conformance.adapters.kinds", *PRELOAD_MODULES, "conformance.running.execution", "conformance.spec.schemas")
 #: Without pidfds (Linux before 5.3), how often ended workers are looked for.
 _POLL_S = 0.05
 

@@ -20,23 +20,25 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from conformance.adapters.budget import remove_orphan_groups
 from conformance.adapters.build_disk import unmount_below
 from conformance.adapters.course_build import BUILD_TIMEOUT_S
+from conformance.adapters.kinds import Impl
 from conformance.adapters.sandbox import choose_isolation
 from conformance.adapters.settings import ImplSettings
 from conformance.farm.reaper import Reaper
 from conformance.farm.spawner import Worker, WorkerSpawner, WorkerStartError
 from conformance.farm.worker import EXIT_GRADER_FAILED, Job
-from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, planned_isolation
+from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult
 from conformance.grading.result_json import ResultFormatError, result_from_json
 from conformance.grading.scoring import score
 from conformance.grading.status import NOT_RUN, SubmissionStatus
 from conformance.judging.outcome import Outcome
+from conformance.loading.cases import DEFAULT_TIMEOUT_S, Case
 
 #: Room beyond the budget for the worker's start-up, the case in flight and the cleanup.
 MARGIN_S = 30.0
@@ -56,15 +58,15 @@ class Supervised:
     log: str | None = None
 
 
-def hard_limit_s(options: GradeOptions) -> float:
-    """How long a worker may run before it is killed: budget, build time and a margin."""
+def hard_limit_s(options: GradeOptions, cases: Sequence[Case] = ()) -> float:
+    """How long a worker may run before it is killed: budget, build time, the case in flight (the longest timeout, twice) and a margin."""
     build = BUILD_TIMEOUT_S if options.build else 0.0
-    per_case = 2 * (options.case_timeout_s or 1.0)
+    per_case = 2 * max((case.timeout_with(options.case_timeout_s) for case in cases), default=options.case_timeout_s or DEFAULT_TIMEOUT_S)
     return (options.budget_s or DEFAULT_BUDGET_S) + build + per_case + MARGIN_S
 
 
 def grade_supervised(
-    impl: str,
+    impl: Impl,
     name: str,
     context: GradingContext,
     options: GradeOptions,
@@ -92,11 +94,11 @@ def grade_supervised(
             return grade_supervised(impl, name, context, options, work_dir, stop, limit_s, reaper, own)
         finally:
             own.close()
-    limit_s = limit_s if limit_s is not None else hard_limit_s(options)
+    limit_s = limit_s if limit_s is not None else hard_limit_s(options, context.cases)
     work_dir = work_dir.absolute()  # the worker may not share our idea of "here"
     work_dir.mkdir(parents=True, exist_ok=True)
     # A row the grader had to give up on still names the isolation the submission ran under.
-    run = _Supervision(impl, name, context, limit_s, planned_isolation(impl, options.settings))
+    run = _Supervision(impl.spec, name, context, limit_s, impl.planned_isolation(options.settings))
     for _ in range(MAX_WORKERS):
         worker = _run_worker(impl, name, context, options, work_dir, stop, run.left_s, reaper, spawner, run.known)
         if worker is None:
@@ -177,7 +179,7 @@ class _Supervision:
 
 
 def _run_worker(
-    impl: str,
+    impl: Impl,
     name: str,
     context: GradingContext,
     options: GradeOptions,

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.adapters.budget import submission_budget
+from conformance.adapters.kinds import Impl
 from conformance.common.atomic_file import write_text_atomic
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, grade_submission
 from conformance.grading.result_json import result_to_json
@@ -38,9 +39,9 @@ EXIT_GRADER_FAILED = 3
 
 @dataclass(frozen=True)
 class Job:
-    """One submission to grade, as the batch hands it to a worker."""
+    """One submission to grade, as the batch hands it to a worker (pickled: the Impl travels parsed)."""
 
-    impl: str
+    impl: Impl
     name: str
     context: GradingContext
     options: GradeOptions

@@ -21,7 +21,7 @@ from conformance.authoring.lint import DEFAULT_HEADER, lint
 from conformance.common.jsontypes import JsonObject
 from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from conformance.spec.paths import data_root, fixtures_dir
 
 DESCRIPTION_LIMIT = 220
@@ -127,6 +127,6 @@ def check_emitted(path: Path, case_id: str, reference: Adapter, implementation: 
         case = next((case for case in suite.cases if case.id == case_id), None)
         if case is None:
             return EmitCheck(problems or ("the emitted case did not load",), "missing", "missing", "")
-        on_reference = run_case(reference, case)
-        on_implementation = run_case(implementation, case)
+        on_reference = run_alone(reference, case)
+        on_implementation = run_alone(implementation, case)
     return EmitCheck(problems, on_reference.status, on_implementation.status, on_implementation.message)

@@ -1,7 +1,7 @@
 """The differential loop: draw programs, run them on the reference and on X, shrink a divergence.
 
 Both sides are reached through the same :class:`~conformance.adapters.interface.Adapter` interface and
-judged by the same :func:`~conformance.running.execution.run_case`: the program becomes a case whose
+judged by the same engine (:mod:`conformance.running.engine`): the program becomes a case whose
 expectations are the reference's observation (loosened where the spec is open), the
 reference must pass it, and a divergence is X failing it. Hypothesis then shrinks the
 program while X keeps failing *the same way* (same operation, same path up to indexes), so
@@ -24,8 +24,7 @@ from conformance.fuzz.expect import build_case, clauses_for
 from conformance.fuzz.strategies import Program, programs
 from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
-from conformance.running.engine import AdapterFactory, Policy, run_one
-from conformance.running.execution import run_case
+from conformance.running.engine import AdapterFactory, Policy, run_alone, run_one
 
 
 class _OutOfTime(Exception):
@@ -89,7 +88,9 @@ def reference_case(reference: Adapter, program: Program) -> Case | None:
 class Differ:
     """Runs programs on both adapters and says whether X diverges from the reference."""
 
-    def __init__(self, reference: Adapter, implementation: Adapter, timeout_s: float = 1.0, fresh: AdapterFactory | None = None) -> None:
+    def __init__(
+        self, reference: Adapter, implementation: Adapter, timeout_s: float | None = None, fresh: AdapterFactory | None = None
+    ) -> None:
         self.reference = reference
         self.implementation = implementation
         self.timeout_s = timeout_s
@@ -118,7 +119,7 @@ class Differ:
         # The reference must pass its own expectations on a second run: a value that differs
         # between runs (a clock, say) would make the case flaky, and such a case is dropped.
         # Asked only once X failed, since most programs do not diverge: one reference run fewer each.
-        if run_case(self.reference, case, self.timeout_s).status != "passed":
+        if run_alone(self.reference, case, self.timeout_s).status != "passed":
             self.stats.reference_failures += 1
             return None
         return case, outcome

@@ -40,7 +40,7 @@ from conformance.fuzz.private_cases import PRIVATE_WORD, private_case
 from conformance.fuzz.strategies import PURE_OPERATIONS, Program, event_stream_program, pure_program, scripted_model_program
 from conformance.grading.rubric import Rubric
 from conformance.loading.cases import Case
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from conformance.yamlio.canonical import inputs_key
 
 #: The files live outside the repository, so their schema header names the schema by its URL ($id).
@@ -190,7 +190,7 @@ def generate(
     secret: str,
     total: int,
     taken: Iterable[Case] = (),
-    timeout_s: float = 1.0,
+    timeout_s: float | None = None,
 ) -> PrivateSet:
     """Draw ``total`` cases for ``rubric``'s labs from ``secret``, none feeding the same inputs as a ``taken`` case."""
     started = time.perf_counter()
@@ -231,7 +231,7 @@ class _Drawing:
 
     reference: Adapter
     rubric: Rubric
-    timeout_s: float
+    timeout_s: float | None
     #: Cases wanted per (lab, operation), and how many there are.
     wanted: dict[tuple[str, str], int]
     result: PrivateSet
@@ -298,7 +298,7 @@ class _Drawing:
             stats.duplicates += 1
             return None
         # The second run: a value that differs between runs would make the case flaky.
-        if run_case(self.reference, case, self.timeout_s).status != "passed":
+        if run_alone(self.reference, case, self.timeout_s).status != "passed":
             stats.unstable += 1
             return None
         return case

@@ -1,6 +1,7 @@
 """Grade one submission: build it (optionally), run the rubric's cases with a fresh adapter, score.
 
-Grading drives :func:`conformance.running.execution.run_case` directly instead of going through
+Grading runs the cases through the engine (:class:`conformance.running.engine.Loop`, by the
+same :class:`~conformance.running.engine.Policy` as ``run`` and ``matrix``), not through
 pytest: it is faster, gives structured outcomes, and lets a batch run many submissions in
 one process. Nothing a submission does makes :func:`grade_submission` raise; what happened
 is its :class:`SubmissionResult`'s ``status``.
@@ -27,7 +28,7 @@ from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
 from conformance.running.engine import Loop, Policy
-from conformance.running.execution import GRADER_ERROR, run_case
+from conformance.running.execution import GRADER_ERROR
 from conformance.spec.clauses import Clause, load_profile_clauses
 
 
@@ -143,7 +144,7 @@ class GradeOptions:
     settings: ImplSettings = field(default_factory=ImplSettings)
     #: Build a ``pi-course:`` project first, the rubric's way (``build:``: staff files pinned, the grader's own tsc; offline).
     build: bool = True
-    #: Per-operation timeout (default: the case's own, else 1 s).
+    #: ``--timeout`` (None: not given); a case's own ``timeout_s`` is a floor (:meth:`Case.timeout_with`).
     case_timeout_s: float | None = None
     #: Wall-clock budget for running the cases; the cases left when it runs out are not run.
     budget_s: float | None = None
@@ -175,7 +176,7 @@ class SubmissionResult:
 
 
 def grade_submission(
-    impl: str,
+    impl: Impl | str,
     context: GradingContext,
     options: GradeOptions | None = None,
     name: str | None = None,
@@ -183,7 +184,8 @@ def grade_submission(
     given: Mapping[str, Outcome] | None = None,
     on_outcome: Callable[[Outcome], None] | None = None,
 ) -> SubmissionResult:
-    """Grade the implementation ``impl`` (an ``--impl`` value) against ``context``.
+    """Grade the implementation ``impl`` against ``context``: parsed (as ``grade-batch`` carries it to its
+    workers), or an ``--impl`` text, parsed here once (a caller's boundary: the library's, the tests').
 
     ``stop``, when set by another thread (a batch being interrupted), ends the grading after
     the case in flight; the cases left are not run. ``given`` holds outcomes already known
@@ -192,8 +194,8 @@ def grade_submission(
     the held-out ones (run last, by a fresh adapter).
     """
     options = options or GradeOptions()
-    parsed = parse_impl(impl)
-    submission = _Submission(impl, parsed, context, options, name or parsed.name)
+    parsed = impl if isinstance(impl, Impl) else parse_impl(impl)
+    submission = _Submission(parsed.spec, parsed, context, options, name or parsed.name)
     problem = parsed.layout_problem()
     if problem is not None:
         return submission.not_run("not-a-project", problem, problem)
@@ -208,11 +210,11 @@ def grade_submission(
         return submission.not_run("build-failed", summary, f"the build failed ({summary})", built.report)
     # The built copy is graded (same folder name, so the same name in reports), then removed.
     try:
-        copy = parsed.at(built.target).spec
+        copy = parsed.at(built.target)
         graded = grade_submission(copy, context, replace(options, build=False), submission.name, stop, given, on_outcome)
     finally:
         built.remove()
-    return replace(graded, impl=impl, duration_s=time.perf_counter() - submission.started)
+    return replace(graded, impl=parsed.spec, duration_s=time.perf_counter() - submission.started)
 
 
 @dataclass(frozen=True)
@@ -294,14 +296,14 @@ class _Run:
         #: Student text kept across the whole submission is bounded (studenttext.Budget).
         text_budget = Budget()
 
-        def run(adapter: Adapter, case: Case, timeout_s: float | None) -> Outcome:
+        def keep(case: Case, outcome: Outcome) -> Outcome:
             try:
-                return bounded(run_case(adapter, case, timeout_s), text_budget)
+                return bounded(outcome, text_budget)
             except Exception as error:  # a grader bug on this case's outcome costs this case, not the submission
                 return grader_error(case.id, "handling the outcome", error)
 
         deadline = time.monotonic() + options.budget_s if options.budget_s else None
-        policy = Policy(options.case_timeout_s, deadline, options.budget_s, stop, run, given)
+        policy = Policy(options.case_timeout_s, deadline, options.budget_s, stop, keep, given)
         recorded = (lambda outcome: _recorded(on_outcome, outcome)) if on_outcome is not None else None
         self.loop = Loop(policy, self._adapter, recorded)
         self.adapter_name: str | None = None

@@ -13,6 +13,7 @@ SCENARIO_OPERATIONS: Final = COURSE.scenario_operations
 PURE_OPERATIONS: Final = COURSE.operations - SCENARIO_OPERATIONS
 OPERATIONS: Final = PURE_OPERATIONS | SCENARIO_OPERATIONS
 LABS: Final = ("3.1", "3.2", "4.1", "4.2")
+#: A case's timeout when neither its ``timeout_s`` nor ``--timeout`` says otherwise: the one default.
 DEFAULT_TIMEOUT_S: Final = 1.0
 
 
@@ -40,6 +41,14 @@ class Case:
     step_lines: tuple[int, ...] = field(default=(), compare=False)
     # The profile of the case's file (conformance/spec/profiles.py).
     profile: str = DEFAULT_PROFILE
+
+    def timeout_with(self, option_s: float | None) -> float:
+        """The case's timeout under ``--timeout`` ``option_s`` (None: not given): the larger of the two.
+
+        ``timeout_s`` is a floor (spec/fixture-format.md, Timeouts): a case known to be slow
+        is never judged by a shorter ``--timeout``, which lengthens every other case.
+        """
+        return max(self.timeout_s or 0.0, option_s or DEFAULT_TIMEOUT_S)
 
     @property
     def is_scenario(self) -> bool:

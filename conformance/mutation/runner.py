@@ -113,7 +113,7 @@ def _import_order(trees: dict[str, ast.Module]) -> list[str]:
 class _MutantAdapter(BindingAdapter):
     """The binding adapter, plus a way to stop a mutant that loops forever in its worker thread.
 
-    ``run_case`` abandons a timed-out worker thread, which is right for students' code but
+    The engine abandons a timed-out worker thread, which is right for students' code but
     would leave a busy mutant burning the CPU for the rest of the run. ``cancel`` raises
     :class:`_Killed` inside that thread instead.
     """
@@ -151,7 +151,7 @@ for _operation in sorted(OPERATIONS):
 class MutationRun:
     """The cases, loaded once, and the package, parsed once; judges one mutant at a time."""
 
-    def __init__(self, cases: Sequence[Case] | None = None, package_dir: Path = PACKAGE_DIR, timeout_s: float = 1.0) -> None:
+    def __init__(self, cases: Sequence[Case] | None = None, package_dir: Path = PACKAGE_DIR, timeout_s: float | None = None) -> None:
         self.cases = list(cases) if cases is not None else load_suite().cases
         self.package = _Package(package_dir)
         self.timeout_s = timeout_s

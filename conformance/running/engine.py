@@ -1,10 +1,13 @@
 """The one loop over cases: every command that runs cases against an implementation runs them here.
 
-``run`` (the pytest plugin), ``grade``, ``matrix``, ``fuzz``, the mutation runner and the
-check that the references pass every case share its policy, so that the same implementation
-gets the same status for every case whichever command ran it:
+``run`` (the pytest plugin), ``grade``, ``matrix``, ``fuzz``, the mutation runner, the
+check that the references pass every case and the reference's re-checks of one case
+(:func:`run_alone`: fuzz, emit, the private set, regen) share its policy, so that the same
+implementation gets the same status for every case whichever command ran it. Nothing
+outside ``running/`` calls :func:`~conformance.running.execution.run_case` itself:
 
-- a case runs with its own timeout (:func:`conformance.running.execution.run_case`);
+- a case runs with its timeout: the larger of its own ``timeout_s`` and ``--timeout``
+  (:meth:`~conformance.loading.cases.Case.timeout_with`; spec/fixture-format.md, Timeouts);
 - the loop stops between cases when ``stop`` is set or the ``deadline`` has passed, and the
   cases left are not run (their outcome says why);
 - an adapter stops trying an operation after a few timeouts (or exits) in a row, so that a
@@ -39,23 +42,23 @@ RETRY_TIMEOUT_S = 0.3
 RETRY_WORKERS = 4
 
 AdapterFactory = Callable[[], Adapter]
-#: How one case is run on an adapter, with a timeout: :func:`~conformance.running.execution.run_case`, or a caller's wrapper of it.
-CaseRunner = Callable[[Adapter, Case, float | None], Outcome]
+#: What a caller keeps of a case's outcome (grading bounds the text it quotes, and turns its own failure into the case's).
+OutcomeKeeper = Callable[[Case, Outcome], Outcome]
 
 
 @dataclass
 class Policy:
     """How a loop runs its cases: timeout, budget, stop, and what is kept of each outcome."""
 
-    #: Per-operation timeout (None: the case's own, else the default).
+    #: ``--timeout`` (None: not given); a case's own ``timeout_s`` is a floor (:meth:`Case.timeout_with`).
     timeout_s: float | None = None
     #: ``time.monotonic()`` past which no case starts; the budget in seconds, for the message.
     deadline: float | None = None
     budget_s: float | None = None
     #: Set by another thread to end the loop after the case in flight.
     stop: threading.Event | None = None
-    #: How a case is run, retries included (grading bounds the text an outcome quotes, and turns its own failure into the case's).
-    run: CaseRunner = run_case
+    #: What is kept of each outcome, retries included (None: all of it).
+    keep: OutcomeKeeper | None = None
     #: Outcomes already known (a resumed batch): those cases are not run again.
     given: Mapping[str, Outcome] = field(default_factory=dict)
     #: Retry the cases an adapter gave up on (see the module's docstring).
@@ -63,6 +66,11 @@ class Policy:
 
     def out_of_time(self) -> bool:
         return self.deadline is not None and time.monotonic() > self.deadline
+
+    def run(self, adapter: Adapter, case: Case, timeout_s: float | None) -> Outcome:
+        """One run of ``case`` on ``adapter``, as :attr:`keep` keeps it."""
+        outcome = run_case(adapter, case, timeout_s)
+        return outcome if self.keep is None else self.keep(case, outcome)
 
 
 @dataclass
@@ -112,6 +120,19 @@ def run_one(adapter: Adapter, case: Case | BrokenCase, fresh: AdapterFactory, po
     if policy.retry and outcomes[0].given_up:
         retry_given_up(fresh, [case], outcomes, policy)
     return outcomes[0]
+
+
+def run_alone(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None = None, fresh: AdapterFactory | None = None) -> Outcome:
+    """One case outside any loop, by the same policy: a reference's re-check of a case (fuzz, emit, the private set, regen).
+
+    With ``fresh``, a case the adapter gave up on is run again alone in a fresh adapter, as
+    every loop does; without it, that outcome stands (there is nothing to retry it in).
+    """
+    return run_one(adapter, case, fresh or _no_fresh_adapter, Policy(timeout_s=timeout_s, retry=fresh is not None))
+
+
+def _no_fresh_adapter() -> Adapter:
+    raise RuntimeError("run_alone without fresh never retries")
 
 
 def retry_given_up(fresh: AdapterFactory, cases: Sequence[Case], outcomes: list[Outcome], policy: Policy) -> bool:

@@ -24,7 +24,7 @@ from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.common.student_text import cap, schema_problem, scrub
 from conformance.judging.matcher import MISSING, Observed, first_divergence, iter_divergences
 from conformance.judging.outcome import Divergence, Outcome, Status
-from conformance.loading.cases import DEFAULT_TIMEOUT_S, BrokenCase, Case
+from conformance.loading.cases import BrokenCase, Case
 from conformance.running.derived import derive
 from conformance.spec.features import not_claimed_reason
 from conformance.spec.profiles import get_profile, mismatch_message
@@ -188,13 +188,13 @@ WAITING_ACTIONS = frozenset({"consume", "result"})
 
 
 def time_budget(case: Case, timeout_s: float | None = None) -> float:
-    """The case's timeout plus one settle deadline per waiting step.
+    """The case's timeout (:meth:`Case.timeout_with`: its own ``timeout_s`` is a floor) plus one settle deadline per waiting step.
 
     Waiting steps report what they saw after the settle deadline, so a stream that never
     ends fails at its step with a precise message instead of timing the whole case out.
     """
     waits = sum(1 for step in case.steps if step.get("action") in WAITING_ACTIONS)
-    return (case.timeout_s or timeout_s or DEFAULT_TIMEOUT_S) + waits * DEFAULT_SETTLE_DEADLINE_S
+    return case.timeout_with(timeout_s) + waits * DEFAULT_SETTLE_DEADLINE_S
 
 
 def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None = None) -> Outcome:

@@ -17,7 +17,7 @@ import reference_impl
 from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.interface import Adapter
 from conformance.loading.loader import load_suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from reference_impl import event_stream
 
 
@@ -34,7 +34,7 @@ def test_a_port_whose_result_is_its_own_future_passes_every_stream_case(monkeypa
     monkeypatch.setattr(event_stream.EventStream, "result", unshielded_result)
     adapter = BindingAdapter(reference_impl, name="unshielded")
     cases = [case for case in load_suite().cases if case.operation in ("event_stream", "scripted_model")]
-    outcomes = [run_case(adapter, case) for case in cases]
+    outcomes = [run_alone(adapter, case) for case in cases]
     failed = [(outcome.case_id, outcome.message) for outcome in outcomes if outcome.status != "passed"]
     assert failed == []
 
@@ -50,7 +50,7 @@ class _Cancelling(Adapter):
 
 def test_a_base_exception_from_the_port_is_an_errored_case_not_a_lost_one() -> None:
     case = next(case for case in load_suite().cases if case.operation == "text_of")
-    outcome = run_case(_Cancelling(), case)
+    outcome = run_alone(_Cancelling(), case)
     assert outcome.status == "errored" and "CancelledError" in outcome.message
 
 
@@ -69,7 +69,7 @@ class _Exiting(Adapter):
 @pytest.mark.parametrize("raised", [SystemExit(3), KeyboardInterrupt(), GeneratorExit()], ids=type)
 def test_an_exit_raised_by_port_code_errors_its_case_and_the_run_goes_on(raised: BaseException) -> None:
     cases = [case for case in load_suite().cases if case.operation == "text_of"][:3]
-    outcomes = [run_case(_Exiting(raised), case) for case in cases]
+    outcomes = [run_alone(_Exiting(raised), case) for case in cases]
     assert [outcome.status for outcome in outcomes] == ["errored"] * 3
     assert all(f"the implementation raised {type(raised).__name__}" in outcome.message for outcome in outcomes)
 

@@ -8,7 +8,7 @@ from typing import Any
 import reference_impl
 from conformance.adapters.binding import BindingAdapter
 from conformance.loading.loader import load_suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 
 
 def _refusing_system_messages(value: Any) -> Any:
@@ -32,7 +32,7 @@ def _text_of_cases() -> list[Any]:
 
 def test_not_implemented_from_to_impl_skips_the_case_with_the_ports_reason() -> None:
     cases = _text_of_cases()
-    outcomes = {case.id: run_case(_binding(_refusing_system_messages), case) for case in cases}
+    outcomes = {case.id: run_alone(_binding(_refusing_system_messages), case) for case in cases}
     system = [case.id for case in cases if case.input["message"].get("role") == "system"]
     others = [case.id for case in cases if case.id not in system]
     assert system and others
@@ -42,5 +42,5 @@ def test_not_implemented_from_to_impl_skips_the_case_with_the_ports_reason() -> 
 
 
 def test_any_other_exception_from_to_impl_errors_the_case_as_a_binding_bug() -> None:
-    outcome = run_case(_binding(_throwing), _text_of_cases()[0])
+    outcome = run_alone(_binding(_throwing), _text_of_cases()[0])
     assert outcome.status == "errored" and "to_impl() threw ValueError" in outcome.message

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from conformance.adapters.kinds import resolve_adapter
 from conformance.adapters.process import ProcessAdapter
-from conformance.adapters.resolve import resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.loading.loader import Suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from tests.support.grading_batch import patched_copy
 from tests.support.requirements import needs_node
 
@@ -30,7 +30,7 @@ def grade_all(project: Path, suite: Suite) -> tuple[ProcessAdapter, dict[tuple[s
     adapter = resolve_adapter(f"pi-course:{project}", ImplSettings(build=False, sandbox="none"))
     assert isinstance(adapter, ProcessAdapter)
     try:
-        outcomes = [(case, run_case(adapter, case, 5.0)) for case in suite.cases]
+        outcomes = [(case, run_alone(adapter, case, 5.0)) for case in suite.cases]
     finally:
         adapter.close()
     statuses: Counter[tuple[str, str]] = Counter((case.lab, outcome.status) for case, outcome in outcomes)

@@ -14,7 +14,7 @@ import pytest
 
 from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from examples.pi_ai_port import faux, usage
 from examples.pi_ai_port.conformance import ADAPTER
 from examples.pi_ai_port.js_text import stringify
@@ -33,7 +33,7 @@ def escaping_stringify(value: Any) -> str:
 
 
 def test_the_port_passes_the_twins() -> None:
-    assert [run_case(ADAPTER, case).status for case in cases()] == ["passed", "passed"]
+    assert [run_alone(ADAPTER, case).status for case in cases()] == ["passed", "passed"]
 
 
 def test_the_cases_hold_raw_line_separators_in_keys_nesting_and_chunks() -> None:
@@ -57,7 +57,7 @@ def test_the_cases_hold_raw_line_separators_in_keys_nesting_and_chunks() -> None
 def test_a_port_that_escapes_line_separators_fails_both(where: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
     for module in where:
         monkeypatch.setattr({"faux": faux, "usage": usage}[module], "stringify", escaping_stringify)
-    outcomes = [run_case(ADAPTER, case) for case in cases()]
+    outcomes = [run_alone(ADAPTER, case) for case in cases()]
     assert [outcome.status for outcome in outcomes] == ["failed", "failed"], [outcome.message for outcome in outcomes]
     # The usage estimate counts the text's code units too; else the deltas show it.
     assert all(("usage" if "usage" in where else "delta") in outcome.message for outcome in outcomes), [o.message for o in outcomes]

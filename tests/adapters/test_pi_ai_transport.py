@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from conformance.adapters.kinds import resolve_adapter
 from conformance.adapters.pi_ai import PiAiLayoutError, PiAiTarget, dependency_roots, parse_target, pi_ai_adapter
 from conformance.adapters.pi_course import modules_dir
-from conformance.adapters.resolve import resolve_adapter
 from conformance.adapters.sandbox import SandboxMode
 from conformance.adapters.settings import ImplSettings
 from conformance.loading.cases import Case
 from conformance.loading.loader import Suite, load_suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from tests.support.paths import REPO
 from tests.support.requirements import needs_bun, needs_bwrap, needs_node
 
@@ -63,7 +63,7 @@ def statuses(impl: str, cases: list[Case], sandbox: SandboxMode = "none") -> dic
     adapter = resolve_adapter(impl, ImplSettings(sandbox=sandbox))
     try:
         return {
-            case.id: f"{outcome.status}: {outcome.message}" for case in cases if (outcome := run_case(adapter, case)).status != "passed"
+            case.id: f"{outcome.status}: {outcome.message}" for case in cases if (outcome := run_alone(adapter, case)).status != "passed"
         }
     finally:
         adapter.close()
@@ -160,7 +160,7 @@ def test_a_package_that_cannot_be_imported_errors_every_case(tmp_path: Path, con
     write_fork(tmp_path, "@fork/ai")  # its dependency is not installed
     adapter = pi_ai_adapter(str(tmp_path), ImplSettings(sandbox="none"))
     try:
-        outcomes = [run_case(adapter, case) for case in content_text_cases]
+        outcomes = [run_alone(adapter, case) for case in content_text_cases]
     finally:
         adapter.close()
     assert {outcome.status for outcome in outcomes} == {"errored"}, [outcome.message for outcome in outcomes]

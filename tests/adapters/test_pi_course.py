@@ -18,7 +18,7 @@ from conformance.adapters.pi_course import modules_dir, pi_course_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from tests.support.js_variants import JS
 from tests.support.paths import REPO
 from tests.support.requirements import needs_node
@@ -31,7 +31,7 @@ pytestmark = needs_node
 def grade(folder: str, suite: Suite, build: bool = False) -> dict[str, Outcome]:
     adapter = pi_course_adapter(str(JS / folder), ImplSettings(build=build))
     try:
-        return {case.id: run_case(adapter, case) for case in suite.cases}
+        return {case.id: run_alone(adapter, case) for case in suite.cases}
     finally:
         adapter.close()
 

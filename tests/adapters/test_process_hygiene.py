@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
+from conformance.adapters.kinds import resolve_adapter
 from conformance.adapters.process import ProcessAdapter
 from conformance.adapters.process_options import ProcessOptions
-from conformance.adapters.resolve import resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.loading.cases import Case
 from conformance.loading.loader import Suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from tests.support.attack_projects import append_to_module, copy_project, kill_leftovers, new_marker, spawn_child_js, wait_until_gone
 from tests.support.cli_runner import cli
 from tests.support.paths import FAKES, REPO
@@ -69,7 +69,7 @@ def some_cases(suite: Suite, count: int = 3) -> list[Case]:
 @pytest.mark.parametrize("how", ["background", "setsid", "daemon"])
 def test_a_child_holding_the_pipes_neither_stalls_nor_outlives_the_run(how: str, tmp_path: Path, suite: Suite, marker: str) -> None:
     adapter = ProcessAdapter(ProcessOptions([sys.executable, str(wrapper(tmp_path, marker, how))], cwd=REPO, env={"PYTHONPATH": str(REPO)}))
-    outcomes = [run_case(adapter, case, 5.0) for case in some_cases(suite)]
+    outcomes = [run_alone(adapter, case, 5.0) for case in some_cases(suite)]
     assert {outcome.status for outcome in outcomes} == {"passed"}
     started = time.monotonic()
     adapter.close()
@@ -90,7 +90,7 @@ def test_a_hung_program_with_a_stray_child_times_out_promptly_and_restarts(sandb
     assert adapter.isolation == sandbox
     started = time.monotonic()
     try:
-        outcomes = [run_case(adapter, case, 0.5) for case in some_cases(suite, 4)]
+        outcomes = [run_alone(adapter, case, 0.5) for case in some_cases(suite, 4)]
     finally:
         adapter.close()
     # Three timeouts, then the transport stops trying text_of; each kill takes well under a second.

@@ -18,7 +18,7 @@ from conformance.adapters.reference import create as reference_adapter
 from conformance.common.jsontypes import JsonObject
 from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from tests.support.paths import REPO
 from tests.support.variants import VARIANTS
 
@@ -45,7 +45,7 @@ def closing() -> Iterator[list[Adapter]]:
 def run_all(adapter: Adapter, suite: Suite, ids: list[str] | None = None, timeout_s: float = 1.0) -> dict[str, Outcome]:
     by_id = {case.id: case for case in suite.cases}
     cases = suite.cases if ids is None else [by_id[case_id] for case_id in ids]  # in the order given
-    return {case.id: run_case(adapter, case, timeout_s) for case in cases}
+    return {case.id: run_alone(adapter, case, timeout_s) for case in cases}
 
 
 def test_reference_over_the_protocol_matches_in_process(suite: Suite, closing: list[Adapter]) -> None:

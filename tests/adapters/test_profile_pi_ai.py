@@ -19,7 +19,7 @@ from conformance.adapters.pi_ai import PiAiLayoutError, pi_ai_adapter
 from conformance.adapters.reference import create as reference_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.loading.loader import Suite, load_suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from conformance.spec.clauses import load_profile_clauses
 from conformance.spec.profiles import PI_AI_1, get_profile
 from tests.support.cli_runner import cli
@@ -74,7 +74,7 @@ def test_every_area_is_a_feature_with_enough_cases(pi_ai_suite: Suite) -> None:
 def test_the_upstream_package_passes_every_case(pi_ai_package: Path, pi_ai_suite: Suite) -> None:
     adapter = pi_ai_adapter(str(pi_ai_package), ImplSettings())
     try:
-        outcomes = [run_case(adapter, case) for case in pi_ai_suite.cases]
+        outcomes = [run_alone(adapter, case) for case in pi_ai_suite.cases]
         assert adapter.profile == "pi-ai-1" and adapter.version == VERSION
     finally:
         adapter.close()
@@ -84,7 +84,7 @@ def test_the_upstream_package_passes_every_case(pi_ai_package: Path, pi_ai_suite
 
 def test_the_course_reference_on_pi_ai_cases_fails_naming_the_profiles(pi_ai_suite: Suite) -> None:
     adapter = reference_adapter()
-    outcomes = [run_case(adapter, case) for case in pi_ai_suite.cases]
+    outcomes = [run_alone(adapter, case) for case in pi_ai_suite.cases]
     assert {outcome.status for outcome in outcomes} == {"failed"}
     for outcome in outcomes:
         assert outcome.message.startswith("profile mismatch: reference implements profile 'course'"), outcome.message
@@ -96,7 +96,7 @@ def test_the_course_reference_on_pi_ai_cases_fails_naming_the_profiles(pi_ai_sui
 def test_the_upstream_package_on_course_cases_fails_naming_the_profiles(pi_ai_package: Path, suite: Suite) -> None:
     adapter = pi_ai_adapter(str(pi_ai_package), ImplSettings())
     try:
-        outcomes = [run_case(adapter, case) for case in suite.cases[:40]]
+        outcomes = [run_alone(adapter, case) for case in suite.cases[:40]]
     finally:
         adapter.close()
     assert {outcome.status for outcome in outcomes} == {"failed"}
@@ -110,7 +110,7 @@ def test_the_course_project_states_its_profile_in_the_handshake(pi_ai_suite: Sui
 
     adapter = pi_course_adapter(str(REPO / "tests" / "support" / "js" / "course-correct"), ImplSettings())
     try:
-        outcome = run_case(adapter, pi_ai_suite.cases[0])
+        outcome = run_alone(adapter, pi_ai_suite.cases[0])
     finally:
         adapter.close()
     assert adapter.profile == "course"
@@ -186,7 +186,7 @@ def test_profile_names_are_checked() -> None:
 def test_a_python_port_plugs_in_through_the_binding_hooks(pi_ai_suite: Suite, suite: Suite) -> None:
     from tests.support.pi_ai_port import ADAPTER
 
-    outcomes = {case.id: run_case(ADAPTER, case) for case in pi_ai_suite.cases}
+    outcomes = {case.id: run_alone(ADAPTER, case) for case in pi_ai_suite.cases}
     areas = {case.id: case.features[0] for case in pi_ai_suite.cases}
     by_area: dict[str, Counter[str]] = {}
     for case_id, outcome in outcomes.items():
@@ -198,7 +198,7 @@ def test_a_python_port_plugs_in_through_the_binding_hooks(pi_ai_suite: Suite, su
     skipped = next(outcome for outcome in outcomes.values() if outcome.status == "skipped")
     assert skipped.message.startswith("not implemented: ")
     # Against the course profile it fails plainly.
-    course_outcome = run_case(ADAPTER, suite.cases[0])
+    course_outcome = run_alone(ADAPTER, suite.cases[0])
     assert course_outcome.status == "failed" and "implements profile 'pi-ai-1'" in course_outcome.message
 
 
@@ -211,7 +211,7 @@ def test_the_handshake_carries_the_profile_both_ways(tmp_path: Path, pi_ai_suite
     adapter = ProcessAdapter(ProcessOptions([sys.executable, str(program)]))
     adapter.requested_profile = "pi-ai-1"
     try:
-        outcome = run_case(adapter, pi_ai_suite.cases[0])
+        outcome = run_alone(adapter, pi_ai_suite.cases[0])
     finally:
         adapter.close()
     # The runner said which profile it checks; the program said which one it implements.

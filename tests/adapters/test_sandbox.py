@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from conformance.adapters.kinds import resolve_adapter
 from conformance.adapters.pi_course import NODE_ADAPTER, pi_course_adapter
-from conformance.adapters.resolve import resolve_adapter
 from conformance.adapters.sandbox import Sandbox, bwrap_command, choose_isolation, command_sandbox
 from conformance.adapters.settings import ImplSettings
 from conformance.yamlio import safe as yamlsafe

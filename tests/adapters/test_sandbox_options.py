@@ -7,10 +7,10 @@ import sys
 import pytest
 
 from conformance.adapters import limits, sandbox
-from conformance.adapters.resolve import ImplSpecError, resolve_adapter, untrusted_in_process
+from conformance.adapters.kinds import ImplSpecError, parse_impl, resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.loading.loader import Suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
 from tests.support.requirements import needs_bwrap
@@ -31,10 +31,10 @@ def test_auto_falls_back_loudly_and_bwrap_refuses_when_bwrap_cannot_run(
 
 
 def test_python_submissions_need_trust() -> None:
-    assert untrusted_in_process("python:student", trust_python=False) is not None
-    assert untrusted_in_process("python:student", trust_python=True) is None
-    assert untrusted_in_process("pi-course:student", trust_python=False) is None
-    assert untrusted_in_process("reference", trust_python=False) is None
+    assert parse_impl("python:student").trust_problem(False) is not None
+    assert parse_impl("python:student").trust_problem(True) is None
+    assert parse_impl("pi-course:student").trust_problem(False) is None
+    assert parse_impl("reference").trust_problem(False) is None
 
 
 @pytest.mark.parametrize(
@@ -72,7 +72,7 @@ def test_limits_hold_inside_the_sandbox_and_are_reported_the_same(mode: str, lim
     assert adapter.isolation == "bwrap"
     [case] = [case for case in suite.cases if case.operation == "text_of"][:1]
     try:
-        outcome = run_case(adapter, case, 10)
+        outcome = run_alone(adapter, case, 10)
     finally:
         adapter.close()
     assert outcome.status == "errored" and fragment in outcome.message

@@ -9,7 +9,7 @@ from pathlib import Path
 from conformance.adapters.pi_course import pi_course_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.loading.loader import Suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from tests.support.paths import REPO
 from tests.support.requirements import needs_node
 
@@ -29,7 +29,7 @@ def test_a_producer_on_a_timer_is_waited_for_not_declared_idle(tmp_path: Path, s
     adapter = pi_course_adapter(str(project), ImplSettings())
     try:
         cases = [case for case in suite.cases if case.id.startswith("sm-text-")]
-        outcomes = [run_case(adapter, case) for case in cases]
+        outcomes = [run_alone(adapter, case) for case in cases]
     finally:
         adapter.close()
     assert cases and all(outcome.status == "passed" for outcome in outcomes), [o.message for o in outcomes if o.status != "passed"]
@@ -54,7 +54,7 @@ def test_an_import_that_never_resolves_is_answered_hung_at_once(tmp_path: Path, 
     cases = [case for case in suite.cases if case.operation == "scripted_model"]
     started = time.monotonic()
     try:
-        outcomes = [run_case(adapter, case, timeout_s=5) for case in cases]
+        outcomes = [run_alone(adapter, case, timeout_s=5) for case in cases]
     finally:
         adapter.close()
     elapsed = time.monotonic() - started
@@ -71,7 +71,7 @@ def test_an_import_waiting_on_a_timer_is_waited_for_not_declared_hung(tmp_path: 
     adapter = pi_course_adapter(str(project), ImplSettings())
     case = next(case for case in suite.cases if case.id.startswith("sm-text-"))
     try:
-        outcome = run_case(adapter, case, timeout_s=5)
+        outcome = run_alone(adapter, case, timeout_s=5)
     finally:
         adapter.close()
     assert outcome.status == "passed", outcome.message

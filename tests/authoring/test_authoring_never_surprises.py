@@ -13,7 +13,7 @@ from conformance.adapters.reference import create as reference_adapter
 from conformance.authoring import coverage
 from conformance.authoring.lint import lint
 from conformance.loading.loader import load_suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from conformance.spec.clauses import load_clauses
 from tests.support.cli_runner import cli
 from tests.support.fixture_scratch import run_fixtures
@@ -64,7 +64,7 @@ def test_a_case_added_with_fixtures_new_changes_no_expected_count(tmp_path: Path
     table = coverage.compute(load_clauses(), after.cases, "test")
     assert table.unchecked == []
     adapter = reference_adapter()
-    results = {case.id: run_case(adapter, case) for case in after.cases}
+    results = {case.id: run_alone(adapter, case) for case in after.cases}
     assert {outcome.status for outcome in results.values()} == {"passed"}
     assert outcome_problems(EXPECTATIONS["course-correct"]["outcomes"], results, after) == []  # type: ignore[arg-type]
     assert Counter(case.lab for case in after.cases)["3.1"] == Counter(case.lab for case in before.cases)["3.1"] + 1

@@ -10,7 +10,7 @@ import yaml
 from conformance.adapters.reference import create
 from conformance.authoring.lint import lint
 from conformance.loading.loader import load_suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from conformance.yamlio import edit as textedit
 from conformance.yamlio import positions as yamltext
 from tests.support.fixture_scratch import DEFAULT_PICKS, run_fixtures, scratch
@@ -71,7 +71,7 @@ def test_matchers_the_new_value_satisfies_are_kept(root: Path, capsys: pytest.Ca
     assert 'errorMessage: "ScriptedModel 没有更多响应"' in added and "timestamp: {$type: number}" in added
     suite = load_suite(root)
     [case] = [case for case in suite.cases if case.id == EXHAUST]
-    assert run_case(create(), case).status == "passed"
+    assert run_alone(create(), case).status == "passed"
 
 
 def test_a_value_that_changes_between_runs_is_refused(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters.resolve import resolve_adapter
-from conformance.authoring.suspect import is_reference, reference_failures
+from conformance.adapters.kinds import parse_impl, resolve_adapter
+from conformance.authoring.suspect import reference_failures
 from conformance.loading.loader import load_suite
 from conformance.spec.clauses import load_clauses
+from conformance.spec.profiles import DEFAULT_PROFILE
 from tests.conftest import stop_if_the_reference_fails_a_case
 from tests.support.cli_runner import cli
 from tests.support.fixture_scratch import scratch
@@ -61,8 +62,9 @@ def test_the_test_run_stops_at_once_with_that_message(tmp_path: Path) -> None:
 
 
 def test_only_the_profiles_reference_is_the_reference() -> None:
-    assert is_reference("reference") and not is_reference("cmd:./port") and not is_reference("pi-course:.")
-    assert is_reference("pi-ai:/tmp/pi-ai", "pi-ai-1") and not is_reference("reference", "pi-ai-1")
+    assert parse_impl("reference").is_reference(DEFAULT_PROFILE)
+    assert not parse_impl("cmd:./port").is_reference(DEFAULT_PROFILE) and not parse_impl("pi-course:.").is_reference(DEFAULT_PROFILE)
+    assert parse_impl("pi-ai:/tmp/pi-ai").is_reference("pi-ai-1") and not parse_impl("reference").is_reference("pi-ai-1")
 
 
 def test_the_reference_check_runs_on_the_engine_so_a_given_up_case_is_retried_alone(tmp_path: Path) -> None:

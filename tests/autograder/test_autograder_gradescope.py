@@ -38,7 +38,7 @@ from tests.support.course_projects import monorepo
 from tests.support.gradescope_format import problems
 from tests.support.held_out_set import write_held_out
 from tests.support.paths import REPO
-from tests.support.requirements import needs_node, needs_npm, require
+from tests.support.requirements import builds_wheel, needs_node, needs_npm, require
 
 JS = REPO / "tests" / "support" / "js"
 PUBLIC_HELD_OUT = "text-of-readme-assistant-skips-tool-call"
@@ -68,6 +68,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return next(folder.glob("pi_conformance-*.whl"))
 
 
+@builds_wheel
 def test_the_zip_holds_the_scripts_the_wheel_the_rubric_and_the_held_out_set(tmp_path: Path, wheel: Path) -> None:
     rubric = tmp_path / "rubric.yaml"
     rubric.write_text(rubric_text(), encoding="utf-8")
@@ -101,6 +102,7 @@ def test_the_zip_holds_the_scripts_the_wheel_the_rubric_and_the_held_out_set(tmp
     assert wheel.name.startswith(f"pi_conformance-{__version__}-")
 
 
+@builds_wheel
 def test_bad_inputs_are_refused_before_anything_is_written(tmp_path: Path, wheel: Path) -> None:
     out = tmp_path / "autograder.zip"
     write_held_out(tmp_path / "clashing", rename=False)
@@ -258,6 +260,7 @@ pytestmark = pytest.mark.xdist_group("gradescope-autograder")
 
 @needs_node
 @needs_npm
+@builds_wheel
 def test_setup_leaves_nothing_students_may_read(autograder: Autograder) -> None:
     for private in (autograder.root / "source", autograder.prefix / "private"):
         assert stat.S_IMODE(private.stat().st_mode) == 0o700 and private.stat().st_uid == 0
@@ -269,6 +272,7 @@ def test_setup_leaves_nothing_students_may_read(autograder: Autograder) -> None:
 
 @needs_node
 @needs_npm
+@builds_wheel
 def test_a_correct_submission_scores_100_with_held_out_cases_out_of_sight(autograder: Autograder, tmp_path: Path) -> None:
     # The course repository's shape: a TypeScript monorepo without node_modules, built with the toolchain.
     results, elapsed, log = autograder.grade(monorepo(tmp_path / "course-ts"))
@@ -286,6 +290,7 @@ def test_a_correct_submission_scores_100_with_held_out_cases_out_of_sight(autogr
 
 @needs_node
 @needs_npm
+@builds_wheel
 def test_a_one_bug_submission_loses_its_labs_points(autograder: Autograder) -> None:
     results, elapsed, _ = autograder.grade(JS / "variants" / "requests-by-reference")
     print(f"\nrun_autograder (one bug): {elapsed:.1f} s")
@@ -296,6 +301,7 @@ def test_a_one_bug_submission_loses_its_labs_points(autograder: Autograder) -> N
 
 @needs_node
 @needs_npm
+@builds_wheel
 def test_a_build_that_fails_and_an_empty_submission_score_0(autograder: Autograder) -> None:
     failed, elapsed, _ = autograder.grade(JS / "variants" / "build-fails")
     print(f"\nrun_autograder (build fails): {elapsed:.1f} s")
@@ -340,6 +346,7 @@ def snooping_project(autograder: Autograder, folder: Path) -> Path:
 
 @needs_node
 @needs_npm
+@builds_wheel
 def test_student_code_cannot_read_the_source_or_the_held_out_set(autograder: Autograder, tmp_path: Path) -> None:
     project = snooping_project(autograder, tmp_path)
     # The snooping works where nothing stops it: graded as root, unsandboxed, with the submission's

@@ -53,7 +53,7 @@ def test_every_command_refuses_a_timeout_that_is_not_above_zero(capsys: pytest.C
 def test_run_passes_the_shared_options_on_under_the_plugins_names() -> None:
     args = _parse(["run", "--fixtures", "F", "--timeout", "3", "--env", "A=b", "--env", "C=d", "--sandbox", "none", "--tmp-size", "9"])
     argv = pytest_arguments(args)
-    for option, value in (("--fixtures-dir", "F"), ("--case-timeout", "3.0"), ("--impl-env", "A=b"), ("--impl-env", "C=d")):
+    for option, value in (("--fixtures-dir", "F"), ("--case-timeout", "3.0"), ("--env", "A=b"), ("--env", "C=d")):
         assert [option, value] in [argv[index : index + 2] for index in range(len(argv))]
     assert argv[argv.index("--sandbox") + 1] == "none" and argv[argv.index("--tmp-size") + 1] == "9"
     assert {FIXTURES.plugin_flag, TIMEOUT.plugin_flag, ENV.plugin_flag, SANDBOX.plugin_flag} <= set(argv)

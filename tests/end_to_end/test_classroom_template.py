@@ -23,9 +23,9 @@ import yaml
 from conformance.toolchain import LOCK_FOLDER
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
-from tests.support.requirements import needs_node, needs_npm
+from tests.support.requirements import builds_wheel, needs_node, needs_npm
 
-pytestmark = [needs_node, needs_npm]
+pytestmark = [needs_node, needs_npm, builds_wheel]
 COMMAND_GRADER = "classroom-resources/autograding-command-grader@v1"
 
 

@@ -21,7 +21,7 @@ import pytest
 from conformance.loading.loader import load_suite
 from tests.support.course_projects import monorepo, single_package
 from tests.support.paths import REPO
-from tests.support.requirements import needs_bwrap, needs_node, needs_npm
+from tests.support.requirements import builds_wheel, needs_bwrap, needs_node, needs_npm
 
 #: Every bundled course case (a new case must not break these tests).
 ALL = len(load_suite().cases)
@@ -29,6 +29,7 @@ ALL = len(load_suite().cases)
 pytestmark = [
     needs_node,
     needs_npm,
+    builds_wheel,
     # One worker builds and installs it once; the tests below share it.
     pytest.mark.xdist_group("installed-wheel"),
 ]

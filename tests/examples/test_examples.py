@@ -7,7 +7,7 @@ import shutil
 from conformance.adapters.process import ProcessAdapter
 from conformance.adapters.process_options import ProcessOptions
 from conformance.loading.loader import Suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from tests.support.paths import REPO
 from tests.support.requirements import needs_node
 
@@ -20,7 +20,7 @@ def test_minimal_adapter_passes_its_operations_and_skips_the_rest(suite: Suite) 
     assert NODE is not None
     adapter = ProcessAdapter(ProcessOptions([NODE, str(REPO / "examples" / "minimal_adapter.mjs"), str(COURSE_TYPES)]))
     try:
-        outcomes = [(case.operation, run_case(adapter, case).status) for case in suite.cases]
+        outcomes = [(case.operation, run_alone(adapter, case).status) for case in suite.cases]
     finally:
         adapter.close()
     mine = {"text_of", "current_system_prompt"}

@@ -21,7 +21,7 @@ import pytest
 from conformance.adapters.pi_ai_binding import PiAiBindingAdapter
 from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite, load_suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from examples.pi_ai_port import event_stream, faux, js_text
 from examples.pi_ai_port.conformance import ADAPTER
 from tests.support.cli_runner import cli
@@ -33,7 +33,7 @@ def pi_ai_suite() -> Suite:
 
 
 def outcomes(suite: Suite, adapter: PiAiBindingAdapter = ADAPTER) -> dict[str, Outcome]:
-    return {case.id: run_case(adapter, case) for case in suite.cases}
+    return {case.id: run_alone(adapter, case) for case in suite.cases}
 
 
 def failures(suite: Suite) -> dict[str, str]:

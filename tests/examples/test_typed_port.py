@@ -18,7 +18,7 @@ import pytest
 
 from conformance.adapters.binding import BindingAdapter
 from conformance.loading.loader import Suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -41,7 +41,7 @@ def course_cases(suite: Suite) -> list[Any]:
 def failures(binding: Any, suite: Suite, operation: str | None = None) -> dict[str, str]:
     adapter = BindingAdapter(binding, name="typed-port-variant")
     cases = [case for case in course_cases(suite) if operation is None or case.operation == operation]
-    outcomes = [run_case(adapter, case) for case in cases]
+    outcomes = [run_alone(adapter, case) for case in cases]
     return {outcome.case_id: outcome.message for outcome in outcomes if outcome.status != "passed"}
 
 

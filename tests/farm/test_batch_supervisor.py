@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conformance.adapters.kinds import parse_impl
 from conformance.farm.job import grade_supervised
 from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.result_json import ResultFormatError, result_from_json, result_to_json
@@ -106,7 +107,7 @@ def test_a_worker_past_its_hard_limit_is_killed_and_timed_out(tmp_path: Path) ->
     context = prepare(parse_rubric(yaml.safe_load(RUBRIC)))
     started = time.monotonic()
     # `sleep` never says hello: the handshake alone would wait 10 s.
-    supervised = grade_supervised("cmd:sleep 60", "sleeper", context, GradeOptions(), tmp_path, limit_s=1.5)
+    supervised = grade_supervised(parse_impl("cmd:sleep 60"), "sleeper", context, GradeOptions(), tmp_path, limit_s=1.5)
     assert supervised is not None
     assert time.monotonic() - started < 8
     assert supervised.result.status == "timed-out"
@@ -190,3 +191,18 @@ def test_resuming_refuses_another_rubric_and_fresh_starts_over(tmp_path: Path) -
     assert rows(out / "gradebook.csv") == first, "a refused resume leaves the gradebook alone"
     fresh = cli(*arguments, "--out", str(out), "--fresh")
     assert fresh.returncode == 0 and "already graded" not in fresh.stderr
+
+
+def test_the_hard_limit_leaves_room_for_a_slow_cases_own_timeout() -> None:
+    from dataclasses import replace
+
+    from conformance.farm.job import hard_limit_s
+    from conformance.loading.loader import load_suite
+
+    cases = load_suite().cases[:3]
+    options = GradeOptions(build=False, case_timeout_s=0.5, budget_s=10)
+    quick = hard_limit_s(options, cases)
+    slow = hard_limit_s(options, [*cases, replace(cases[0], timeout_s=30)])
+    # spec/fixture-format.md, Timeouts: the case's 30 s holds under --timeout 0.5, and the case in flight may take it.
+    assert slow - quick == pytest.approx(2 * (30 - 0.5))
+    assert hard_limit_s(replace(options, case_timeout_s=40), cases) - quick == pytest.approx(2 * (40 - 0.5))

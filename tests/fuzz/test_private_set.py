@@ -23,7 +23,7 @@ from conformance.grading.rubric import Rubric, load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
 from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from conformance.yamlio.canonical import inputs_key
 from tests.support.cli_runner import cli
 from tests.support.fakes.lookup_table import LookupTable, record
@@ -68,7 +68,7 @@ def _inputs(cases: list[Case]) -> set[str]:
 
 def test_the_set_lints_clean_and_every_case_passes_the_reference(private_dir: Path, private_cases: list[Case], reference: Adapter) -> None:
     assert [str(problem) for problem in lint(private_dir)] == []
-    outcomes = [run_case(reference, case) for case in private_cases]
+    outcomes = [run_alone(reference, case) for case in private_cases]
     assert [(outcome.case_id, outcome.message) for outcome in outcomes if outcome.status != "passed"] == []
     result = cli("run", "--impl", "reference", "--fixtures", str(private_dir), timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -185,7 +185,7 @@ def lookup_table() -> LookupTable:
 
 
 def _score(adapter: Adapter, cases: list[Case], rubric: Rubric) -> Score:
-    return score(rubric, [(case, run_case(adapter, case)) for case in cases if rubric.selects(case)])
+    return score(rubric, [(case, run_alone(adapter, case)) for case in cases if rubric.selects(case)])
 
 
 def _skeleton() -> Adapter:

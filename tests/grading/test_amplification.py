@@ -19,13 +19,14 @@ from pathlib import Path
 
 import pytest
 
+from conformance.adapters.kinds import parse_impl
 from conformance.adapters.settings import ImplSettings
+from conformance.common.student_text import Budget
 from conformance.farm.job import grade_supervised
 from conformance.grading import grader
 from conformance.grading.grader import GradeOptions, GradingContext, grade_submission, planned_isolation, prepare
 from conformance.grading.rubric import parse_rubric
 from conformance.judging.outcome import Outcome
-from conformance.running import execution
 from tests.support.batch_helpers import RUBRIC, rows
 from tests.support.cli_runner import cli_env
 from tests.support.paths import REPO
@@ -118,14 +119,14 @@ def lab31() -> GradingContext:
 
 def test_a_grader_error_on_one_case_errors_that_case_only(lab31: GradingContext, monkeypatch: pytest.MonkeyPatch) -> None:
     victim = lab31.cases[3].id
-    real = execution.run_case  # what grader calls (it imports it from there)
+    real = grader.bounded  # what grading keeps of each outcome
 
-    def failing(adapter: object, case: object, timeout_s: float | None = None) -> Outcome:
-        if getattr(case, "id", None) == victim:
-            raise RecursionError("maximum recursion depth exceeded while judging")
-        return real(adapter, case, timeout_s)  # type: ignore[arg-type]
+    def failing(outcome: Outcome, budget: Budget) -> Outcome:
+        if outcome.case_id == victim:
+            raise RecursionError("maximum recursion depth exceeded while pruning")
+        return real(outcome, budget)
 
-    monkeypatch.setattr(grader, "run_case", failing)
+    monkeypatch.setattr(grader, "bounded", failing)
     result = grade_submission("reference", lab31)
     by_id = {graded.case.id: graded.outcome for graded in result.score.cases}
     assert by_id[victim].status == "errored"
@@ -152,6 +153,6 @@ def test_an_outcome_that_cannot_be_recorded_costs_only_its_case(lab31: GradingCo
 
 def test_a_row_the_grader_gave_up_on_names_the_isolation_the_submission_ran_under(lab31: GradingContext, tmp_path: Path) -> None:
     impl = "cmd:sleep 60"  # never answers its handshake: the worker is stopped at the hard limit
-    supervised = grade_supervised(impl, "sleeper", lab31, GradeOptions(), tmp_path / "work", limit_s=3.0)
+    supervised = grade_supervised(parse_impl(impl), "sleeper", lab31, GradeOptions(), tmp_path / "work", limit_s=3.0)
     assert supervised is not None and supervised.result.status == "timed-out"
     assert supervised.result.isolation == planned_isolation(impl, ImplSettings())

@@ -161,7 +161,7 @@ def test_regen_of_pi_ai_1_needs_a_reference(tmp_path: Path) -> None:
 @needs_npm
 def test_regen_of_pi_ai_1_rewrites_a_shared_case_from_pi_ai(tmp_path: Path) -> None:
     package = install_pi_ai()
-    from conformance.adapters.resolve import resolve_adapter
+    from conformance.adapters.kinds import resolve_adapter
 
     root = scratch(tmp_path, SHARED.replace('value: "A\\n\\nB"', 'value: "wrong"'))
     result = regenerate(["scratch-shared-text"], root, lambda: resolve_adapter(f"pi-ai:{package}"), profile="pi-ai-1")

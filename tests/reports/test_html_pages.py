@@ -28,7 +28,7 @@ from conformance.reports.html.layout import anchor, slugs
 from conformance.reports.html.matrix_site import ImplRun, write_matrix_site
 from conformance.reports.html.run_site import RunPage, write_run_site
 from conformance.reports.html.svg import bins, histogram
-from conformance.running.execution import run_case
+from conformance.running.engine import run_alone
 from tests.support.html_pages import check_site, diverged_rows
 from tests.support.variants import VARIANTS
 
@@ -48,7 +48,7 @@ def _evil_binding() -> Any:
 
 
 def _grade(name: str, adapter: Any, context: GradingContext) -> SubmissionResult:
-    outcomes = [run_case(adapter, case) for case in context.cases]
+    outcomes = [run_alone(adapter, case) for case in context.cases]
     graded = score(context.rubric, zip(context.cases, outcomes, strict=True))
     return SubmissionResult(name, "python:x", name, "ok", "", graded, context.rubric, 1.0)
 

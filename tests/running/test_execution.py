@@ -100,9 +100,13 @@ def test_cases_run_from_several_threads_never_wait_behind_each_other() -> None:
     again.cancelled.set()
 
 
-def test_case_timeout_overrides_the_default() -> None:
-    case = Case(**{**TEXT_CASE.__dict__, "timeout_s": 0.1})
-    assert "within 0.1 s" in run_case(Scripted("hang"), case, timeout_s=5).message
+def test_a_cases_own_timeout_is_a_floor_under_the_option() -> None:
+    # spec/fixture-format.md, Timeouts: the larger of the case's timeout_s and --timeout holds.
+    slow = Case(**{**TEXT_CASE.__dict__, "timeout_s": 0.3})
+    assert "within 0.3 s" in run_case(Scripted("hang"), slow, timeout_s=0.1).message, "a shorter --timeout does not cut it"
+    assert "within 0.4 s" in run_case(Scripted("hang"), slow, timeout_s=0.4).message, "a longer --timeout lengthens it"
+    assert (slow.timeout_with(None), TEXT_CASE.timeout_with(None), TEXT_CASE.timeout_with(5)) == (1.0, 1.0, 5)
+    assert Case(**{**TEXT_CASE.__dict__, "timeout_s": 2}).timeout_with(None) == 2
 
 
 def test_not_supported_is_skipped() -> None:
@@ -144,7 +148,7 @@ def test_a_wait_ends_when_the_loop_is_idle_and_still_sees_late_timers() -> None:
     import asyncio
     import time
 
-    from conformance.adapters.binding import wait_settled
+    from conformance.adapters.event_loop import wait_settled
 
     async def scenario() -> tuple[bool, float, bool]:
         loop = asyncio.get_running_loop()

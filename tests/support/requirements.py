@@ -38,6 +38,9 @@ needs_chromium = pytest.mark.needs_chromium
 #: PI_TEST_SETUP_SH_ROOT=1 (it downloads a base system and takes minutes).
 needs_throwaway_root = pytest.mark.needs_throwaway_root
 SETUP_SH_ROOT_OPT_IN = "PI_TEST_SETUP_SH_ROOT"
+#: Builds this checkout's wheel (``pip wheel``: tens of seconds): a cost, not a tool, so no check
+#: skips it; ``make test-fast`` leaves it out with the markers above (see :data:`FAST_TIER`).
+builds_wheel = pytest.mark.builds_wheel
 
 #: Where the browser tests find Chromium (the system's; Playwright never downloads one here).
 CHROMIUM = Path("/usr/bin/chromium")
@@ -103,6 +106,10 @@ CHECKS: dict[str, Callable[[], str | None]] = {
 def missing(marker: str) -> str | None:
     """Why this machine cannot run a test marked ``marker``, or None when it can (checked once)."""
     return CHECKS[marker]()
+
+
+#: The ``-m`` expression of the fast tier (``make test-fast``): every test that needs no optional tool and builds no wheel.
+FAST_TIER = "not (" + " or ".join([*CHECKS, "builds_wheel"]) + ")"
 
 
 def skip_missing(items: list[pytest.Item]) -> None:

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters.course_build import BuildResult
+from conformance.adapters.kinds import ImplSpecError, resolve_adapter
 from conformance.adapters.pi_course import NotACourseProject, build, check_course_project, pi_course_adapter
-from conformance.adapters.resolve import ImplSpecError, resolve_adapter
 from conformance.adapters.settings import ImplSettings
 from tests.support.attack_projects import MODULES, copy_project
 from tests.support.build_rules import own_script

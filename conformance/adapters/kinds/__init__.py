@@ -8,6 +8,7 @@ adapter) is asked of the parsed value, so no other module reads the prefix of ``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -21,8 +22,13 @@ from conformance.adapters.kinds.reference import Reference
 from conformance.adapters.settings import ImplSettings
 
 __all__ = [
+    "BUILT_KINDS",
+    "COURSE_CODE_KINDS",
     "IMPL_FORMS",
+    "IN_PROCESS_KINDS",
     "KINDS",
+    "PRELOAD_MODULES",
+    "PROCESS_GROUP",
     "Built",
     "Impl",
     "ImplKind",
@@ -30,6 +36,7 @@ __all__ = [
     "default_impl",
     "default_template",
     "parse_impl",
+    "prefixes",
     "profile_problem",
     "resolve_adapter",
     "submission_kind",
@@ -40,6 +47,21 @@ KINDS: Final[tuple[ImplKind, ...]] = (Reference(), Python(), Command(), Course()
 _BY_NAME: Final = {kind.name: kind for kind in KINDS}
 #: One help line per kind, for the epilog of every command that takes ``--impl``.
 IMPL_FORMS: Final = tuple(kind.form() for kind in KINDS)
+
+
+def prefixes(which: Callable[[ImplKind], bool]) -> str:
+    """The kinds ``which`` selects, as ``--impl`` begins them (``cmd:, pi-course:``): for help texts and group titles."""
+    return ", ".join(kind.prefix for kind in KINDS if which(kind))
+
+
+#: The title of the option group about programs run in processes of their own (the sandbox, the limits, the build).
+PROCESS_GROUP: Final = f"process implementations ({prefixes(lambda kind: kind.separate_process)})"
+#: The kinds ``--build`` builds, the kinds whose code is the course's TypeScript, the kinds imported into the grader.
+BUILT_KINDS: Final = prefixes(lambda kind: kind.builds)
+COURSE_CODE_KINDS: Final = prefixes(lambda kind: kind.course_code)
+IN_PROCESS_KINDS: Final = prefixes(lambda kind: kind.imports_code)
+#: Every module some kind's grading worker imports, in kind order, each once (see :attr:`ImplKind.preload`).
+PRELOAD_MODULES: Final = tuple(dict.fromkeys(module for kind in KINDS for module in kind.preload))
 
 
 class _Unknown(ImplKind):

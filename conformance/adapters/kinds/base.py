@@ -59,6 +59,15 @@ class ImplKind:
     #: The profile whose expected values were read from this kind's behaviour (the course's
     #: reference; pi-ai-1's upstream package): when it fails a case, the case may be wrong.
     reference_of: ClassVar[str | None] = None
+    #: It has a build step of its own (``--build`` runs it).
+    builds: ClassVar[bool] = False
+    #: The modules a grading worker imports to run it: the fork server imports them once, before any fork.
+    preload: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def prefix(self) -> str:
+        """How ``--impl`` begins for this kind: ``pi-course:``, or the whole value (``reference``) when it takes no target."""
+        return f"{self.name}:" if self.takes_target else self.name
 
     @classmethod
     def form(cls) -> str:
@@ -75,6 +84,10 @@ class ImplKind:
 
     def layout_problem(self, target: str) -> str | None:
         """Why the target is not a submission of this kind (status ``not-a-project``), or None."""
+        return None
+
+    def unbuilt_problem(self, target: str) -> str | None:
+        """One line when the target has to be built before it can run (``run`` without ``--build``), or None."""
         return None
 
     def build(self, target: str, settings: ImplSettings) -> Built | None:
@@ -123,6 +136,10 @@ class Impl:
     def layout_problem(self) -> str | None:
         """Why this is not a submission of its kind, or None."""
         return self.kind.layout_problem(self.target)
+
+    def unbuilt_problem(self) -> str | None:
+        """Why it cannot run until it is built (see :meth:`ImplKind.unbuilt_problem`), or None."""
+        return self.kind.unbuilt_problem(self.target)
 
     def build(self, settings: ImplSettings) -> Built | None:
         """Build it (see :meth:`ImplKind.build`)."""

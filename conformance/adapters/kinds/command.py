@@ -15,6 +15,7 @@ class Command(ImplKind):
     usage = "cmd:'COMMAND LINE'"
     meaning = "any program speaking the JSON-lines protocol (spec/protocol.md)"
     shell_target = True
+    preload = ("conformance.adapters.process", "conformance.adapters.sandbox")
 
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
         from conformance.adapters.process import ProcessAdapter, parse_command

@@ -22,6 +22,8 @@ class Course(ImplKind):
     folder_target = True
     course_code = True
     same_adapter_name = True  # every student's package is "pi-course": the folder tells them apart
+    builds = True
+    preload = ("conformance.adapters.pi_course", "conformance.adapters.process", "conformance.adapters.sandbox")
 
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
         from conformance.adapters.pi_course import CourseLayoutError, pi_course_adapter
@@ -47,6 +49,17 @@ class Course(ImplKind):
         if target and project.is_dir() and not is_course_project(project):
             return "not a course project: no package.json (in it or in packages/pi-course) and no compiled modules"
         return None
+
+    def unbuilt_problem(self, target: str) -> str | None:
+        """A project with a package.json but none of its built modules: one line, rather than every case skipped with its own
+        "dist/src/... not found" (249 lines for one cause)."""
+        from conformance.adapters.pi_course import COURSE_MODULES, modules_dir, package_dir
+
+        path = Path(self.folder_of(target)).expanduser()
+        if not (package_dir(path) / "package.json").is_file() or any((modules_dir(path) / name).is_file() for name in COURSE_MODULES):
+            return None
+        where = package_dir(path)
+        return f"this project is not built: pass `--build` (or run `npm run build` in {where}); {modules_dir(path)} holds no built module"
 
     def build(self, target: str, settings: ImplSettings) -> Built | None:
         from conformance.adapters.pi_course import CourseLayoutError, build, split_runtime, with_runtime

@@ -23,6 +23,7 @@ class PiAi(ImplKind):
     profile = PI_AI_1.name
     reference_of = PI_AI_1.name
     folder_target = True
+    preload = ("conformance.adapters.pi_ai", "conformance.adapters.process", "conformance.adapters.sandbox")
 
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
         from conformance.adapters.pi_ai import PiAiLayoutError, pi_ai_adapter
