@@ -28,6 +28,9 @@ _LABS_OF: dict[str, tuple[str, ...]] = {
     **{operation: ("3.1",) for operation in PURE_OPERATIONS},
     "event_stream": ("3.2",),
     "scripted_model": ("4.1", "4.2"),
+    "object_schema": ("6.1",),
+    "tool_registry": ("6.2",),
+    "execute_tool_call": ("6.3",),
 }
 # The id prefix for an operation no file has yet (the existing files' convention).
 DEFAULT_PREFIX = {
@@ -40,6 +43,9 @@ DEFAULT_PREFIX = {
     "make_assistant_message": "make-assistant-",
     "event_stream": "stream-",
     "scripted_model": "sm-",
+    "object_schema": "tool-schema-",
+    "tool_registry": "tool-reg-",
+    "execute_tool_call": "tool-exec-",
 }
 EXAMPLE_CLAUSE = {
     "text_of": "IR-TEXT-1",
@@ -51,6 +57,9 @@ EXAMPLE_CLAUSE = {
     "make_assistant_message": "IR-MAKE-3",
     "event_stream": "STREAM-1",
     "scripted_model": "SM-PLAY-1",
+    "object_schema": "TOOL-SCHEMA-1",
+    "tool_registry": "TOOL-REG-2",
+    "execute_tool_call": "TOOL-EXEC-1",
 }
 
 # Operation-specific part of the scaffold, indented as the case's own keys (two spaces per level).
@@ -142,6 +151,40 @@ steps:
       finished: true
       events:
         - "TODO: every event of the call, in order"
+""",
+    "object_schema": """\
+input:
+  shape: {value: string, label: optional_string}  # TODO: the shape (string, optional_string, optional_positive_integer)
+  value: "TODO: the value to parse (leave out to check json_schema only)"
+# Expected values come from the clauses above, never from what an implementation prints.
+expect:
+  error: "TODO: null, or the exact message parse throws"
+  keys: ["TODO: the result's keys in order, or null"]
+""",
+    "tool_registry": """\
+input:
+  tools:
+    echo: {name: echo, description: "TODO: the description", schema: {shape: {value: string}}}
+steps:
+  - action: construct
+    tools: [echo]
+    expect: {error: null}
+  # Expected values come from the clauses above, never from what an implementation prints.
+  - action: definitions
+    expect:
+      value: ["TODO: the definitions, in order"]
+""",
+    "execute_tool_call": """\
+input:
+  tools:
+    - name: echo
+      description: echo
+      schema: {shape: {value: string}}
+      script: [{return: {content: [{type: text, text: "TODO: the output"}]}}]
+  call: {type: toolCall, id: c1, name: echo, arguments: {value: "TODO"}}
+# Expected values come from the clauses above; {$type: number} for the timestamp.
+expect:
+  result: "TODO: the tool-result message the clauses prescribe"
 """,
 }
 
