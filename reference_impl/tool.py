@@ -9,21 +9,14 @@ from __future__ import annotations
 
 import builtins
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from .ir import text
 
-
-class _Missing:
-    """The value of a key that is not there (JavaScript's ``undefined`` as a validator input)."""
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-#: What a validator receives for a missing key; JSON ``null`` (``None``) is a value, not this.
-MISSING: Any = _Missing()
+#: What a validator receives for a missing key (JavaScript's ``undefined``); JSON ``null``
+#: (``None``) is a value, not this.
+MISSING: Any = object()
 
 
 class Validator:
@@ -68,11 +61,12 @@ class ObjectSchema:
     """``objectSchema(shape)``: a JSON Schema of the shape, and a parse that keeps its keys only."""
 
     def __init__(self, shape: Mapping[str, Any]) -> None:
-        self.shape = dict(shape)
+        # Kept, not copied: the course's parse reads the shape when it runs, too.
+        self.shape = shape
         self.json_schema = {
             "type": "object",
-            "properties": {key: getattr(validator, "json_schema", None) or {} for key, validator in self.shape.items()},
-            "required": [key for key, validator in self.shape.items() if not getattr(validator, "optional", False)],
+            "properties": {key: validator.json_schema for key, validator in shape.items()},
+            "required": [key for key, validator in shape.items() if not validator.optional],
             "additionalProperties": False,
         }
 
@@ -88,22 +82,16 @@ def object_schema(shape: Mapping[str, Any]) -> ObjectSchema:
     return ObjectSchema(shape)
 
 
-class Tool(Protocol):
-    """A tool: its name and description, its schema, and ``execute(params, context)``."""
-
-    name: str
-    description: str
-    schema: Any
-
-    def execute(self, params: Any, context: dict[str, Any]) -> Awaitable[dict[str, Any]]: ...
-
-
 class ToolRegistry:
-    """The tools of a run, by name, in registration order."""
+    """The tools of a run, by name, in registration order.
 
-    def __init__(self, tools: builtins.list[Any] | None = None) -> None:
+    A tool is any object with ``name``, ``description``, ``schema`` (with ``parse`` and,
+    optionally, ``json_schema``) and an async ``execute(params, context)``.
+    """
+
+    def __init__(self, tools: Iterable[Any] = ()) -> None:
         self._tools: dict[str, Any] = {}
-        for tool in tools or []:
+        for tool in tools:
             self.register(tool)
 
     def register(self, tool: Any) -> None:
@@ -122,14 +110,13 @@ class ToolRegistry:
 
     def definitions(self) -> builtins.list[dict[str, Any]]:
         """What a provider sees of each tool: name, description and parameters."""
-        return [
-            {
-                "name": tool.name,
-                "description": tool.description,
-                "parameters": getattr(tool.schema, "json_schema", None) or {"type": "object"},
-            }
-            for tool in self.list()
-        ]
+        return [{"name": tool.name, "description": tool.description, "parameters": _parameters(tool.schema)} for tool in self.list()]
+
+
+def _parameters(schema: Any) -> Any:
+    """A schema's JSON Schema; ``{type: "object"}`` for a schema without one."""
+    json_schema = getattr(schema, "json_schema", None)
+    return {"type": "object"} if json_schema is None else json_schema
 
 
 def _now() -> int:
@@ -156,7 +143,7 @@ async def execute_tool_call(call: Mapping[str, Any], registry: ToolRegistry, con
         return _failed(call, ValueError("未知工具"))
     try:
         params = tool.schema.parse(call["arguments"])
-        output = await tool.execute(params, {**(context or {}), "callId": call["id"]})
+        output = await tool.execute(params, {**(context if context is not None else {}), "callId": call["id"]})
     except Exception as error:
         return _failed(call, error)
     result = {"role": "toolResult", "toolCallId": call["id"], "toolName": call["name"], "content": output["content"]}
