@@ -1,7 +1,8 @@
-"""Python reference implementation of the pi-conformance spec (chapters 03 and 04).
+"""Python reference implementation of the pi-conformance spec (chapters 03, 04 and 06).
 
 The message IR and its constructors, text projection and system replay, the event
-streams, ``ScriptedModel`` with its abort signal, and ``json_text``.
+streams, ``ScriptedModel`` with its abort signal, ``json_text``, and the tool contract
+(validators, ``object_schema``, ``ToolRegistry``, ``execute_tool_call``).
 """
 
 from .abort import AbortController, AbortSignal
@@ -15,6 +16,7 @@ from .projection import (
     text_of,
 )
 from .scripted_model import ScriptedModel
+from .tool import ToolRegistry, execute_tool_call, object_schema, optional_positive_integer, optional_string, string_value
 
 __all__ = [
     "AbortController",
@@ -22,10 +24,16 @@ __all__ = [
     "AssistantMessageEventStream",
     "EventStream",
     "ScriptedModel",
+    "ToolRegistry",
     "assistant_message",
     "current_system_message",
     "current_system_prompt",
+    "execute_tool_call",
     "json_text",
+    "object_schema",
+    "optional_positive_integer",
+    "optional_string",
+    "string_value",
     "system_message_text",
     "text",
     "text_of",

@@ -78,7 +78,7 @@ class StreamObserver:
             await wait_settled(consumer.task, self.settle_deadline_s)
         except Exception as error:
             return {"events": self.to_json(consumer.received, "the events"), "finished": False, "threw": describe_exception(error)}
-        # Serialized now, after the stream finished (spec/spec.md section 8): a partial shared
+        # Serialized now, after the stream finished (spec/spec.md, Notes for porters): a partial shared
         # between events and changed by later ones shows in every event that holds it.
         observation: JsonObject = {"events": self.to_json(consumer.received, "the events"), "finished": consumer.task.done()}
         if consumer.task.done() and consumer.task.exception() is not None:

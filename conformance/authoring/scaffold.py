@@ -17,6 +17,7 @@ from pathlib import Path
 from conformance.authoring.files import FixtureText, read
 from conformance.authoring.ids import shared_words
 from conformance.authoring.lint import HEADER_PREFIX, SCHEMA_FILE
+from conformance.authoring.scaffold_bodies import BODIES, DEFAULT_PREFIX, EXAMPLE_CLAUSE
 from conformance.loading import shared_files
 from conformance.loading.cases import LABS, OPERATIONS, PURE_OPERATIONS
 from conformance.loading.loader import fixture_files
@@ -31,121 +32,9 @@ _LABS_OF: dict[str, tuple[str, ...]] = {
     **{operation: ("3.1",) for operation in PURE_OPERATIONS},
     "event_stream": ("3.2",),
     "scripted_model": ("4.1", "4.2"),
-}
-# The id prefix for an operation no file has yet (the existing files' convention).
-DEFAULT_PREFIX = {
-    "text_of": "text-of-",
-    "system_message_text": "sys-text-",
-    "current_system_message": "sys-replay-",
-    "current_system_prompt": "sys-prompt-",
-    "make_text": "make-text-",
-    "make_user_message": "make-user-",
-    "make_assistant_message": "make-assistant-",
-    "event_stream": "stream-",
-    "scripted_model": "sm-",
-}
-EXAMPLE_CLAUSE = {
-    "text_of": "IR-TEXT-1",
-    "system_message_text": "SYS-TEXT-1",
-    "current_system_message": "SYS-REPLAY-2",
-    "current_system_prompt": "SYS-PROMPT-1",
-    "make_text": "IR-MAKE-1",
-    "make_user_message": "IR-MAKE-2",
-    "make_assistant_message": "IR-MAKE-3",
-    "event_stream": "STREAM-1",
-    "scripted_model": "SM-PLAY-1",
-}
-
-# Operation-specific part of the scaffold, indented as the case's own keys (two spaces per level).
-BODIES = {
-    "text_of": """\
-input:
-  message: "TODO: the message to project, e.g. {role: user, content: [{type: text, text: hi}], timestamp: 1}"
-# Expected values come from the clauses above, never from what an implementation prints.
-expect:
-  value: "TODO: the text the clauses prescribe"
-  input_unchanged: true
-""",
-    "system_message_text": """\
-input:
-  message: "TODO: a system message, e.g. {role: system, content: You are Pi., timestamp: 1}"
-# Expected values come from the clauses above, never from what an implementation prints.
-expect:
-  value: "TODO: the text the clauses prescribe"
-  input_unchanged: true
-""",
-    "current_system_message": """\
-input:
-  messages:
-    - "TODO: the transcript, system messages among the others"
-# Expected values come from the clauses above, never from what an implementation prints.
-# section_order (the result's section names in order, or null) may be expected too.
-expect:
-  value: "TODO: the replayed system message, or null"
-  input_unchanged: true
-""",
-    "current_system_prompt": """\
-input:
-  messages:
-    - "TODO: the transcript, system messages among the others"
-# Expected values come from the clauses above, never from what an implementation prints.
-expect:
-  value: "TODO: the prompt text, or null"
-  input_unchanged: true
-""",
-    "make_text": """\
-input:
-  value: "TODO: the string to wrap"
-# Expected values come from the clauses above, never from what an implementation prints.
-expect:
-  value: "TODO: the text block the clauses prescribe"
-""",
-    "make_user_message": """\
-input:
-  value: "TODO: the string to wrap"
-# Expected values come from the clauses above; {$type: number} where the spec leaves a value open.
-expect:
-  value: "TODO: the user message the clauses prescribe"
-""",
-    "make_assistant_message": """\
-input:
-  content:
-    - "TODO: the content blocks, e.g. {type: text, text: hi}"
-# Expected values come from the clauses above; {$type: ...} where the spec leaves a value open.
-expect:
-  value: "TODO: the assistant message the clauses prescribe"
-""",
-    "event_stream": """\
-input:
-  kind: assistant  # or generic, with terminal_types and result_field
-steps:
-  - action: push
-    event: "TODO: a model event (spec EV-1), e.g. {type: start, partial: {...}}"
-    expect: {threw: null}
-  # Expected values come from the clauses above, never from what an implementation prints.
-  - action: consume
-    expect:
-      finished: true
-      events:
-        - "TODO: every event the consumer receives, in order"
-""",
-    "scripted_model": """\
-input:
-  turns:
-    - "TODO: the scripted turns, e.g. an assistant message with stopReason stop"
-steps:
-  - action: stream
-    call: c1
-    context: {messages: [{role: user, content: [{type: text, text: "TODO: the request"}], timestamp: 1}]}
-    expect: {threw: null}
-  # Expected values come from the clauses above, never from what an implementation prints.
-  - action: consume
-    call: c1
-    expect:
-      finished: true
-      events:
-        - "TODO: every event of the call, in order"
-""",
+    "object_schema": ("6.1",),
+    "tool_registry": ("6.2",),
+    "execute_tool_call": ("6.3",),
 }
 
 

@@ -17,8 +17,6 @@ from pathlib import Path
 from conformance.authoring.files import FixtureText, read
 from conformance.authoring.ids import shared_words
 from conformance.authoring.scaffold import (
-    BODIES,
-    EXAMPLE_CLAUSE,
     Scaffolded,
     ScaffoldError,
     append_lines,
@@ -27,6 +25,7 @@ from conformance.authoring.scaffold import (
     named_file,
     new_file,
 )
+from conformance.authoring.scaffold_bodies import BODIES, EXAMPLE_CLAUSE
 from conformance.loading import shared_files
 from conformance.loading.loader import fixture_files
 from conformance.spec.profiles import COURSE, Profile, get_profile

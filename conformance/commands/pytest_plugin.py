@@ -29,7 +29,7 @@ from conformance.judging.feedback import failure_report
 from conformance.judging.outcome import Outcome
 from conformance.loading.cases import LABS, BrokenCase, Case
 from conformance.loading.loader import Suite, load_suite
-from conformance.loading.selection import selection_problems
+from conformance.loading.selection import CHAPTERS, selection_problems
 from conformance.reports.run_summary import CaseResult, group_lines, groups_of, skip_lines, summary_lines, write_json_report
 from conformance.running.engine import Policy, run_one
 from conformance.running.execution import all_divergences
@@ -123,9 +123,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default) or pi-ai-1")
     FIXTURES.add_to_pytest(group)
     group.addoption(
-        "--lab", action="append", default=[], help="run only this lab (3.1, 3.2, 4.1, 4.2), or with --profile pi-ai-1 this area; repeatable"
+        "--lab", action="append", default=[], help=f"run only this lab ({', '.join(LABS)}), or with --profile pi-ai-1 this area; repeatable"
     )
-    group.addoption("--chapter", action="append", default=[], help="run only this chapter (03, 04); repeatable")
+    group.addoption("--chapter", action="append", default=[], help=f"run only this chapter ({', '.join(CHAPTERS)}); repeatable")
     group.addoption("--clause", action="append", default=[], help="run only cases that check this clause id; repeatable")
     TIMEOUT.add_to_pytest(group)
     group.addoption("--report-json", default=None, help="write the JSON report to this file")
@@ -206,7 +206,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{marker_name('lab', lab)}: cases of lab {lab}")
     for feature in profile.features:
         config.addinivalue_line("markers", f"{marker_name('lab', feature)}: cases of the {profile.name} area {feature}")
-    for chapter in ("03", "04"):
+    for chapter in CHAPTERS:
         config.addinivalue_line("markers", f"{marker_name('chapter', chapter)}: cases of chapter {chapter}")
     for clause_id in state.clauses:
         config.addinivalue_line("markers", f"{marker_name('clause', clause_id)}: cases that check {clause_id}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from conformance.authoring.scaffold import DEFAULT_PREFIX
+from conformance.authoring.scaffold_bodies import DEFAULT_PREFIX
 from conformance.common.jsontypes import JsonValue
 from conformance.fuzz.expect import case_id, clauses_for
 from conformance.fuzz.strategies import Program

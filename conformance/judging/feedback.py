@@ -168,6 +168,21 @@ HINT_KEYS: frozenset[str] = frozenset(
         "input_unchanged",
         "turns_unchanged",
         "context",
+        # chapter 06 (object_schema, tool_registry, execute_tool_call)
+        "json_schema",
+        "keys",
+        "error",
+        "tool",
+        "tools",
+        "fresh_array",
+        "result",
+        "received",
+        "params",
+        "param_keys",
+        "call_id",
+        "signal",
+        "report_progress",
+        "progress",
     }
 )
 #: The course functions a hint may name, and the operations whose divergence they can explain.

@@ -60,7 +60,11 @@ def test_the_handshake_lists_exactly_the_profiles_operations(profile_name: str, 
     operations = hello["operations"]
     assert isinstance(operations, list)
     assert len(operations) == len(set(operations))
-    assert set(operations) == profile.operations
+    assert set(operations) == profile.operations - NOT_PLAYED_YET.get(profile_name, frozenset())
+
+
+#: Operations a Node adapter does not play yet: chapter 06's tool contract (issue 35), whose cases it skips.
+NOT_PLAYED_YET = {"course": frozenset({"object_schema", "tool_registry", "execute_tool_call"})}
 
 
 @pytest.mark.parametrize("profile_name", ["course", "pi-ai-1"])

@@ -1,6 +1,6 @@
 """The worked example of docs/porting.md: a port with its own types (examples/typed_port), bound in under 40 lines.
 
-It passes every course case, and the binding hooks (``to_impl``, ``to_json``) observe its own
+It passes every course case of chapters 03 and 04, and the binding hooks (``to_impl``, ``to_json``) observe its own
 objects: broken variants that mutate the port's inputs, share one partial between events or
 resolve ``result()`` with a copy are each caught.
 """
@@ -35,7 +35,8 @@ def port() -> Iterator[ModuleType]:
 
 
 def course_cases(suite: Suite) -> list[Any]:
-    return [case for case in suite.cases if case.profile == "course"]
+    """The course cases the example ports: chapters 03 and 04 (it has no tool contract)."""
+    return [case for case in suite.cases if case.profile == "course" and case.chapter in {"03", "04"}]
 
 
 def failures(binding: Any, suite: Suite, operation: str | None = None) -> dict[str, str]:

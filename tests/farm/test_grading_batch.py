@@ -26,8 +26,9 @@ from tests.support.requirements import needs_node, require
 
 pytestmark = needs_node
 LABS = ("3.1", "3.2", "4.1", "4.2")
-# Case counts come from the fixtures, so adding a case never breaks these tests.
-CASES = load_suite().cases
+# Case counts come from the fixtures, so adding a case never breaks these tests; the graded
+# cases are those of the rubric's labs (chapter 06 is not graded yet).
+CASES = [case for case in load_suite().cases if case.lab in LABS]
 TOTAL_CASES = len(CASES)
 
 

@@ -21,7 +21,7 @@ from conformance.authoring.lint import lint
 from conformance.fuzz import private
 from conformance.grading.rubric import Rubric, load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
-from conformance.loading.cases import Case
+from conformance.loading.cases import LABS, Case
 from conformance.loading.loader import load_suite
 from conformance.running.engine import run_alone
 from conformance.yamlio.canonical import inputs_key
@@ -67,7 +67,10 @@ def _inputs(cases: list[Case]) -> set[str]:
 
 
 def test_the_set_lints_clean_and_every_case_passes_the_reference(private_dir: Path, private_cases: list[Case], reference: Adapter) -> None:
-    assert [str(problem) for problem in lint(private_dir)] == []
+    # The set draws for the rubric's labs; the labs it does not grade (chapter 06, until course
+    # projects can be checked on it) have no private case, and lint may say so.
+    ungraded = [f"no case for lab {lab}:" for lab in LABS if lab not in load_rubric().labs]
+    assert [str(problem) for problem in lint(private_dir) if not any(text in str(problem) for text in ungraded)] == []
     outcomes = [run_alone(reference, case) for case in private_cases]
     assert [(outcome.case_id, outcome.message) for outcome in outcomes if outcome.status != "passed"] == []
     result = cli("run", "--impl", "reference", "--fixtures", str(private_dir), timeout=120)
@@ -158,7 +161,8 @@ def test_hand_written_cases_are_kept_and_their_inputs_never_drawn(tmp_path: Path
     assert [case.id for case in regenerated].count("text-of-staff-1") == 1
     assert taken.id not in {case.id for case in regenerated}
     assert len(regenerated) == 101
-    assert [str(problem) for problem in lint(out)] == []
+    ungraded = [f"no case for lab {lab}:" for lab in LABS if lab not in load_rubric().labs]
+    assert [str(problem) for problem in lint(out) if not any(text in str(problem) for text in ungraded)] == []
 
 
 def inputs_of(case: Case) -> str:

@@ -141,9 +141,13 @@ def test_skipped_errored_and_failed_earn_nothing_and_full_marks_are_exact() -> N
 
 
 def test_the_reference_gets_full_marks_with_the_default_rubric(suite: Suite) -> None:
-    result = grade_submission("reference", prepare(load_rubric()))
+    rubric = load_rubric()
+    result = grade_submission("reference", prepare(rubric))
     assert (result.status, result.score.points, result.score.max_points) == ("ok", 100, 100)
-    assert result.score.total == len(suite.cases)
+    # Chapter 06's labs are not graded yet: no course project can be checked on them until the
+    # pi-course adapter plays the tool operations. Every case of a graded lab is scored.
+    assert {case.lab for case in suite.cases} - set(rubric.labs) == {"6.1", "6.2", "6.3"}
+    assert result.score.total == len([case for case in suite.cases if case.lab in rubric.labs])
 
 
 # -- status ------------------------------------------------------------------------------

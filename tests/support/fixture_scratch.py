@@ -19,6 +19,9 @@ DEFAULT_PICKS: dict[str, list[str]] = {
     "shared/event-stream.yaml": ["stream-end-wakes-waiting-consumer"],
     "ch04/text-turns.yaml": ["sm-text-result-only-never-consumed"],
     "ch04/exhaustion.yaml": ["sm-exhaust-result-without-consume-resolves"],
+    "ch06/validators.yaml": ["tool-schema-course-parse-null"],
+    "ch06/registry.yaml": ["tool-reg-course-initial-list"],
+    "ch06/execute.yaml": ["tool-exec-course-success"],
 }
 
 
