@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 from conformance.common.jsontypes import JsonValue
 from conformance.common.value_paths import join_index
-from conformance.judging.matcher import MISSING, first_divergence
+from conformance.judging.matcher import MISSING, first_divergence, literal_key
 from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
 from conformance.spec.profiles import get_profile
@@ -150,11 +150,12 @@ def _key_symptoms(key: str, expected: JsonValue, actual: object) -> set[str]:
             if first_divergence(expected_item, actual_item) is not None:
                 found.add(label)
             continue
-        for item_key, expected_value in expected_item.items():
+        expected_keys = {literal_key(item_key): value for item_key, value in expected_item.items()}
+        for item_key, expected_value in expected_keys.items():
             item_divergence = first_divergence(expected_value, actual_item.get(item_key, MISSING), f"{label}.{item_key}")
             if item_divergence is not None:
                 found.add(item_divergence.path)
-        if any(item_key not in expected_item for item_key in actual_item):
+        if any(item_key not in expected_keys for item_key in actual_item):
             found.add(label)
     return found
 
