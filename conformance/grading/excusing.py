@@ -6,7 +6,8 @@ attribution's rules 3 and 4 on top of it:
 - **Visible from visible.** Cases students see are attributed among the visible cases only,
   and their share is their lab's own pass rate *over visible cases*. Held-out cases are
   attributed among all cases (their results are hidden until grades are published anyway).
-  So two submissions that differ only in how the held-out cases go get the same visible
+  A held-out case's share is its lab's own pass rate over held-out cases, so that public
+  answers cannot lift it. So two submissions that differ only in how the held-out cases go get the same visible
   points and text, byte for byte: no oracle before publication, no channel out of the
   held-out phase.
 - **Refunds are capped by what the evidence cost.** All the points excused cases earn back
@@ -50,7 +51,8 @@ def excuse(
     seen = _shared(seen, own_pass_rates(visible, seen, weighted))
     seen, refunded = _capped(seen, lab_order, labs, full, _cost(seen.values(), full))
     everything = {**hidden, **seen}
-    hidden = _shared(hidden, own_pass_rates(ordered, everything, weighted))
+    # Over held-out cases only: public answers (a table of them) must not lift a held-out case's share.
+    hidden = _shared(hidden, own_pass_rates([pair for pair in ordered if pair[0].id in held_out], everything, weighted))
     hidden, _ = _capped(hidden, lab_order, labs, full, _cost(everything.values(), full) - refunded)
     return {**hidden, **seen}
 

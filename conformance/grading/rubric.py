@@ -41,6 +41,7 @@ SCORING_MODES: tuple[ScoringMode, ...] = ("per-case", "per-clause", "capped")
 #: With ``scoring_mode: capped``, the share of a lab's points one cause costs at most unless ``cause_cap`` says otherwise.
 DEFAULT_CAUSE_CAP = 0.4
 HeldOutVisibility = Literal["after_published", "after_due_date", "hidden"]
+PublicCases = Literal["confirmed", "plain"]
 
 
 class RubricError(ValueError):
@@ -104,6 +105,8 @@ class Rubric:
     scoring_mode: ScoringMode = "per-case"
     #: With ``capped``: the share of a lab's points one cause of failure costs at most.
     cause_cap: float = DEFAULT_CAUSE_CAP
+    #: With held-out cases: public cases earn only as far as the held-out cases of their clauses do (:mod:`confirmation`).
+    public_cases: PublicCases = "confirmed"
 
     @property
     def group_label(self) -> str:
@@ -214,6 +217,7 @@ def parse_rubric(data: object, source: str = "rubric") -> Rubric:
         profile=profile,
         scoring_mode=data.get("scoring_mode", "per-case"),
         cause_cap=float(data.get("cause_cap", DEFAULT_CAUSE_CAP)),
+        public_cases=data.get("public_cases", "confirmed"),
     )
 
 

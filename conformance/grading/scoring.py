@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from conformance.grading.attribution import Inherited
+from conformance.grading.confirmation import confirmed
 from conformance.grading.excusing import excuse
 from conformance.grading.rubric import Rubric, profile_groups
 from conformance.judging.failure_groups import group_failures
@@ -44,6 +45,13 @@ class GradedCase:
     held_out: bool = False
     #: Set when the case failed only because of an earlier lab's bug (charged there).
     inherited: Inherited | None = None
+    #: A public case's points before held-out cases confirmed them (:mod:`confirmation`); what students see before publication.
+    unconfirmed_points: float | None = None
+
+    @property
+    def visible_points(self) -> float:
+        """The points shown before grades are published: they never depend on a held-out outcome."""
+        return self.points if self.unconfirmed_points is None else self.unconfirmed_points
 
     @property
     def passed(self) -> bool:
@@ -138,6 +146,8 @@ def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]]) -> Score:
         ]
         if rubric.scoring_mode == "capped":
             lab_cases = _capped_by_phase(lab_cases, rubric.cause_cap)
+        if rubric.public_cases == "confirmed":
+            lab_cases = confirmed(lab_cases)
         graded.extend(lab_cases)
         labs.append(_lab_score(lab, rule.weight, lab_cases))
     return Score(tuple(graded), tuple(labs))
@@ -181,9 +191,9 @@ def _lab_score(lab: str, weight: float, cases: Sequence[GradedCase]) -> LabScore
     counts["inherited"] = sum(graded.inherited is not None for graded in cases)
     counts["total"] = len(cases)
     maximum = sum(graded.max_points for graded in cases)
-    # What was lost, as a share of the lab's weight: full marks are then exactly the weight.
+    # Exactly the weight when nothing was lost, exactly 0 when nothing was earned.
     lost = sum(graded.max_points - graded.points for graded in cases)
-    earned = max(0.0, weight - weight * lost / maximum) if maximum > 0 else 0.0
+    earned = (weight if lost <= 0 else weight * sum(graded.points for graded in cases) / maximum) if maximum > 0 else 0.0
     excused_lost = sum(graded.max_points - graded.points for graded in cases if graded.inherited is not None)
     counted = {key: counts.get(key, 0) for key in ("total", *STATUSES, "inherited")}
     return LabScore(lab, earned, weight, counted, excused_lost)

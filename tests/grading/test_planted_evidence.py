@@ -38,4 +38,6 @@ def test_a_planted_lab_4_1_failure_earns_nothing(contexts: dict[str, GradingCont
     # The plant is there: one lab 4.1 case fails, with the symptom of lab 4.2's real failures.
     lab_41 = [graded for graded in planted.cases if graded.case.lab == "4.1" and not graded.passed]
     assert len(lab_41) == 1 and real.lab("4.1").points == 25  # type: ignore[union-attr]
-    assert planted.points == pytest.approx(real.points, abs=1e-9)
+    assert planted.points <= real.points + 1e-9
+    if where == "public":  # the plant's cost is refunded exactly, never more
+        assert planted.points == pytest.approx(real.points, abs=1e-9)

@@ -55,7 +55,7 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
         tests.append(
             {
                 "name": graded.case.id,
-                "score": round(graded.points, _DIGITS),
+                "score": round(graded.visible_points, _DIGITS),
                 "max_score": round(graded.max_points, _DIGITS),
                 "status": "passed" if graded.passed else "failed",
                 "output": feedback or "passed",
@@ -63,6 +63,7 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
                 "visibility": result.rubric.held_out_visibility if graded.held_out else "visible",
             }
         )
+    tests += confirmation_tests(result)
     labs: list[JsonValue] = [
         {
             label: lab.lab,
@@ -92,6 +93,34 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
         },
         "tests": tests,
     }
+
+
+def confirmation_tests(result: SubmissionResult) -> list[JsonValue]:
+    """Per lab, one held-out test with what its held-out cases did not confirm of its public cases' points (a score <= 0).
+
+    Public tests show their unconfirmed points, so they say nothing about held-out cases; this
+    test, shown with the held-out ones, makes the tests add up to the score.
+    """
+    label = result.rubric.group_label
+    tests: list[JsonValue] = []
+    for lab in result.score.labs:
+        public = [graded for graded in result.score.cases if graded.case.lab == lab.lab and graded.unconfirmed_points is not None]
+        lost = sum(graded.visible_points - graded.points for graded in public)
+        if not public:
+            continue
+        tests.append(
+            {
+                "name": f"{label} {lab.lab}: public cases confirmed by held-out cases",
+                "score": round(-lost, _DIGITS),
+                "max_score": 0,
+                "status": "passed" if lost <= 0 else "failed",
+                "output": "A public case earns its points as far as the held-out cases of its clauses earn theirs"
+                f" (rubric public_cases: confirmed); here that costs {lost:.2f} points.",
+                "tags": [f"{label} {lab.lab}"],
+                "visibility": result.rubric.held_out_visibility,
+            }
+        )
+    return tests
 
 
 def start_here(result: SubmissionResult) -> list[GradedCase]:
