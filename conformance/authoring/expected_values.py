@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from conformance.authoring.problems import Problem
 from conformance.common.jsontypes import JsonValue
-from conformance.judging.matcher import is_matcher
+from conformance.judging.matcher import is_matcher, literal_key
 from conformance.loading.cases import Case
 from conformance.spec.schemas import validator
 
@@ -33,8 +33,8 @@ def instances(value: JsonValue, choice: int, any_type: str = "string") -> JsonVa
         if kind == "$oneOf" and isinstance(argument, list):
             return instances(argument[min(choice, len(argument) - 1)], choice, any_type)
         return SAMPLES[any_type]  # $any: anything
-    if isinstance(value, dict):
-        return {key: instances(item, choice, any_type) for key, item in value.items()}
+    if isinstance(value, dict):  # a key written $$x is the literal key $x
+        return {literal_key(key): instances(item, choice, any_type) for key, item in value.items()}
     if isinstance(value, list):
         return [instances(item, choice, any_type) for item in value]
     return value

@@ -6,10 +6,15 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from conformance.commands.checks import EXIT_USAGE
 from conformance.commands.options import TIMEOUT
 from conformance.spec.profiles import DEFAULT_PROFILE
+
+if TYPE_CHECKING:
+    from conformance.grading.rubric import Rubric
+    from conformance.loading.cases import Case
 
 DEFAULT_CASES = 100
 
@@ -100,4 +105,20 @@ def _private_set(args: argparse.Namespace) -> int:
     )
     for path in written:
         print(f"  wrote {path}")
+    print(f"  {_table_worth(rubric, list(load_suite(profile=args.profile).cases), generated.all_cases)}")
     return 0
+
+
+def _table_worth(rubric: Rubric, public: list[Case], held_out: list[Case]) -> str:
+    """What a table of public answers (passing every public case, no held-out one) earns under ``rubric`` beside this set."""
+    from dataclasses import replace
+
+    from conformance.grading.scoring import score
+    from conformance.judging.outcome import Outcome
+
+    graded = replace(rubric, held_out=rubric.held_out | {case.id for case in held_out})
+    public_ids = {case.id for case in public}
+    results = [(case, Outcome(case.id, "passed" if case.id in public_ids else "failed", "", 0.0)) for case in [*public, *held_out]]
+    earned = score(graded, results).points
+    rule = "public_cases: confirmed" if rubric.public_cases == "confirmed" else "public_cases: plain"
+    return f"a table of public answers would earn {earned:.2f} of {rubric.max_score:.2f} points with this set ({rule})"

@@ -15,6 +15,7 @@ import re
 
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.fuzz.strategies import Program
+from conformance.judging.matcher import escape_keys
 from conformance.loading.cases import Case
 
 LOOSE_MESSAGE_FIELDS: dict[str, JsonValue] = {
@@ -41,8 +42,14 @@ def _loosen_messages(value: JsonValue) -> JsonValue:
 
 
 def expectations(program: Program, observation: JsonObject) -> tuple[JsonObject | None, list[JsonObject]]:
-    """``(expect, steps)`` of the case: the observation, loosened where the spec is open."""
-    observation = copy.deepcopy(observation)
+    """``(expect, steps)`` of the case: the observation, loosened where the spec is open.
+
+    Observed keys that start with ``$`` (a drawn tool argument ``$O``) are written as literals
+    (``$$O``), or the loader would read them as misspelt matchers.
+    """
+    escaped = escape_keys(observation)
+    assert isinstance(escaped, dict)
+    observation = escaped
     if program.operation == "make_user_message":
         value = observation["value"]
         if isinstance(value, dict):

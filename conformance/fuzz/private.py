@@ -21,7 +21,7 @@ import hashlib
 import math
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from random import Random
@@ -307,9 +307,24 @@ class _Drawing:
 # -- writing -----------------------------------------------------------------------------
 
 
-def file_name(lab: str) -> str:
-    """Where a lab's generated cases go, relative to the output folder."""
-    return f"ch0{lab[0]}/{PRIVATE_WORD}-lab-{lab.replace('.', '-')}.yaml"
+def file_name(lab: str, prefix: str = "") -> str:
+    """Where a lab's generated cases go, relative to the output folder: those of id ``prefix`` in a file of their own.
+
+    ``fixtures lint`` wants every id of a file to start as the file's other ids do, so a lab
+    whose cases have several id prefixes (``sm-abort-``, ``sm-exhaust-``) gets one file per
+    prefix beside its main file (:func:`files_of`).
+    """
+    suffix = f"-{prefix.rstrip('-')}" if prefix else ""
+    return f"ch0{lab[0]}/{PRIVATE_WORD}-lab-{lab.replace('.', '-')}{suffix}.yaml"
+
+
+def files_of(lab: str, cases: Sequence[Case]) -> dict[str, list[Case]]:
+    """A lab's cases by file: the most common id prefix in :func:`file_name` (lab), every other prefix in its own."""
+    by_prefix: dict[str, list[Case]] = {}
+    for case in cases:
+        by_prefix.setdefault(case.id.rsplit(f"{PRIVATE_WORD}-", 1)[0], []).append(case)
+    main = min(by_prefix, key=lambda prefix: (-len(by_prefix[prefix]), prefix)) if by_prefix else ""
+    return {file_name(lab, "" if prefix == main else prefix): group for prefix, group in sorted(by_prefix.items())}
 
 
 def is_generated(path: Path) -> bool:
@@ -325,9 +340,9 @@ def is_generated(path: Path) -> bool:
 def texts(private_set: PrivateSet) -> dict[str, str]:
     """Each generated file's text, by its path relative to the output folder."""
     return {
-        file_name(lab): file_text(cases[0].chapter, f"private grading set, lab {lab}", cases, COMMENTS, header=HEADER)
+        name: file_text(group[0].chapter, f"private grading set, lab {lab}", group, COMMENTS, header=HEADER)
         for lab, cases in private_set.cases.items()
-        if cases
+        for name, group in files_of(lab, cases).items()
     }
 
 
@@ -359,7 +374,7 @@ def generated_files(out: Path) -> list[Path]:
     """The files in ``out`` that an earlier run of the generator wrote."""
     if not out.is_dir():
         return []
-    pattern = re.compile(rf"^{PRIVATE_WORD}-lab-\d-\d\.yaml$")
+    pattern = re.compile(rf"^{PRIVATE_WORD}-lab-\d-\d(-[a-z0-9]+)*\.yaml$")
     return sorted(path for path in out.glob("ch0*/*.yaml") if pattern.match(path.name) and is_generated(path))
 
 

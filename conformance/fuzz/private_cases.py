@@ -13,6 +13,7 @@ from conformance.authoring.scaffold_bodies import DEFAULT_PREFIX
 from conformance.common.jsontypes import JsonValue
 from conformance.fuzz.expect import case_id, clauses_for
 from conformance.fuzz.strategies import Program
+from conformance.judging.matcher import is_matcher, literal_key
 from conformance.loading.cases import Case
 
 #: The word every generated id carries after its file's prefix: ``sm-abort-private-1a2b3c4d``.
@@ -33,9 +34,9 @@ def id_prefix(program: Program, lab: str) -> str:
 
 def _leaf_paths(value: JsonValue, path: str) -> Iterable[str]:
     """Paths of the expected values, written as divergences are (``steps[2].events[0].delta``)."""
-    if isinstance(value, dict) and value and not any(key.startswith("$") for key in value):
+    if isinstance(value, dict) and value and not is_matcher(value):
         for key, item in value.items():
-            yield from _leaf_paths(item, f"{path}.{key}" if path else key)
+            yield from _leaf_paths(item, f"{path}.{literal_key(key)}" if path else literal_key(key))
     elif isinstance(value, list) and value:
         for index, item in enumerate(value):
             yield from _leaf_paths(item, f"{path}[{index}]")

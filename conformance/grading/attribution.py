@@ -15,22 +15,24 @@ earlier failure buy a later lab's points. The rules, applied lab by lab in the r
    few or too many, and the first item that differs:
    ``consume: events has 0 items, fewer than expected (first difference: events[0](start))``.
    *Every* divergence counts, so a case that also breaks something of its own lab is charged.
-2. **Evidence that cost points.** A failed case of lab L is *inherited* when each of its
-   symptoms also shows in a failed case of an earlier lab that was charged there *and weighs
-   more than 0* in the rubric (a failure that cost nothing excuses nothing), and that case
-   shares a clause with it. A later lab's clauses that restate an earlier lab's behaviour
-   count as those clauses too (:data:`BUILDS_ON`: a ScriptedModel plays through the lab 3.2
-   stream, so SM-DONE-1's "``result()`` resolves with the same object as ``done.message``"
-   is also STREAM-2 and AMS-2).
-3. **Proportion** (applied by :mod:`conformance.grading.scoring`). An inherited case earns
-   its points scaled by the pass rate of its lab's *own* cases (those not inherited), by
-   weight. A one-bug submission passes all of them and loses nothing twice; a lab whose own
-   cases all fail, or that has none, earns nothing from attribution. So a single failure in
-   an earlier lab, however it is staged, cannot excuse a whole later lab: that lab's points
-   need evidence of working code in that lab. This is also the rule for labs that share a
-   module (4.1 and 4.2 both test ``scripted-model.ts``): a junk ScriptedModel fails lab 4.1
-   and excuses lab 4.2's failures, which then earn 0, because none of lab 4.2's own cases
-   passes; one real lab 4.1 bug is charged in 4.1 only, since lab 4.2's other cases pass.
+2. **Evidence of the same bug, that cost points.** A failed case of lab L is *inherited*
+   when each of its symptoms also shows in a failed case of an earlier lab that was charged
+   there, *weighs more than 0* in the rubric (a failure that cost nothing excuses nothing)
+   and *cites a clause the case cites too*. Only the clauses a case lists count: no family of
+   clauses is read as restating another ("a ScriptedModel builds on the lab 3.2 stream"),
+   since that let any earlier failure with a matching symptom excuse any later case.
+3. **Proportion and a refund cap** (applied by :mod:`conformance.grading.excusing`). An
+   inherited case earns its points scaled by the pass rate of its lab's *own* cases (those
+   not inherited), by weight, and all the points excused cases earn back are at most what
+   their evidence cost: a failure planted in an earlier lab cannot buy more than it costs.
+   A one-bug submission passes the rest of the later lab and loses nothing twice; a lab whose
+   own cases all fail, or that has none, earns nothing from attribution. This is also the
+   rule for labs that share a module (4.1 and 4.2 both test ``scripted-model.ts``): a junk
+   ScriptedModel fails lab 4.1 and excuses lab 4.2's failures, which then earn 0, because
+   none of lab 4.2's own cases passes.
+4. **Visible evidence for visible cases** (:mod:`conformance.grading.excusing`): a case
+   students see is excused, and earns, from visible cases only, so nothing about the
+   held-out cases shows in what they see before grades are published.
 
 Another profile's groups work the same way in that profile's order: for ``pi-ai-1`` the
 areas ``messages``, ``system-replay``, ``event-streams``, ``faux-provider`` (the faux
@@ -48,24 +50,13 @@ from dataclasses import dataclass
 
 from conformance.common.jsontypes import JsonValue
 from conformance.common.value_paths import join_index
-from conformance.judging.matcher import MISSING, first_divergence
+from conformance.judging.matcher import MISSING, first_divergence, literal_key
 from conformance.judging.outcome import Outcome
 from conformance.loading.cases import Case
 from conformance.spec.profiles import get_profile
 
 #: Observation keys whose items are compared item by item, one symptom per item key.
 _LISTS = frozenset({"events", "requests"})
-
-#: What lab 3.2 promises a ScriptedModel's stream: its events reach the consumer in order and
-#: the terminal one ends iteration (STREAM-1, STREAM-3, AMS-1, AMS-3, EV-1), and that terminal
-#: event settles ``result()`` with the very message it carries (STREAM-2, AMS-2).
-_PLAYED_THROUGH_THE_STREAM = frozenset({"EV-1", "STREAM-1", "STREAM-2", "STREAM-3", "AMS-1", "AMS-2", "AMS-3"})
-
-#: Course clauses that restate an earlier lab's behaviour, by clause-id prefix, for rule 2's
-#: shared clause: a ScriptedModel (SM-*) plays every call through the lab 3.2 stream, so each
-#: of its clauses is also a promise of that stream. Clauses of other families restate nothing:
-#: a lab 3.1 failure (IR-*, SYS-*) excuses a later case only when that case cites its clause.
-BUILDS_ON: Mapping[str, frozenset[str]] = {"SM-": _PLAYED_THROUGH_THE_STREAM}
 
 
 @dataclass(frozen=True)
@@ -79,7 +70,11 @@ class Inherited:
     evidence_outcome: Outcome
     #: The symptoms, e.g. ``("result: same_object_as",)``.
     symptoms: tuple[str, ...]
-    #: The share of its points the case earns here: its lab's own pass rate (rule 3), set when scoring.
+    #: The lab of the excused case itself (whose own pass rate it earns).
+    excused_lab: str = ""
+    #: Every charged, weighted failure of the labs that give evidence (what the refunds are capped by).
+    evidence_ids: frozenset[str] = frozenset()
+    #: The share of its points the case earns here (rule 3), set when scoring.
     share: float = 1.0
 
     @property
@@ -90,7 +85,11 @@ class Inherited:
     def explanation(self, clause: str | None = None) -> str:
         """One line for the feedback: which lab (or area) to fix first (no case id: it may be held out)."""
         what = f"{clause}: " if clause else ""
-        cost = "it costs no points here" if self.share >= 1 else f"here it earns {self.share:.0%} of its points, as this lab's own cases do"
+        cost = (
+            "it costs no points here"
+            if self.share >= 1
+            else f"here it earns {self.share:.0%} of its points, as its {self.group_label}'s own cases do (at most what the evidence cost)"
+        )
         return f"fails because of {self.group_label} {self.lab} ({what}{'; '.join(self.symptoms)}); fix that first, {cost}"
 
 
@@ -151,11 +150,12 @@ def _key_symptoms(key: str, expected: JsonValue, actual: object) -> set[str]:
             if first_divergence(expected_item, actual_item) is not None:
                 found.add(label)
             continue
-        for item_key, expected_value in expected_item.items():
+        expected_keys = {literal_key(item_key): value for item_key, value in expected_item.items()}
+        for item_key, expected_value in expected_keys.items():
             item_divergence = first_divergence(expected_value, actual_item.get(item_key, MISSING), f"{label}.{item_key}")
             if item_divergence is not None:
                 found.add(item_divergence.path)
-        if any(item_key not in expected_item for item_key in actual_item):
+        if any(item_key not in expected_keys for item_key in actual_item):
             found.add(label)
     return found
 
@@ -170,9 +170,8 @@ def _closest_alternative(expected: JsonValue, actual: object) -> JsonValue:
 
 
 def _clauses(case: Case) -> frozenset[str]:
-    """The case's clauses and the earlier clauses they restate (:data:`BUILDS_ON`)."""
-    restated = (clauses for prefix, clauses in BUILDS_ON.items() if any(clause.startswith(prefix) for clause in case.clauses))
-    return frozenset(case.clauses).union(*restated)
+    """The clauses the case cites, and only those (rule 2)."""
+    return frozenset(case.clauses)
 
 
 def attribute(
@@ -223,8 +222,12 @@ def _explain(
     covered = {symptom for symptom in found for _, shown in charged if evidence(shown, symptom) is not None}
     if covered != found:
         return None
+    # What the refunds are capped by: every charged failure of each lab that gives evidence (a
+    # lab 4.1 bug shows in many 4.1 cases, each a little differently; a planted one in one).
+    giving = [shown for _, shown in charged if any(evidence(shown, symptom) is not None for symptom in found)]
+    supporting = frozenset(pair[0].id for shown in giving for pairs in shown.values() for pair in pairs)
     for lab, shown in charged:
         first = next((pair for symptom in sorted(found) if (pair := evidence(shown, symptom)) is not None), None)
         if first is not None:
-            return Inherited(lab, first[0], first[1], tuple(sorted(found)))
+            return Inherited(lab, first[0], first[1], tuple(sorted(found)), case.lab, supporting)
     return None

@@ -42,6 +42,7 @@ SCORING_MODES: tuple[ScoringMode, ...] = ("per-case", "per-clause", "capped")
 #: With ``scoring_mode: capped``, the share of a lab's points one cause costs at most unless ``cause_cap`` says otherwise.
 DEFAULT_CAUSE_CAP = 0.4
 HeldOutVisibility = Literal["after_published", "after_due_date", "hidden"]
+PublicCases = Literal["confirmed", "plain"]
 
 
 class RubricError(ValueError):
@@ -107,6 +108,8 @@ class Rubric:
     cause_cap: float = DEFAULT_CAUSE_CAP
     #: How a ``pi-course:`` submission is built: the staff files pinned over its own, and the command (``build:``).
     build: StaffBuild = DEFAULT_STAFF_BUILD
+    #: With held-out cases: public cases earn only as far as the held-out cases of their clauses do (:mod:`confirmation`).
+    public_cases: PublicCases = "confirmed"
 
     @property
     def group_label(self) -> str:
@@ -225,6 +228,7 @@ def parse_rubric(data: object, source: str = "rubric", base: Path | None = None)
         scoring_mode=data.get("scoring_mode", "per-case"),
         cause_cap=float(data.get("cause_cap", DEFAULT_CAUSE_CAP)),
         build=build,
+        public_cases=data.get("public_cases", "confirmed"),
     )
 
 

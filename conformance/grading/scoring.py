@@ -24,7 +24,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from conformance.grading.attribution import Inherited, attribute
+from conformance.grading.attribution import Inherited
+from conformance.grading.confirmation import confirmed
+from conformance.grading.excusing import excuse
 from conformance.grading.rubric import Rubric, profile_groups
 from conformance.judging.failure_groups import group_failures
 from conformance.judging.outcome import STATUSES, Outcome
@@ -43,6 +45,13 @@ class GradedCase:
     held_out: bool = False
     #: Set when the case failed only because of an earlier lab's bug (charged there).
     inherited: Inherited | None = None
+    #: A public case's points before held-out cases confirmed them (:mod:`confirmation`); what students see before publication.
+    unconfirmed_points: float | None = None
+
+    @property
+    def visible_points(self) -> float:
+        """The points shown before grades are published: they never depend on a held-out outcome."""
+        return self.points if self.unconfirmed_points is None else self.unconfirmed_points
 
     @property
     def passed(self) -> bool:
@@ -115,7 +124,10 @@ class Score:
 
 
 def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]]) -> Score:
-    """Score the outcomes of a submission's cases (cases of labs the rubric omits are ignored)."""
+    """Score the outcomes of a submission's cases (cases of labs the rubric omits are ignored).
+
+    A visible case's points never depend on a held-out outcome (:mod:`conformance.grading.excusing`).
+    """
     by_lab: dict[str, list[tuple[Case, Outcome]]] = {lab: [] for lab in rubric.labs}
     for case, outcome in results:
         if case.lab in by_lab:
@@ -123,44 +135,68 @@ def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]]) -> Score:
     # Earlier groups first, in the profile's order (labs 3.1 ... 4.2; the areas as the profile lists them).
     groups = profile_groups(rubric.profile)
     lab_order = sorted(rubric.labs, key=lambda lab: groups.index(lab) if lab in groups else len(groups))
-    inherited = attribute((pair for lab in lab_order for pair in by_lab[lab]), lab_order, _case_weight(rubric))
+    weighted = _weighted(rubric, by_lab)
+    ordered = [pair for lab in lab_order for pair in by_lab[lab]]
+    excused = excuse(ordered, lab_order, weighted, rubric.held_out, _case_weight(rubric))
     graded: list[GradedCase] = []
     labs: list[LabScore] = []
     for lab, rule in rubric.labs.items():
-        weights = [rule.case_weight(case) for case, _ in by_lab[lab]]
-        if rubric.scoring_mode == "per-clause":
-            weights = per_clause_weights([case for case, _ in by_lab[lab]], weights)
-        total_weight = sum(weights)
-        share = _own_pass_rate(by_lab[lab], weights, inherited)
-        passed_weight = 0.0
-        counts: Counter[str] = Counter()
-        lab_cases: list[GradedCase] = []
-        for (case, outcome), weight in zip(by_lab[lab], weights, strict=True):
-            max_points = rule.weight * weight / total_weight if total_weight > 0 else 0.0
-            because = inherited.get(case.id)
-            because = replace(because, share=share) if because is not None else None
-            graded_case = GradedCase(case, outcome, weight, 0.0, max_points, case.id in rubric.held_out, because)
-            if graded_case.passed:
-                graded_case = replace(graded_case, points=max_points)
-                passed_weight += weight
-            elif because is not None:
-                graded_case = replace(graded_case, points=max_points * share)
-                passed_weight += weight * share
-            counts[outcome.status] += 1
-            counts["inherited"] += graded_case.inherited is not None
-            lab_cases.append(graded_case)
-        counts["total"] = len(by_lab[lab])
-        # From the weights, not the sum of per-case points, so full marks are exactly the weight.
-        earned = rule.weight * passed_weight / total_weight if total_weight > 0 else 0.0
+        lab_cases = [
+            _graded(case, outcome, weighted[case.id], case.id in rubric.held_out, excused.get(case.id)) for case, outcome in by_lab[lab]
+        ]
         if rubric.scoring_mode == "capped":
-            capped = cap_losses(lab_cases, rule.weight, rubric.cause_cap)
-            earned += sum(after.points - before.points for before, after in zip(lab_cases, capped, strict=True))
-            lab_cases = capped
+            lab_cases = _capped_by_phase(lab_cases, rubric.cause_cap)
+        if rubric.public_cases == "confirmed":
+            lab_cases = confirmed(lab_cases)
         graded.extend(lab_cases)
-        excused_lost = sum(graded.max_points - graded.points for graded in lab_cases if graded.inherited is not None)
-        counted = {key: counts.get(key, 0) for key in ("total", *STATUSES, "inherited")}
-        labs.append(LabScore(lab, earned, rule.weight, counted, excused_lost))
+        labs.append(_lab_score(lab, rule.weight, lab_cases))
     return Score(tuple(graded), tuple(labs))
+
+
+def _weighted(rubric: Rubric, by_lab: Mapping[str, list[tuple[Case, Outcome]]]) -> dict[str, tuple[float, float]]:
+    """Per case id: its weight in its lab (by the rubric and its scoring mode) and its full points."""
+    weighted: dict[str, tuple[float, float]] = {}
+    for lab, rule in rubric.labs.items():
+        cases = [case for case, _ in by_lab[lab]]
+        weights = [rule.case_weight(case) for case in cases]
+        if rubric.scoring_mode == "per-clause":
+            weights = per_clause_weights(cases, weights)
+        total = sum(weights)
+        weighted.update(
+            (case.id, (weight, rule.weight * weight / total if total > 0 else 0.0)) for case, weight in zip(cases, weights, strict=True)
+        )
+    return weighted
+
+
+def _graded(case: Case, outcome: Outcome, weighted: tuple[float, float], held_out: bool, because: Inherited | None) -> GradedCase:
+    """One case's points: all when it passed, its share when an earlier lab's bug excuses it, else none."""
+    weight, max_points = weighted
+    points = max_points if outcome.status == "passed" else max_points * because.share if because is not None else 0.0
+    return GradedCase(case, outcome, weight, points, max_points, held_out, because)
+
+
+def _capped_by_phase(cases: list[GradedCase], cap: float) -> list[GradedCase]:
+    """``capped`` mode, visible and held-out cases apart: a visible case's refund never depends on a held-out failure."""
+    capped = {id(graded): graded for graded in cases}
+    for held_out in (False, True):
+        phase = [graded for graded in cases if graded.held_out == held_out]
+        maximum = sum(graded.max_points for graded in phase)
+        capped.update((id(before), after) for before, after in zip(phase, cap_losses(phase, maximum, cap), strict=True))
+    return [capped[id(graded)] for graded in cases]
+
+
+def _lab_score(lab: str, weight: float, cases: Sequence[GradedCase]) -> LabScore:
+    """A lab's points and counts from its graded cases."""
+    counts: Counter[str] = Counter(graded.outcome.status for graded in cases)
+    counts["inherited"] = sum(graded.inherited is not None for graded in cases)
+    counts["total"] = len(cases)
+    maximum = sum(graded.max_points for graded in cases)
+    # Exactly the weight when nothing was lost, exactly 0 when nothing was earned.
+    lost = sum(graded.max_points - graded.points for graded in cases)
+    earned = (weight if lost <= 0 else weight * sum(graded.points for graded in cases) / maximum) if maximum > 0 else 0.0
+    excused_lost = sum(graded.max_points - graded.points for graded in cases if graded.inherited is not None)
+    counted = {key: counts.get(key, 0) for key in ("total", *STATUSES, "inherited")}
+    return LabScore(lab, earned, weight, counted, excused_lost)
 
 
 def per_clause_weights(cases: Sequence[Case], weights: Sequence[float]) -> list[float]:
@@ -215,16 +251,3 @@ def _case_weight(rubric: Rubric) -> Callable[[Case], float]:
         return rule.case_weight(case) if rule is not None else 0.0
 
     return weight
-
-
-def _own_pass_rate(cases: list[tuple[Case, Outcome]], weights: list[float], inherited: Mapping[str, Inherited]) -> float:
-    """The weight share of a lab's own (not inherited) cases that pass; 0 when it has none.
-
-    Inherited cases earn this share of their points: attribution refunds a bug charged in an
-    earlier lab only as far as the lab's own code is seen to work (attribution's rule 3).
-    """
-    own = [(outcome, weight) for (case, outcome), weight in zip(cases, weights, strict=True) if case.id not in inherited]
-    own_weight = sum(weight for _, weight in own)
-    if own_weight <= 0:
-        return 0.0
-    return sum(weight for outcome, weight in own if outcome.status == "passed") / own_weight

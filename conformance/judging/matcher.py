@@ -40,6 +40,25 @@ def render(value: JsonValue | _Missing, limit: int = _RENDER_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: An expected object's key that starts with this stands for the key with one ``$`` less:
+#: ``$$O`` is the literal key ``$O`` (fixture-format.md, Matching), since ``$`` keys are matchers.
+LITERAL_PREFIX: Final = "$$"
+
+
+def literal_key(key: str) -> str:
+    """The actual key an expected object's ``key`` stands for: ``$$O`` -> ``$O``, any other key itself."""
+    return key[1:] if key.startswith(LITERAL_PREFIX) else key
+
+
+def escape_keys(value: JsonValue) -> JsonValue:
+    """``value`` written as an expected value that matches exactly it: every key starting with ``$`` gets one more."""
+    if isinstance(value, dict):
+        return {("$" + key if key.startswith("$") else key): escape_keys(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [escape_keys(item) for item in value]
+    return value
+
+
 def is_matcher(value: JsonValue) -> bool:
     """True when ``value`` is one of the matcher objects ($type, $oneOf, $any)."""
     return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in MATCHER_KEYS
@@ -124,10 +143,11 @@ def _same_double(expected: int | float, actual: int | float) -> bool:
 
 
 def _match_object(expected: dict[str, JsonValue], actual: dict[str, JsonValue], path: str) -> Iterator[Divergence]:
-    for key, expected_value in expected.items():
+    keys = {literal_key(key): value for key, value in expected.items()}
+    for key, expected_value in keys.items():
         yield from iter_divergences(expected_value, actual.get(key, MISSING), join_key(path, key))
     for key in actual:
-        if key not in expected:
+        if key not in keys:
             # Shown at the parent, whole, so that "expected {} but got {...}" reads at a glance.
             # render() cuts the key too: a key can be a megabyte long.
             yield Divergence(

@@ -165,7 +165,7 @@ def _defs() -> dict[str, Any]:
 
 def _is_matcher(value: object) -> bool:
     """A matcher (``{$type: number}``, ``{$any: true}``) stands for any value: keys starting with ``$``."""
-    return isinstance(value, dict) and any(isinstance(key, str) and key.startswith("$") for key in value)
+    return isinstance(value, dict) and any(isinstance(key, str) and key.startswith("$") and not key.startswith("$$") for key in value)
 
 
 def _resolve(schema: Any) -> dict[str, Any]:

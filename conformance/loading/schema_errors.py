@@ -117,13 +117,15 @@ def unknown_matcher_message(key: str) -> str:
     """The message for a ``$`` key that is no matcher (``$typ``, ``$oneof``)."""
     suggestion = suggest(key, sorted(MATCHER_KEYS))
     hint = f" (did you mean {suggestion!r}?)" if suggestion else ""
-    return f"unknown matcher {key!r}{hint}; a matcher is {{$type: ...}}, {{$oneOf: [...]}} or {{$any: true}}"
+    literal = f"; for the literal key {key!r} write {'$' + key!r}"
+    return f"unknown matcher {key!r}{hint}; a matcher is {{$type: ...}}, {{$oneOf: [...]}} or {{$any: true}}{literal}"
 
 
 def matcher_key_problem(value: Mapping[str, Any]) -> tuple[str, str] | None:
     """The first key of ``value`` that starts with ``$`` and is no matcher, with its message."""
     for key in value:
-        if isinstance(key, str) and key.startswith("$") and key not in MATCHER_KEYS:
+        # `$$O` is the literal key `$O` (fixture-format.md, Matching): data, not a matcher.
+        if isinstance(key, str) and key.startswith("$") and not key.startswith("$$") and key not in MATCHER_KEYS:
             return key, unknown_matcher_message(key)
     return None
 

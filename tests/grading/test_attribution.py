@@ -119,13 +119,15 @@ def test_a_failure_that_cost_nothing_excuses_nothing() -> None:
 def test_the_evidence_must_share_a_clause_with_the_case_it_excuses() -> None:
     evidence = scenario("evidence", "3.2", IDENTITY, clauses=("STREAM-2",))
     own_clause = scenario("context-only", "4.1", IDENTITY, clauses=("IR-CTX-1",))
-    restated = scenario("restated", "4.1", IDENTITY, clauses=("SM-JSON-1",))  # played through the stream: BUILDS_ON says STREAM-2
-    results = [(case, failed(case, COPY)) for case in (evidence, own_clause, restated)]
-    assert set(attribute(results, LABS)) == {"restated"}
+    # "A ScriptedModel plays through the lab 3.2 stream" is no shared clause: only a cited one is.
+    restated = scenario("restated", "4.1", IDENTITY, clauses=("SM-JSON-1",))
+    cited = scenario("cited", "4.1", IDENTITY, clauses=("SM-DONE-1", "STREAM-2"))
+    results = [(case, failed(case, COPY)) for case in (evidence, own_clause, restated, cited)]
+    assert set(attribute(results, LABS)) == {"cited"}
 
 
 def test_inherited_cases_earn_only_what_their_labs_own_cases_earn() -> None:
-    rubric = parse_rubric({"version": 1, "name": "two labs", "labs": {"3.2": {"weight": 10}, "4.1": {"weight": 30}}}, "test")
+    rubric = parse_rubric({"version": 1, "name": "two labs", "labs": {"3.2": {"weight": 20}, "4.1": {"weight": 30}}}, "test")
     evidence = scenario("evidence", "3.2", IDENTITY)
     excused = [scenario(f"excused-{n}", "4.1", IDENTITY) for n in range(3)]
     own = [scenario(f"own-{n}", "4.1", {"value": 1}) for n in range(3)]
@@ -251,7 +253,7 @@ def test_a_list_with_alternatives_is_described_against_the_closest_one() -> None
 
 
 def test_summaries_say_what_excused_cases_cost_when_it_is_not_nothing() -> None:
-    rubric = parse_rubric({"version": 1, "name": "two labs", "labs": {"3.2": {"weight": 10}, "4.1": {"weight": 30}}}, "test")
+    rubric = parse_rubric({"version": 1, "name": "two labs", "labs": {"3.2": {"weight": 20}, "4.1": {"weight": 30}}}, "test")
     evidence = scenario("evidence", "3.2", IDENTITY)
     excused = [scenario(f"excused-{n}", "4.1", IDENTITY) for n in range(3)]
     own = [scenario(f"own-{n}", "4.1", {"value": 1}) for n in range(3)]

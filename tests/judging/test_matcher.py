@@ -7,7 +7,7 @@ import json
 import pytest
 
 from conformance.common.jsontypes import JsonValue
-from conformance.judging.matcher import MISSING, first_divergence
+from conformance.judging.matcher import MISSING, escape_keys, first_divergence
 from conformance.judging.outcome import Divergence
 
 
@@ -153,3 +153,14 @@ def test_a_divergence_survives_its_trip_through_json() -> None:
 def test_json_that_is_not_a_divergence_is_refused(data: object) -> None:
     with pytest.raises(ValueError):
         Divergence.from_json(data)
+
+
+def test_a_double_dollar_key_is_the_literal_key_with_one_dollar_less() -> None:
+    expected: JsonValue = {"arguments": {"$$ref": "#/a", "$$$x": 1, "n": {"$type": "number"}}}
+    assert first_divergence(expected, {"arguments": {"$ref": "#/a", "$$x": 1, "n": 2}}) is None
+    wrong = first_divergence(expected, {"arguments": {"$ref": "#/b", "$$x": 1, "n": 2}})
+    assert wrong is not None and wrong.path == 'arguments["$ref"]'
+    # The escaped spelling is no key of the actual value: "$$ref" itself is unexpected there.
+    extra = first_divergence(expected, {"arguments": {"$ref": "#/a", "$$x": 1, "n": 2, "$$ref": "#/a"}})
+    assert extra is not None and extra.kind == "unexpected" and extra.key == "$$ref"
+    assert escape_keys({"$O": [{"$type": "x"}], "plain": "$O"}) == {"$$O": [{"$$type": "x"}], "plain": "$O"}

@@ -62,7 +62,7 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
         tests.append(
             {
                 "name": graded.case.id,
-                "score": round(graded.points, _DIGITS),
+                "score": round(graded.visible_points, _DIGITS),
                 "max_score": round(graded.max_points, _DIGITS),
                 "status": "passed" if graded.passed else "failed",
                 "output": feedback or "passed",
@@ -70,6 +70,7 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
                 "visibility": result.rubric.held_out_visibility if graded.held_out else "visible",
             }
         )
+    tests += confirmation_tests(result)
     labs: list[JsonValue] = [
         {
             label: lab.lab,
@@ -141,6 +142,34 @@ def _not_started(result: SubmissionResult, clauses: Mapping[str, Clause]) -> Jso
         labs.append({label: lab.lab, "score": 0, "max_score": round(lab.max_points, _DIGITS), "passed": 0, "total": lab.total})
     output = f"start here: {reason}\nNo case ran: the first test says why{' and holds the build log' if log else ''}.\n"
     return _document(result, for_terminal(output), labs, tests)
+
+
+def confirmation_tests(result: SubmissionResult) -> list[JsonValue]:
+    """Per lab, one held-out test with what its held-out cases did not confirm of its public cases' points (a score <= 0).
+
+    Public tests show their unconfirmed points, so they say nothing about held-out cases; this
+    test, shown with the held-out ones, makes the tests add up to the score.
+    """
+    label = result.rubric.group_label
+    tests: list[JsonValue] = []
+    for lab in result.score.labs:
+        public = [graded for graded in result.score.cases if graded.case.lab == lab.lab and graded.unconfirmed_points is not None]
+        lost = sum(graded.visible_points - graded.points for graded in public)
+        if not public:
+            continue
+        tests.append(
+            {
+                "name": f"{label} {lab.lab}: public cases confirmed by held-out cases",
+                "score": round(-lost, _DIGITS),
+                "max_score": 0,
+                "status": "passed" if lost <= 0 else "failed",
+                "output": "A public case earns its points as far as the held-out cases of its clauses earn theirs"
+                f" (rubric public_cases: confirmed); here that costs {lost:.2f} points.",
+                "tags": [f"{label} {lab.lab}"],
+                "visibility": result.rubric.held_out_visibility,
+            }
+        )
+    return tests
 
 
 def start_here(result: SubmissionResult) -> list[GradedCase]:

@@ -40,7 +40,8 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
                 "id": graded.case.id,
                 label: graded.case.lab,
                 "status": outcome.status,
-                "points": round(graded.points, _DIGITS),
+                # A visible case's points as students see them; what held-out cases confirm is in its lab's points.
+                "points": round(graded.visible_points, _DIGITS),
                 "max_points": round(graded.max_points, _DIGITS),
                 "weight": graded.weight,
                 "held_out": graded.held_out,

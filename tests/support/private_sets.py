@@ -1,0 +1,23 @@
+"""A private grading set drawn by ``conformance.fuzz.private`` for tests, with the reference and the shipped rubric."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from conformance.adapters.reference import create as create_reference
+from conformance.fuzz import private
+from conformance.grading.rubric import load_rubric
+from conformance.loading.loader import load_suite
+
+
+def write_private_set(seed: str, out: Path, total: int = 100) -> Path:
+    """Draw ``total`` cases from ``seed`` for the default rubric and write them into ``out``; ``out``."""
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # drawn streams that never end, by design
+    reference = create_reference()
+    try:
+        generated = private.generate(reference, load_rubric(), seed, total, load_suite().cases)
+    finally:
+        reference.close()
+    private.write(generated, out)
+    return out
