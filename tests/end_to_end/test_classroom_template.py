@@ -82,3 +82,12 @@ def test_the_template_carries_the_wheel_and_its_workflow_grades_the_course_proje
         assert ran.returncode == 0, f"{where}\n{ran.stdout[-3000:]}{ran.stderr[-2000:]}"
         lab = step["with"]["test-name"].removeprefix("lab ")
         assert f"check: lab {lab} full" in ran.stdout
+
+    # The students' pre-check, as the template's README and the command print it, from the same
+    # repository (pipx from the index, as a student installs it; pi-conformance from the wheel only).
+    pipx = _run("python -m pip install --quiet pipx", repository, env)
+    assert pipx.returncode == 0, pipx.stdout + pipx.stderr
+    student_env = {**env, "PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(tmp_path / "pipx-bin")}
+    checked = _run(precheck.replace("pipx run", "python -m pipx run", 1), repository, student_env)
+    assert checked.returncode == 0, checked.stdout[-3000:] + checked.stderr[-2000:]
+    assert all(f"check: lab {lab} full" in checked.stdout for lab in ("3.1", "3.2", "4.1", "4.2")), checked.stdout[-3000:]
