@@ -1,9 +1,9 @@
 """Lint: every expected value that is an IR shape (a message, a block, a model event, a request) is valid IR.
 
 An expectation may hold matchers (``$type``, ``$oneOf``, ``$any``), so the check validates
-concrete values the expectation accepts: each ``$type`` becomes a sample of its type, each
-``$oneOf`` one of its alternatives (every alternative in turn), and each ``$any`` a sample
-of any JSON type (the value is valid when one of them fits). A case whose expected value no
+concrete values the expectation accepts: each ``$type`` becomes a sample of its type and each
+``$oneOf`` one of its alternatives (every alternative in turn). An expectation holding ``$any``
+or ``$type: object|array`` is not judged: no one sample stands for everything it accepts. A case whose expected value no
 implementation could ever produce would fail every implementation, the reference included.
 """
 
@@ -19,24 +19,22 @@ from conformance.spec.schemas import validator
 
 #: A concrete value of each ``$type``.
 SAMPLES: dict[str, JsonValue] = {"string": "s", "number": 0.5, "integer": 0, "boolean": False, "object": {}, "array": [], "null": None}
-#: What an ``$any`` is read as, one after the other.
-_ANY_SAMPLES: tuple[str, ...] = ("string", "number", "object", "array", "boolean", "null")
 _SHAPES = {"make_text": "TextContent", "make_user_message": "UserMessage", "make_assistant_message": "AssistantMessage"}
 
 
-def instances(value: JsonValue, choice: int, any_type: str = "string") -> JsonValue:
-    """A concrete value the expectation accepts: ``$type`` a sample, ``$oneOf`` alternative ``choice``, ``$any`` a ``any_type``."""
+def instances(value: JsonValue, choice: int) -> JsonValue:
+    """A concrete value the expectation accepts: ``$type`` a sample of its type, ``$oneOf`` its alternative ``choice``."""
     if isinstance(value, dict) and is_matcher(value):
         kind, argument = next(iter(value.items()))
         if kind == "$type":
             return SAMPLES[str(argument)]
         if kind == "$oneOf" and isinstance(argument, list):
-            return instances(argument[min(choice, len(argument) - 1)], choice, any_type)
-        return SAMPLES[any_type]  # $any: anything
+            return instances(argument[min(choice, len(argument) - 1)], choice)
+        return None  # $any: never reached, expectations holding one are not judged (see _problem_with)
     if isinstance(value, dict):  # a key written $$x is the literal key $x
-        return {literal_key(key): instances(item, choice, any_type) for key, item in value.items()}
+        return {literal_key(key): instances(item, choice) for key, item in value.items()}
     if isinstance(value, list):
-        return [instances(item, choice, any_type) for item in value]
+        return [instances(item, choice) for item in value]
     return value
 
 
@@ -85,14 +83,32 @@ def _matcher_kinds(value: JsonValue) -> set[str]:
     return set()
 
 
+def _has_open_matcher(value: JsonValue) -> bool:
+    """Whether ``value`` holds ``$any`` or ``$type: object|array``: no one sample stands for all it accepts."""
+    if isinstance(value, dict):
+        if is_matcher(value):
+            kind, argument = next(iter(value.items()))
+            if kind == "$any" or (kind == "$type" and argument in ("object", "array")):
+                return True
+        return any(_has_open_matcher(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_has_open_matcher(item) for item in value)
+    return False
+
+
 def _problem_with(shape: str, value: JsonValue) -> str | None:
-    """The first way in which some value the expectation accepts is not valid IR (every ``$oneOf`` branch tried)."""
-    kinds = _matcher_kinds(value)
-    any_types = _ANY_SAMPLES if "$any" in kinds else _ANY_SAMPLES[:1]
-    for choice in range(3 if "$oneOf" in kinds else 1):
-        errors = [_first_error(shape, instances(value, choice, any_type)) for any_type in any_types]
-        if all(error is not None for error in errors):
-            return errors[0]
+    """The first way in which some value the expectation accepts is not valid IR (every ``$oneOf`` branch tried).
+
+    An expectation holding ``$any`` or ``$type: object|array`` accepts valid IR whatever the
+    rest says is wrong with an empty sample (``usage: {$type: object}`` accepts a whole usage):
+    it is not judged here, rather than refused for a sample no author meant.
+    """
+    if _has_open_matcher(value):
+        return None
+    for choice in range(3 if "$oneOf" in _matcher_kinds(value) else 1):
+        error = _first_error(shape, instances(value, choice))
+        if error is not None:
+            return error
     return None
 
 

@@ -21,15 +21,13 @@ earlier failure buy a later lab's points. The rules, applied lab by lab in the r
    and *cites a clause the case cites too*. Only the clauses a case lists count: no family of
    clauses is read as restating another ("a ScriptedModel builds on the lab 3.2 stream"),
    since that let any earlier failure with a matching symptom excuse any later case.
-3. **Proportion and a refund cap** (applied by :mod:`conformance.grading.excusing`). An
-   inherited case earns its points scaled by the pass rate of its lab's *own* cases (those
-   not inherited), by weight, and all the points excused cases earn back are at most what
-   their evidence cost: a failure planted in an earlier lab cannot buy more than it costs.
-   A one-bug submission passes the rest of the later lab and loses nothing twice; a lab whose
-   own cases all fail, or that has none, earns nothing from attribution. This is also the
-   rule for labs that share a module (4.1 and 4.2 both test ``scripted-model.ts``): a junk
-   ScriptedModel fails lab 4.1 and excuses lab 4.2's failures, which then earn 0, because
-   none of lab 4.2's own cases passes.
+3. **Proportion** (applied by :mod:`conformance.grading.excusing`). An inherited case earns
+   its points scaled by the pass rate of its lab's *own* cases (those not inherited), by
+   weight. A one-bug submission passes the rest of the later lab and loses nothing twice; a
+   lab whose own cases all fail, or that has none, earns nothing from attribution. This is
+   also the rule for labs that share a module (4.1 and 4.2 both test ``scripted-model.ts``):
+   a junk ScriptedModel fails lab 4.1 and excuses lab 4.2's failures, which then earn 0,
+   because none of lab 4.2's own cases passes. (No refund cap: see :mod:`.excusing`.)
 4. **Visible evidence for visible cases** (:mod:`conformance.grading.excusing`): a case
    students see is excused, and earns, from visible cases only, so nothing about the
    held-out cases shows in what they see before grades are published.
@@ -72,7 +70,7 @@ class Inherited:
     symptoms: tuple[str, ...]
     #: The lab of the excused case itself (whose own pass rate it earns).
     excused_lab: str = ""
-    #: Every charged, weighted failure of the labs that give evidence (what the refunds are capped by).
+    #: Every charged, weighted failure of the labs that give evidence.
     evidence_ids: frozenset[str] = frozenset()
     #: The share of its points the case earns here (rule 3), set when scoring.
     share: float = 1.0
@@ -222,8 +220,8 @@ def _explain(
     covered = {symptom for symptom in found for _, shown in charged if evidence(shown, symptom) is not None}
     if covered != found:
         return None
-    # What the refunds are capped by: every charged failure of each lab that gives evidence (a
-    # lab 4.1 bug shows in many 4.1 cases, each a little differently; a planted one in one).
+    # Every charged failure of each lab that gives evidence (a lab 4.1 bug shows in many 4.1
+    # cases, each a little differently; a planted one in one).
     giving = [shown for _, shown in charged if any(evidence(shown, symptom) is not None for symptom in found)]
     supporting = frozenset(pair[0].id for shown in giving for pairs in shown.values() for pair in pairs)
     for lab, shown in charged:

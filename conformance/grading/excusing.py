@@ -10,12 +10,12 @@ attribution's rules 3 and 4 on top of it:
   answers cannot lift it. So two submissions that differ only in how the held-out cases go get the same visible
   points and text, byte for byte: no oracle before publication, no channel out of the
   held-out phase.
-- **Refunds are capped by what the evidence cost.** All the points excused cases earn back
-  are at most the points their evidence (the earlier-lab failures that show their symptoms)
-  lost, spent lab by lab in the profile's order, visible cases first. A failure planted in an
-  earlier lab to excuse a later lab's real bugs therefore never earns more than it costs.
-  A one-bug submission whose bug costs its own lab at least as much as the later labs see of
-  it is refunded in full.
+- **No refund cap.** Capping what excused cases earn back by what their evidence lost made a
+  lab 3.2 bug seen by 82 lab 4 cases cost lab 4 points again (its cost followed how many
+  fixtures touch it), so it is not applied. A failure planted in lab 4.1, with the symptom of
+  a real lab 4.2 bug and a clause the lab 4.2 cases cite, still excuses them: that attack is
+  open (``tests/grading/test_planted_evidence.py`` keeps it as a strict expected failure)
+  until lab 4 runs over the reference's lab 3.2 stream or evidence must be consistent.
 """
 
 from __future__ import annotations
@@ -46,14 +46,10 @@ def excuse(
     visible = [pair for pair in ordered if pair[0].id not in held_out]
     seen = attribute(visible, lab_order, weight_of)
     hidden = {case_id: why for case_id, why in attribute(ordered, lab_order, weight_of).items() if case_id in held_out}
-    labs = {case.id: case.lab for case, _ in ordered}
-    full = {case_id: points for case_id, (_, points) in weighted.items()}
     seen = _shared(seen, own_pass_rates(visible, seen, weighted))
-    seen, refunded = _capped(seen, lab_order, labs, full, _cost(seen.values(), full))
     everything = {**hidden, **seen}
     # Over held-out cases only: public answers (a table of them) must not lift a held-out case's share.
     hidden = _shared(hidden, own_pass_rates([pair for pair in ordered if pair[0].id in held_out], everything, weighted))
-    hidden, _ = _capped(hidden, lab_order, labs, full, _cost(everything.values(), full) - refunded)
     return {**hidden, **seen}
 
 
@@ -73,28 +69,3 @@ def own_pass_rates(pairs: Iterable[tuple[Case, Outcome]], excused: Mapping[str, 
 def _shared(excused: Mapping[str, Inherited], rates: Mapping[str, float]) -> dict[str, Inherited]:
     """Each excused case with its lab's own pass rate as its share (the rate of the case's own lab, not the evidence's)."""
     return {case_id: replace(why, share=rates.get(why.excused_lab, 0.0)) for case_id, why in excused.items()}
-
-
-def _cost(excused: Iterable[Inherited], full: Mapping[str, float]) -> float:
-    """What the evidence of ``excused`` lost: the full points of every charged failure that supports one."""
-    evidence = {case_id for why in excused for case_id in why.evidence_ids}
-    return sum(full.get(case_id, 0.0) for case_id in evidence)
-
-
-def _capped(
-    excused: Mapping[str, Inherited], lab_order: Sequence[str], labs: Mapping[str, str], full: Mapping[str, float], budget: float
-) -> tuple[dict[str, Inherited], float]:
-    """``excused`` with shares scaled so their refunds add up to at most ``budget``, spent lab by lab; and what was spent."""
-    capped = dict(excused)
-    spent = 0.0
-    for lab in lab_order:
-        members = [case_id for case_id in excused if labs[case_id] == lab]
-        asked = sum(full[case_id] * excused[case_id].share for case_id in members)
-        if asked <= 0:
-            continue
-        granted = min(asked, max(0.0, budget - spent))
-        spent += granted
-        if granted < asked:
-            factor = granted / asked
-            capped.update((case_id, replace(excused[case_id], share=excused[case_id].share * factor)) for case_id in members)
-    return capped, spent

@@ -30,6 +30,10 @@ def contexts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, GradingConte
     return {"public": prepare(load_rubric()), "with a private set": prepare(load_rubric(), held_out=private)}
 
 
+# Open (issue 32, item 5): without a refund cap, which made a real lab 3.2 bug cost lab 4 points
+# again, a plant that shares a clause and the symptom still excuses the real lab 4.2 failures.
+# Strict: the day evidence must be consistent (or lab 4 runs over the reference stream), it passes.
+@pytest.mark.xfail(strict=True, reason="a planted lab 4.1 failure still launders lab 4.2's (issue 32, item 5)")
 @pytest.mark.parametrize("where", ["public", "with a private set"])
 @pytest.mark.parametrize("cheat", sorted(CHEATS))
 def test_a_planted_lab_4_1_failure_earns_nothing(contexts: dict[str, GradingContext], where: str, cheat: str) -> None:
