@@ -281,7 +281,10 @@ def test_a_correct_submission_scores_100_with_held_out_cases_out_of_sight(autogr
     tests = {test["name"]: test for test in results["tests"]}  # type: ignore[attr-defined]
     held = [*autograder.held_out_ids, PUBLIC_HELD_OUT]
     assert all(tests[case_id]["visibility"] == "after_due_date" and tests[case_id]["status"] == "passed" for case_id in held)
-    assert sum(test["visibility"] == "visible" for test in tests.values()) == len(tests) - len(held)
+    # Besides the held-out cases, only the per-lab "confirmed by held-out cases" tests are hidden.
+    confirmations = [name for name in tests if name.endswith(": public cases confirmed by held-out cases")]
+    assert all(tests[name]["visibility"] == "after_due_date" for name in confirmations)
+    assert sum(test["visibility"] == "visible" for test in tests.values()) == len(tests) - len(held) - len(confirmations)
     output = str(results["output"])
     assert not any(case_id in output for case_id in held)
     assert "Isolation: your code ran as the unprivileged user nobody" in output

@@ -24,6 +24,7 @@ import pytest
 
 from conformance import toolchain
 from tests.support.attack_projects import CORRECT, copy_project
+from tests.support.build_rules import own_script_rubric
 from tests.support.cli_runner import cli
 from tests.support.requirements import needs_node, needs_npm, needs_toolchain
 
@@ -93,7 +94,10 @@ def _class(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 
 def _grade_batch(open_folder: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
-    return cli("grade-batch", *arguments, env={toolchain.ENV_VAR: str(open_folder / "toolchain")}, timeout=600)
+    # The attacker is a build script: the rubric has the submission's own script run (by default none does).
+    rubric = own_script_rubric(open_folder)
+    env = {toolchain.ENV_VAR: str(open_folder / "toolchain")}
+    return cli("grade-batch", *arguments, "--rubric", str(rubric), env=env, timeout=600)
 
 
 def _rows(out: Path) -> dict[str, dict[str, str]]:

@@ -145,10 +145,10 @@ def _not_started(result: SubmissionResult, clauses: Mapping[str, Clause]) -> Jso
 
 
 def confirmation_tests(result: SubmissionResult) -> list[JsonValue]:
-    """Per lab, one held-out test with what its held-out cases did not confirm of its public cases' points (a score <= 0).
+    """Per lab, one held-out test saying what its held-out cases did not confirm of its public cases' points.
 
     Public tests show their unconfirmed points, so they say nothing about held-out cases; this
-    test, shown with the held-out ones, makes the tests add up to the score.
+    test, shown with the held-out ones, says what the confirmation took from the score.
     """
     label = result.rubric.group_label
     tests: list[JsonValue] = []
@@ -157,14 +157,16 @@ def confirmation_tests(result: SubmissionResult) -> list[JsonValue]:
         lost = sum(graded.visible_points - graded.points for graded in public)
         if not public:
             continue
+        # Scored 0 of 0 (a test's score stays within 0..max_score): the cost is in the text and in
+        # the submission's score, which is the confirmed total.
         tests.append(
             {
                 "name": f"{label} {lab.lab}: public cases confirmed by held-out cases",
-                "score": round(-lost, _DIGITS),
+                "score": 0,
                 "max_score": 0,
                 "status": "passed" if lost <= 0 else "failed",
                 "output": "A public case earns its points as far as the held-out cases of its clauses earn theirs"
-                f" (rubric public_cases: confirmed); here that costs {lost:.2f} points.",
+                f" (rubric public_cases: confirmed); here that costs {lost:.2f} points, already taken from the score.",
                 "tags": [f"{label} {lab.lab}"],
                 "visibility": result.rubric.held_out_visibility,
             }
