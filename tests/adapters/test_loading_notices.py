@@ -30,7 +30,8 @@ def grade_all(project: Path, suite: Suite) -> tuple[ProcessAdapter, dict[tuple[s
     adapter = resolve_adapter(f"pi-course:{project}", ImplSettings(build=False, sandbox="none"))
     assert isinstance(adapter, ProcessAdapter)
     try:
-        outcomes = [(case, run_alone(adapter, case, 5.0)) for case in suite.cases]
+        # Chapters 03 and 04: chapter 06's cases are skipped (the Node adapter does not play it yet).
+        outcomes = [(case, run_alone(adapter, case, 5.0)) for case in suite.cases if case.chapter in ("03", "04")]
     finally:
         adapter.close()
     statuses: Counter[tuple[str, str]] = Counter((case.lab, outcome.status) for case, outcome in outcomes)
@@ -39,7 +40,7 @@ def grade_all(project: Path, suite: Suite) -> tuple[ProcessAdapter, dict[tuple[s
 
 
 def labs(suite: Suite) -> Counter[str]:
-    return Counter(case.lab for case in suite.cases)
+    return Counter(case.lab for case in suite.cases if case.chapter in ("03", "04"))
 
 
 @pytest.mark.parametrize(
@@ -58,9 +59,10 @@ def test_a_module_that_dies_while_loading_costs_one_restart(crash: str, tmp_path
         ("4.1", "errored"): count["4.1"],
         ("4.2", "errored"): count["4.2"],
     }
-    assert adapter.starts == 2  # the first process, and the one that is told not to load the module
-    assert messages[0].endswith(f" while loading {SCRIPTED_MODEL}")
-    assert all(f"while loading {SCRIPTED_MODEL} (in an earlier process; the module is not loaded again" in m for m in messages[1:])
+    # The first process, dead while it preloaded the module, and the one that is told not to load it:
+    # no case paid for the death, and every case that needs the module says what happened.
+    assert adapter.starts == 2
+    assert all(f"while loading {SCRIPTED_MODEL} (in an earlier process; the module is not loaded again" in m for m in messages)
 
 
 def test_a_death_after_the_module_loaded_is_each_cases_own(tmp_path: Path, suite: Suite) -> None:
