@@ -35,8 +35,9 @@ def failed(graded: Case, observed: Mapping[str, JsonValue]) -> Outcome:
     return Outcome(graded.id, "failed", "x", 0.0, divergence=divergence, step_index=0, observation={"steps": [dict(observed)]})
 
 
-def graded_document() -> tuple[dict[str, Any], str]:
-    """Lab 3.2's bug fails its own case and excuses two of lab 4.1's; 4.1 also has a pass, a skip and a case not run."""
+def graded_document(own_only: bool = False) -> tuple[dict[str, Any], str]:
+    """Lab 3.2's bug fails its own case and excuses two of lab 4.1's; 4.1 also has a pass, a skip and a case not run
+    (``own_only``: its own case passes, and nothing else is in it)."""
     rubric = parse_rubric({"version": 1, "name": "two labs", "labs": {"3.2": {"weight": 20}, "4.1": {"weight": 30}}}, "test")
     evidence, excused = case("evidence", "3.2", IDENTITY), [case(f"excused-{n}", "4.1", IDENTITY) for n in range(2)]
     own, skipped, late = case("own", "4.1", {"value": 1}), case("skipped", "4.1", {"value": 1}), case("late", "4.1", {"value": 1})
@@ -46,7 +47,7 @@ def graded_document() -> tuple[dict[str, Any], str]:
         (own, Outcome(own.id, "passed", "", 0.0)),
         (skipped, Outcome(skipped.id, "skipped", "not implemented: ScriptedModel is not exported", 0.0)),
         (late, Outcome(late.id, "errored", f"{NOT_RUN}the submission used up its 60 s budget", 0.0)),
-    ]
+    ][: 4 if own_only else None]
     result = SubmissionResult("student", "x", "x", "ok", "", score(rubric, results), rubric, 1.0)
     document: Any = gradescope.results(result, load_clauses())
     assert problems(document) == []
@@ -80,3 +81,10 @@ def test_a_labs_line_says_what_its_points_are_made_of() -> None:
     _, text = graded_document()
     line = next(line for line in text.splitlines() if line.strip().startswith("lab 4.1"))
     assert "1/5 passed, 1 errored, 1 skipped, 2 excused (failed because of an earlier lab," in line, line
+
+
+def test_an_excused_case_that_costs_nothing_is_green() -> None:
+    tests, _ = graded_document(own_only=True)
+    excused = tests["excused: excused-0"]
+    assert excused["score"] == excused["max_score"] > 0 and excused["status"] == "passed"
+    assert excused["output"].startswith("excused: an earlier lab's bug (lab 3.2) explains this failure; it earns")
