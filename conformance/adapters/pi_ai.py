@@ -89,6 +89,17 @@ def package_folder(path: Path, name: str = PACKAGE_NAME) -> Path:
     )
 
 
+def installed_identity(path_text: str) -> tuple[str, str] | None:
+    """The (name, version) the package.json of the package ``path_text`` names states, or None when there is none."""
+    try:
+        target = parse_target(path_text)
+        manifest = _manifest(package_folder(Path(target.path).expanduser(), target.package))
+    except PiAiLayoutError:
+        return None
+    name, version = (manifest or {}).get("name"), (manifest or {}).get("version")
+    return (name, version) if isinstance(name, str) and isinstance(version, str) else None
+
+
 def find_runtime(runtime: str) -> str:
     """The executable for ``runtime``: Node.js (checked recent enough) or bun, from PATH."""
     if runtime == "node":

@@ -165,19 +165,26 @@ class ProcessAdapter(Adapter):
         return seq
 
     def _ensure_session(self) -> None:
-        """A live program that answered its handshake: the one there is, or a new one."""
+        """A live program that answered its handshake (and preloaded): the one there is, or a new one.
+
+        A program that dies while preloading a module is started again at once, told not to load
+        it: each such start names one more module, so this ends.
+        """
         if self._session is not None and self._session.alive():
             return
         if self._session is not None:
             self._session.kill()
             self._session = None
-        self._check_may_start()
-        try:
-            session = Session(self.options)
-        except OSError as error:
-            self._handshake_failed(f"cannot start {self.options.argv[0]}: {error}")
-        response = self._handshake(session)
-        self._accept_hello(session, response)
+        while True:
+            self._check_may_start()
+            try:
+                session = Session(self.options)
+            except OSError as error:
+                self._handshake_failed(f"cannot start {self.options.argv[0]}: {error}")
+            response = self._handshake(session)
+            self._accept_hello(session, response)
+            if self._preload(session):
+                return
 
     def _check_may_start(self) -> None:
         """Nothing starts once the run is closing, nor after too many failed handshakes in a row."""
@@ -242,6 +249,29 @@ class ProcessAdapter(Adapter):
         self._hello = response
         self._handshake_failures = 0
         self._session = session
+
+    def _preload(self, session: Session) -> bool:
+        """Have a program that offers it import its implementation's modules now, under ``load_timeout_s``.
+
+        This runs while the adapter is prepared, outside any case's timeout: a slow import is
+        paid once per process and never by a case. False when the program died (or fell silent)
+        while a module loaded: that is charged to the module (:meth:`_load_failed`), and the
+        caller starts the program again, which then does not load it.
+        """
+        if self._hello.get("preload") is not True:
+            return True
+        message: JsonObject = {"seq": self._next_seq(), "op": "preload"}
+        session.loading = None
+        try:
+            exchange(session, message, self.options.load_timeout_s, "PreloadResponse", "loading the implementation's modules", self.name)
+        except HarnessError as error:
+            session.kill()
+            self._session = None
+            if session.loading is None or session.loading in self._failed_modules:
+                raise
+            self._load_failed(session.loading, error)
+            return False
+        return True
 
     def _handshake_failed(self, reason: str, timed_out: bool = False) -> NoReturn:
         self._handshake_failures += 1

@@ -27,6 +27,10 @@ class ProcessOptions:
     limits: Limits = field(default_factory=Limits)
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     handshake_timeout_s: float = 10.0
+    #: How long a program whose handshake offers ``preload`` may take to import its implementation's
+    #: modules, right after the handshake: a budget of its own, so a cold import (TypeScript
+    #: sources under bun, a slow top level) never eats the first case's timeout.
+    load_timeout_s: float = 30.0
     settle_deadline_s: float = DEFAULT_SETTLE_DEADLINE_S
     stop_grace_s: float = 1.0
     #: Run inside this bubblewrap sandbox; None runs the program as the grader's user, unconfined.

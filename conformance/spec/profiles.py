@@ -44,6 +44,10 @@ class Profile:
     #: The rubric ``pi-conformance grade --profile NAME`` uses without ``--rubric``: a file
     #: name under ``conformance/grading``.
     default_rubric: str = "default_rubric.yaml"
+    #: The published package (name, version) the expected values were read from, when the
+    #: reference is one (pi-ai-1: upstream 1.6.0, the spec's "Profile version" line); None when
+    #: the reference is bundled. Only that package at that version is "the reference".
+    reference_package: tuple[str, str] | None = None
 
 
 COURSE: Final = Profile(
@@ -73,6 +77,7 @@ COURSE: Final = Profile(
 
 PI_AI_1: Final = Profile(
     name="pi-ai-1",
+    reference_package=("@earendil-works/pi-ai", "1.6.0"),
     spec="spec/pi-ai-1/spec.md",
     fixture_schema="pi-ai-1-fixture-file.schema.json",
     observation_schema="pi-ai-1-observation.schema.json",

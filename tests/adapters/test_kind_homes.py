@@ -127,8 +127,6 @@ def test_the_renderers_do_not_import_the_runner() -> None:
     ("impl", "profile", "expected"),
     [
         ("reference", DEFAULT_PROFILE, True),
-        ("pi-ai:/tmp/pi-ai", PI_AI_1.name, True),
-        ("pi-ai:/tmp/pi-ai?package=x", PI_AI_1.name, True),
         ("reference", PI_AI_1.name, False),
         ("pi-course:.", DEFAULT_PROFILE, False),
         ("cmd:./port", PI_AI_1.name, False),

@@ -274,14 +274,14 @@ def test_summaries_say_what_excused_cases_cost_when_it_is_not_nothing() -> None:
 
     # One of three own cases passes: each excused case earns a third of its 5 points, so the three cost 10.
     partial = reports(1)
-    assert "3 failed because of an earlier lab, 10.00 points lost" in partial["terminal"]
+    assert "3 excused (failed because of an earlier lab, 10.00 points lost" in partial["terminal"]
     assert "these cost 10.00 points here: each earns only its lab's own pass rate" in partial["terminal"]
     assert "3 failed only because of an earlier lab's bug (these cost 10.00 points here: each earns only" in partial["markdown"]
     assert partial["html"].count("these cost 10.00 points here") == 2  # the heading and the group
     assert all("no points" not in text and "cost nothing" not in text for text in partial.values())
     # Every own case passes: then they do cost nothing, and say so.
     full = reports(3)
-    assert "3 failed because of an earlier lab, no points lost" in full["terminal"]
+    assert "3 excused (failed because of an earlier lab, no points lost" in full["terminal"]
     assert "these cost no points here" in full["terminal"] and "these cost no points here" in full["markdown"]
     assert "these cost no points here" in full["html"]
     # A student's page with held-out cases says the rule, not the number (it would tell how the held-out cases did).

@@ -98,6 +98,14 @@ class ImplKind:
         """What its processes read besides the submission (the adapter, the runtime): for ``--run-as`` to check."""
         return []
 
+    def is_reference(self, target: str, profile: str) -> bool:
+        """Whether ``target`` is the implementation ``profile``'s expected values were read from.
+
+        By default every target of a kind that is :attr:`reference_of` the profile; a kind whose
+        targets can be other versions or forks of the reference narrows it (see ``pi-ai:``).
+        """
+        return self.reference_of == profile
+
 
 @dataclass(frozen=True)
 class Impl:
@@ -131,7 +139,7 @@ class Impl:
 
     def is_reference(self, profile: str) -> bool:
         """Whether it is the implementation ``profile``'s expected values were read from (see :attr:`ImplKind.reference_of`)."""
-        return self.kind.reference_of == profile
+        return self.kind.is_reference(self.target, profile)
 
     def layout_problem(self) -> str | None:
         """Why this is not a submission of its kind, or None."""

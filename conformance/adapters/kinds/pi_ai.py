@@ -8,7 +8,7 @@ from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds.base import ImplKind, ImplSpecError
 from conformance.adapters.kinds.command import request_profile
 from conformance.adapters.settings import ImplSettings
-from conformance.spec.profiles import PI_AI_1
+from conformance.spec.profiles import PI_AI_1, PROFILES, get_profile
 
 
 class PiAi(ImplKind):
@@ -52,6 +52,14 @@ class PiAi(ImplKind):
         except PiAiLayoutError as error:
             return str(error)
         return None
+
+    def is_reference(self, target: str, profile: str) -> bool:
+        """Only upstream's package at the version the profile was read from: an old version, a fork
+        or a patched copy (another name or version in its package.json) failing a case is no sign the case is wrong."""
+        from conformance.adapters.pi_ai import installed_identity
+
+        wanted = get_profile(profile).reference_package if profile in PROFILES else None
+        return self.reference_of == profile and wanted is not None and installed_identity(target) == wanted
 
     def process_needs(self, build: bool) -> list[Path]:
         from conformance.adapters.pi_course import student_process_needs

@@ -289,6 +289,11 @@ serve({
   argument: "PACKAGE_DIR",
   profile: "pi-ai-1",
   open: (packageDir) => new Package(packageDir),
+  // Its failure is kept in pkg.loading: every case then errors with it (Package.find).
+  preload: (pkg) => pkg.load().then(
+    () => undefined,
+    () => undefined,
+  ),
   implementation(pkg) {
     const implementation = { name: String(pkg.info.name || "pi-ai"), language: "javascript" };
     if (typeof pkg.info.version === "string") implementation.version = pkg.info.version;

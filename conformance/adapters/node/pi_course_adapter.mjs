@@ -374,6 +374,10 @@ serve({
   argument: "MODULES_DIR",
   profile: "course",
   open: (modulesDir) => new Modules(modulesDir),
+  // One module at a time, so that a death while loading is charged to the module it happened in.
+  preload: async (modules) => {
+    for (const file of MODULE_FILES) await modules.load(file);
+  },
   implementation(modules) {
     const info = modules.packageInfo;
     const implementation = { name: typeof info?.name === "string" && info.name ? info.name : "pi-course", language: "javascript" };

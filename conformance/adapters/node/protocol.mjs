@@ -57,7 +57,9 @@ function errorResponse(kind, message) {
  * - `open(argument)`: the implementation (loaded lazily by the adapter), given to handlers;
  * - `implementation(impl)`: the handshake's `implementation` object;
  * - `operations`: op -> `async (impl, input) => observation`;
- * - `scenarios`: op -> `async (impl, input, steps, deadlineS) => observation`.
+ * - `scenarios`: op -> `async (impl, input, steps, deadlineS) => observation`;
+ * - `preload(impl)`: optional, imports every implementation module now, for the runner's
+ *   `preload` request: the import is timed apart from the first case (spec/protocol.md, "preload").
  * The handshake lists the keys of `operations` then of `scenarios`: the handler tables are
  * the adapter's only list of what it supports.
  */
@@ -118,6 +120,7 @@ class Server {
     if (isObject(request.failed_modules)) failedModules = request.failed_modules;
     const implementation = this.adapter.implementation(this.impl);
     const response = { ok: true, protocol: PROTOCOL, profile: this.adapter.profile, implementation, operations: this.operations };
+    if (typeof this.adapter.preload === "function") response.preload = true;
     if (typeof request.channel_key === "string") {
       this.startSealing(request.channel_key); // this response is the first sealed line
       response.sealed = true;
@@ -169,6 +172,15 @@ class Server {
     }
     if (request.op === "hello") {
       this.respond({ seq, ...this.hello(request) });
+      return true;
+    }
+    if (request.op === "preload" && typeof this.adapter.preload === "function") {
+      // A module that fails to import is remembered by the adapter: the cases that need it say so.
+      // An import that can never finish (a top-level await on nothing) is left pending: the
+      // operations that need it are answered "hung", each at once, as without the preload.
+      const work = Promise.resolve(this.adapter.preload(this.impl));
+      await Promise.race([work, neverSettles(work)]);
+      this.respond({ seq, ok: true });
       return true;
     }
     if (request.op === "stop") {

@@ -48,10 +48,16 @@ def skipped_reasons(cases: list[GradedCase]) -> list[tuple[str, int]]:
 
 
 def lab_counts(lab: LabScore, group_label: str = "lab") -> str:
-    """``(3 failed, 1 skipped)`` for a lab (or area), or ``""`` when everything passed.
+    """``(3 failed, 1 skipped)`` for a lab (or area), or ``""`` when everything passed (see :func:`lab_parts`)."""
+    parts = lab_parts(lab, group_label)
+    return f"({', '.join(parts)})" if parts else ""
 
-    Failed cases that an earlier lab's bug explains are counted apart, with what they still
-    cost (:func:`points_lost`): nothing when the lab's own cases all pass.
+
+def lab_parts(lab: LabScore, group_label: str = "lab") -> list[str]:
+    """What a lab's cases that did not pass are: ``3 failed``, ``1 skipped``, ``43 excused (...)``.
+
+    Failed cases that an earlier lab's bug explains are excused, counted apart, with what they
+    still cost (:func:`points_lost`): nothing when the lab's own cases all pass.
     """
     parts = []
     for status in ("failed", "errored", "skipped"):
@@ -59,8 +65,8 @@ def lab_counts(lab: LabScore, group_label: str = "lab") -> str:
         if count:
             parts.append(f"{count} {status}")
     if lab.inherited:
-        parts.append(f"{lab.inherited} failed because of an earlier {group_label}, {points_lost(lab.inherited_lost)}")
-    return f"({', '.join(parts)})" if parts else ""
+        parts.append(f"{lab.inherited} excused (failed because of an earlier {group_label}, {points_lost(lab.inherited_lost)})")
+    return parts
 
 
 def points_lost(lost: float) -> str:

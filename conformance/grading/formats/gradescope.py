@@ -2,9 +2,11 @@
 
 Fields as Gradescope documents them (gradescope-autograders.readthedocs.io, "Autograder
 Specifications"): a top-level ``score``, ``execution_time``, ``output`` and ``tests``; each
-test has ``name`` (the case id), ``score``, ``max_score``, ``status`` (``passed`` or
-``failed``: skipped and errored cases earn nothing, so they are ``failed`` with the reason
-in ``output``), ``output`` (the feedback), ``tags`` and ``visibility`` (the rubric's
+test has ``name`` (the case id, prefixed with its state when that is neither passed nor
+failed), ``score``, ``max_score``, ``status`` (``passed`` or ``failed``, all Gradescope
+accepts: see :mod:`conformance.grading.formats.case_state` for the five states a case can be
+in and how each is said), ``output`` (the state's line, then the feedback), ``tags`` (the
+lab, the state, the clauses) and ``visibility`` (the rubric's
 ``held_out_visibility``, ``after_published`` by default, for the cases it holds out, else
 ``visible``). The total available points are in ``extra_data.max_score``: Gradescope takes
 an assignment's maximum from its own settings.
@@ -36,7 +38,7 @@ from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.common.student_text import for_terminal, scrub
 from conformance.grading.case_feedback import case_feedback
 from conformance.grading.featured import featured_by_lab
-from conformance.grading.formats import terminal
+from conformance.grading.formats import case_state, terminal
 from conformance.grading.formats.common import profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
@@ -61,12 +63,12 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
         feedback = case_feedback(graded, clauses)
         tests.append(
             {
-                "name": graded.case.id,
+                "name": case_state.name_of(graded),
                 "score": round(graded.visible_points, _DIGITS),
                 "max_score": round(graded.max_points, _DIGITS),
-                "status": "passed" if graded.passed else "failed",
-                "output": feedback or "passed",
-                "tags": [f"{label} {graded.case.lab}", *graded.case.clauses],
+                "status": case_state.status_of(graded),
+                "output": case_state.output_of(graded, feedback, label),
+                "tags": [f"{label} {graded.case.lab}", case_state.state_of(graded), *graded.case.clauses],
                 "visibility": result.rubric.held_out_visibility if graded.held_out else "visible",
             }
         )

@@ -23,7 +23,7 @@ from conformance.grading.formats import causes
 from conformance.grading.formats.common import (
     excused_cost,
     inherited_groups,
-    lab_counts,
+    lab_parts,
     not_passed_by_lab,
     points,
     profile_of,
@@ -78,7 +78,9 @@ def _points_table(result: SubmissionResult) -> list[str]:
     for lab in result.score.labs:
         ratio = f"{lab.passed:>{count_width}}/{lab.total:<{count_width}}"
         earned = f"{points(lab.points):>{width}} / {points(lab.max_points):<{width}}"
-        lines.append(f"  {label} {lab.lab:<{name_width}}{earned}  {ratio} passed  {lab_counts(lab, label)}".rstrip())
+        # What the points are made of: the passes, then what did not pass (an excused case can earn in full).
+        tally = ", ".join([f"{ratio} passed", *lab_parts(lab, label)])
+        lines.append(f"  {label} {lab.lab:<{name_width}}{earned}  {tally}".rstrip())
     total = f"{result.score.passed}/{result.score.total}"
     total_width = len(label) + 1 + name_width
     lines.append(
