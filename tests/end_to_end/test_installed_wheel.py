@@ -20,13 +20,15 @@ import pytest
 
 from conformance.grading.rubric import load_rubric
 from conformance.loading.loader import load_suite
+from tests.support.build_rules import own_script_rubric
 from tests.support.course_projects import monorepo, single_package
 from tests.support.paths import REPO
 from tests.support.requirements import builds_wheel, needs_bwrap, needs_node, needs_npm
 
 #: Every bundled course case (a new case must not break these tests).
+ALL = len(load_suite().cases)
 #: The cases the default rubric grades (chapter 06 runs, but is not graded for course projects yet).
-ALL = len([case for case in load_suite().cases if case.lab in load_rubric().labs])
+GRADED = len([case for case in load_suite().cases if case.lab in load_rubric().labs])
 
 pytestmark = [
     needs_node,
@@ -115,7 +117,7 @@ def test_the_first_run_of_the_bundled_suite_reads_the_shipped_proof_and_checks_n
 def test_the_installed_wheel_grades_a_course_project_without_node_modules_100(installed: Installed, shape: object, tmp_path: Path) -> None:
     project = shape(tmp_path / "student")  # type: ignore[operator]
     result = installed.run("grade", "--impl", f"pi-course:{project}")
-    assert f"total    100.00 / 100.00  {ALL}/{ALL} passed" in result.stdout, result.stdout + result.stderr
+    assert f"total    100.00 / 100.00  {GRADED}/{GRADED} passed" in result.stdout, result.stdout + result.stderr
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="--run-as needs the grader to run as root")
@@ -135,8 +137,11 @@ def test_the_installed_wheel_grades_as_an_unprivileged_user_who_cannot_read_root
     (package / "package.json").write_text(manifest.replace('"tsc -p tsconfig.json"', f'"{leak}"'), encoding="utf-8")
     for folder, _, _ in os.walk(project):
         os.chmod(folder, 0o755)
-    result = installed.run("grade", "--impl", f"pi-course:{project}", "--run-as", "nobody", "--sandbox", sandbox)
-    assert f"total    100.00 / 100.00  {ALL}/{ALL} passed" in result.stdout, result.stdout + result.stderr
+    # The subject is what the build script can reach: the rubric has the submission's own script run.
+    rubric = own_script_rubric(installed.root)
+    arguments = ["--run-as", "nobody", "--sandbox", sandbox, "--rubric", str(rubric)]
+    result = installed.run("grade", "--impl", f"pi-course:{project}", *arguments)
+    assert f"total    100.00 / 100.00  {GRADED}/{GRADED} passed" in result.stdout, result.stdout + result.stderr
     if sandbox == "none":
         leaked = (drop / "leaked.txt").read_text(encoding="utf-8")
         assert "Permission denied" in leaked and "the held-out set" not in leaked
