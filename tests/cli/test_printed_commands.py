@@ -56,3 +56,11 @@ def test_activating_the_virtualenv_puts_this_pi_conformance_on_path() -> None:
     assert result.returncode == 0, result.stderr
     where, version = result.stdout.split("\n")[:2]
     assert Path(where) == Path(sys.prefix) / "bin" / "pi-conformance" and version.startswith("pi-conformance ")
+
+
+def test_the_readmes_student_precheck_names_this_versions_wheel() -> None:
+    from conformance import __version__
+
+    # As `autograder github-classroom` writes and prints it (tests/end_to_end/test_classroom_template.py runs it).
+    wheel = f"./.github/pi-conformance/pi_conformance-{__version__}-py3-none-any.whl"
+    assert f"pipx run --spec {wheel} pi-conformance check ." in (REPO / "README.md").read_text(encoding="utf-8")
