@@ -70,8 +70,6 @@ class Inherited:
     symptoms: tuple[str, ...]
     #: The lab of the excused case itself (whose own pass rate it earns).
     excused_lab: str = ""
-    #: Every charged, weighted failure of the labs that give evidence.
-    evidence_ids: frozenset[str] = frozenset()
     #: The share of its points the case earns here (rule 3), set when scoring.
     share: float = 1.0
 
@@ -220,12 +218,8 @@ def _explain(
     covered = {symptom for symptom in found for _, shown in charged if evidence(shown, symptom) is not None}
     if covered != found:
         return None
-    # Every charged failure of each lab that gives evidence (a lab 4.1 bug shows in many 4.1
-    # cases, each a little differently; a planted one in one).
-    giving = [shown for _, shown in charged if any(evidence(shown, symptom) is not None for symptom in found)]
-    supporting = frozenset(pair[0].id for shown in giving for pairs in shown.values() for pair in pairs)
     for lab, shown in charged:
         first = next((pair for symptom in sorted(found) if (pair := evidence(shown, symptom)) is not None), None)
         if first is not None:
-            return Inherited(lab, first[0], first[1], tuple(sorted(found)), case.lab, supporting)
+            return Inherited(lab, first[0], first[1], tuple(sorted(found)), case.lab)
     return None
