@@ -12,26 +12,13 @@ import ast
 from conformance.adapters.interface import Adapter, NotTried
 from conformance.adapters.reference import create as reference_adapter
 from conformance.common.jsontypes import JsonObject
-from conformance.loading.cases import Case
 from conformance.running.engine import run_alone
 from tests.support.paths import REPO
+from tests.support.scratch_cases import TEXT_CASE
 
 #: Where ``run_case`` may be named: the stage that owns it, and its own tests.
 OWNERS = (REPO / "conformance" / "running", REPO / "tests" / "running")
 SEARCHED = ("conformance", "reference_impl", "examples", "bench", "tests")
-
-CASE = Case(
-    id="entry-text",
-    file="scratch.yaml",
-    line=1,
-    chapter="03",
-    lab="3.1",
-    clauses=("IR-TEXT-1",),
-    description="scratch",
-    operation="text_of",
-    input={"message": {"role": "user", "content": [{"type": "text", "text": "hi"}], "timestamp": 1}},
-    expect={"value": "hi", "input_unchanged": True},
-)
 
 
 def _run_case_uses(tree: ast.AST) -> list[int]:
@@ -71,8 +58,8 @@ class _GivesUp(Adapter):
 
 
 def test_run_alone_applies_the_engines_policy() -> None:
-    assert run_alone(reference_adapter(), CASE).status == "passed"
-    alone = run_alone(_GivesUp(), CASE)
+    assert run_alone(reference_adapter(), TEXT_CASE).status == "passed"
+    alone = run_alone(_GivesUp(), TEXT_CASE)
     assert alone.status == "errored" and alone.given_up, "nothing to retry in: the outcome stands"
     # With a fresh adapter, the case given up on is run again in it, as in every loop.
-    assert run_alone(_GivesUp(), CASE, fresh=reference_adapter).status == "passed"
+    assert run_alone(_GivesUp(), TEXT_CASE, fresh=reference_adapter).status == "passed"

@@ -15,19 +15,7 @@ from conformance.common.jsontypes import JsonObject
 from conformance.judging.outcome import Divergence, Outcome, OutcomeFormatError
 from conformance.loading.cases import BrokenCase, Case
 from conformance.running.execution import run_case
-
-TEXT_CASE = Case(
-    id="t",
-    file="scratch.yaml",
-    line=1,
-    chapter="03",
-    lab="3.1",
-    clauses=("IR-TEXT-1",),
-    description="scratch",
-    operation="text_of",
-    input={"message": {"role": "user", "content": [{"type": "text", "text": "hi"}], "timestamp": 1}},
-    expect={"value": "hi", "input_unchanged": True},
-)
+from tests.support.scratch_cases import TEXT_CASE
 
 
 class Scripted(Adapter):

@@ -1,9 +1,11 @@
-"""Scratch fixture files for loader and command-line tests: headers, one valid case, a writer."""
+"""Scratch fixture files for loader and command-line tests (headers, one valid case, a writer), and a case built in code."""
 
 from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+
+from conformance.loading.cases import Case
 
 #: The header of a course fixture file (chapter 03), ending where the case list starts.
 HEADER = 'chapter: "03"\ntopic: scratch\ncases:\n'
@@ -29,3 +31,18 @@ def write(folder: Path, name: str, body: str) -> Path:
 
 #: The first line of a shared fixture file (``fixtures/shared/``): its schema.
 SHARED_HEADER = "# yaml-language-server: $schema=https://pi-conformance.dev/schemas/shared-fixture-file.schema.json\n"
+
+
+#: The same valid case built in code, for tests of one stage that need a Case but no file.
+TEXT_CASE = Case(
+    id="t",
+    file="scratch.yaml",
+    line=1,
+    chapter="03",
+    lab="3.1",
+    clauses=("IR-TEXT-1",),
+    description="scratch",
+    operation="text_of",
+    input={"message": {"role": "user", "content": [{"type": "text", "text": "hi"}], "timestamp": 1}},
+    expect={"value": "hi", "input_unchanged": True},
+)
