@@ -72,8 +72,8 @@ lint: $(BIN)/pi-conformance toolchain
 ## Build the manual (docs/, mkdocs.yml) into build/site; --strict fails on a broken internal link or anchor,
 ## a page missing from the nav, or any other warning. First: docs/cli.md is what the parser defines.
 docs: $(BIN)/pi-conformance
-	@$(BIN)/python -m conformance.reports.cli_reference | diff -u docs/cli.md - \
-		|| { echo "docs/cli.md is stale: run .venv/bin/python -m conformance.reports.cli_reference > docs/cli.md"; exit 1; }
+	@$(BIN)/python -m conformance.cli_reference | diff -u docs/cli.md - \
+		|| { echo "docs/cli.md is stale: run .venv/bin/python -m conformance.cli_reference > docs/cli.md"; exit 1; }
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 ## Mutation score: every mutant of reference_impl against the suite, in process; writes mutation-report.json.

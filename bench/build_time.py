@@ -24,11 +24,11 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: make `conformance` and `tests` importable
 
 from conformance import toolchain  # noqa: E402
-from conformance.adapters.budget import submission_budget  # noqa: E402
 from conformance.adapters.pi_course import build  # noqa: E402
 from conformance.adapters.settings import ImplSettings  # noqa: E402
 from conformance.grading.grader import GradeOptions, grade_submission, prepare  # noqa: E402
 from conformance.grading.rubric import load_rubric  # noqa: E402
+from conformance.isolation.budget import submission_budget  # noqa: E402
 from tests.support.course_projects import monorepo  # noqa: E402
 
 

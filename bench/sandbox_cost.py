@@ -23,11 +23,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: make `conformance` importable
 
-from conformance.adapters.limits import describe, detect  # noqa: E402
-from conformance.adapters.sandbox import probe  # noqa: E402
 from conformance.adapters.settings import ImplSettings  # noqa: E402
 from conformance.grading.grader import GradeOptions, grade_submission, prepare  # noqa: E402
 from conformance.grading.rubric import load_rubric  # noqa: E402
+from conformance.isolation.limits import describe, detect  # noqa: E402
+from conformance.isolation.sandbox import probe  # noqa: E402
 
 
 def _cpu_s() -> float:

@@ -18,7 +18,7 @@ from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.interface import Adapter, HarnessError, ImplementationThrew, OperationNotSupported
 from conformance.adapters.kinds import KINDS, default_impl, resolve_adapter
 from conformance.common.jsontypes import JsonObject, JsonValue
-from conformance.spec.profiles import ALL_OPERATIONS, DEFAULT_PROFILE, PROFILES
+from conformance.model.profiles import ALL_OPERATIONS, DEFAULT_PROFILE, PROFILES
 
 PROTOCOL_VERSION = 1
 

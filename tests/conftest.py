@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.loading.cases import Case
 from conformance.loading.loader import Suite, load_suite
-from conformance.spec.profiles import PROFILES
+from conformance.model.cases import Case
+from conformance.model.profiles import PROFILES
 from tests.support.graded_class import GradedClass, grade_class
 from tests.support.js_variants import ensure_generated
 from tests.support.requirements import require, skip_missing
@@ -36,7 +36,7 @@ def stop_if_the_reference_fails_a_case(root: Path | None = None) -> None:
     """
     from conformance.adapters.kinds import resolve_adapter
     from conformance.authoring.suspect import reference_failures
-    from conformance.spec.clauses import load_profile_clauses
+    from conformance.model.clauses import load_profile_clauses
     from examples.pi_ai_port.conformance import ADAPTER
 
     found = reference_failures(load_suite(root), lambda: resolve_adapter("reference"), load_profile_clauses("course"), "the reference")

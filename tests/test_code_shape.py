@@ -88,3 +88,70 @@ def test_the_private_import_check_finds_one() -> None:
     found = _private_imports(ast.parse("from conformance.adapters.binding import BindingAdapter, _Call"))
     assert found == ["conformance.adapters.binding._Call"]
     assert _private_imports(ast.parse("from __future__ import annotations\nfrom a import __version__")) == []
+
+
+#: The floors of ``conformance/``, bottom first: a package imports only from lower floors (or its own).
+#: A new package must be given a floor here, so the picture in docs/architecture.md stays whole.
+FLOORS: tuple[frozenset[str], ...] = (
+    frozenset({"common", "__version__"}),
+    frozenset({"model", "yamlio"}),
+    frozenset({"loading", "judging", "toolchain"}),
+    frozenset({"isolation"}),
+    frozenset({"adapters"}),
+    frozenset({"running"}),
+    frozenset({"grading", "authoring", "mutation"}),
+    frozenset({"farm", "fuzz"}),
+    frozenset({"reports", "autograder"}),
+    frozenset({"commands", "server"}),
+    # The entry points: cli.py imports each command's module by name (importlib), the pytest entry
+    # (suite/) runs commands' plugin, and the CLI reference is written from cli.py's parser.
+    frozenset({"cli", "suite"}),
+    frozenset({"cli_reference"}),
+)
+
+
+def _package_of(path: Path) -> str:
+    parts = path.relative_to(ROOT / "conformance").parts
+    return parts[0] if len(parts) > 1 else parts[0].removesuffix(".py")
+
+
+def _imported_packages(path: Path) -> set[str]:
+    """The ``conformance`` packages ``path`` imports from, lazily imported ones included."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{alias.name}" for alias in node.names] if node.module == "conformance" else [node.module]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        found |= {name.split(".")[1] for name in names if name.startswith("conformance.")}
+    return found
+
+
+def _floor(package: str) -> int:
+    return next(index for index, floor in enumerate(FLOORS) if package in floor)
+
+
+def test_every_package_has_a_floor() -> None:
+    packages = {_package_of(path) for path in (ROOT / "conformance").rglob("*.py")} - {"__init__"}
+    placed = set().union(*FLOORS)
+    assert packages - placed == set(), "give each new package a floor in FLOORS"
+
+
+def test_imports_only_go_down() -> None:
+    upward = []
+    for path in (ROOT / "conformance").rglob("*.py"):
+        package = _package_of(path)
+        if package == "__init__":
+            continue
+        for imported in _imported_packages(path) - {package}:
+            if _floor(imported) >= _floor(package):
+                upward.append(f"{path.relative_to(ROOT)} imports conformance.{imported}")
+    assert upward == []
+
+
+def test_the_floor_check_finds_an_import_back_up(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from conformance.grading.rubric import Rubric\n", encoding="utf-8")
+    assert _imported_packages(module) == {"grading"}
+    assert _floor("grading") > _floor("adapters")

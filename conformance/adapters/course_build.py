@@ -32,8 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance import toolchain
-from conformance.adapters import build_disk
-from conformance.adapters.sandbox import (
+from conformance.adapters.settings import ImplSettings
+from conformance.common.student_text import path_text
+from conformance.isolation import build_disk
+from conformance.isolation.confine import SESSION_MARKER, minimal_environment, stop_tree, supervisor_argv
+from conformance.isolation.sandbox import (
     SANDBOX_HOME,
     Sandbox,
     SandboxUnavailable,
@@ -43,12 +46,9 @@ from conformance.adapters.sandbox import (
     runtime_path,
     runtime_roots,
 )
-from conformance.adapters.session import SESSION_MARKER, minimal_environment, stop_tree, supervisor_argv
-from conformance.adapters.settings import ImplSettings
-from conformance.adapters.staff_build import StaffBuild, has_typescript_sources, pin_files
-from conformance.adapters.submission_copy import SubmissionTooLarge, chown_tree, copy_submission, remove_tree
-from conformance.adapters.supervisor import descendants
-from conformance.common.student_text import path_text
+from conformance.isolation.staff_build import StaffBuild, has_typescript_sources, pin_files
+from conformance.isolation.submission_copy import SubmissionTooLarge, chown_tree, copy_submission, remove_tree
+from conformance.isolation.supervisor import descendants
 
 #: A registry address nothing listens on (the discard port of the loopback).
 UNREACHABLE_REGISTRY = "http://127.0.0.1:9/"

@@ -15,7 +15,7 @@ from conformance.adapters.protocol import decode_response, quote, unsealed
 from conformance.adapters.session import Session
 from conformance.common.jsontypes import JsonObject
 from conformance.common.student_text import schema_problem
-from conformance.spec.schemas import validator
+from conformance.model.schemas import validator
 
 STDERR_NOTE = "; the end of its stderr:"
 NO_STDERR_NOTE = "; it wrote nothing on stderr"

@@ -1,7 +1,7 @@
 """The Adapter interface: how the runner reaches an implementation under test.
 
 The runner reaches every adapter one way: :meth:`Adapter.perform`, for an operation of any
-profile (``spec/profiles.py`` lists them). It takes the case's JSON ``input`` (and, for
+profile (``model/profiles.py`` lists them). It takes the case's JSON ``input`` (and, for
 scenarios, its ``steps``) and returns the JSON *observation* described in
 ``spec/fixture-format.md``. Transports (in-process Python, a JSON-lines program, the
 course's Node.js projects) are all adapters: one that forwards operations (a program)
@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 
 from conformance.common.jsontypes import JsonObject
-from conformance.spec.profiles import ALL_OPERATIONS, ALL_SCENARIO_OPERATIONS
+from conformance.model.profiles import ALL_OPERATIONS, ALL_SCENARIO_OPERATIONS
 
 #: How long a waiting step (``consume``, ``result``) may wait before it reports what it saw,
 #: when idleness cannot be observed (spec/protocol.md, "Settling"); sent in the handshake.

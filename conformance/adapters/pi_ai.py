@@ -28,8 +28,8 @@ from conformance.adapters.interface import Adapter
 from conformance.adapters.pi_course import CourseLayoutError, confined_argv, find_node
 from conformance.adapters.process import ProcessAdapter
 from conformance.adapters.process_options import ProcessOptions
-from conformance.adapters.sandbox import Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
 from conformance.adapters.settings import ImplSettings
+from conformance.isolation.sandbox import Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
 
 NODE_ADAPTER = Path(__file__).resolve().parent / "node" / "pi_ai_adapter.mjs"
 PACKAGE_NAME = "@earendil-works/pi-ai"

@@ -20,9 +20,9 @@ from conformance.adapters.interface import Adapter, HarnessError
 from conformance.adapters.node_runtime import OLDEST_MAJOR, SUPPORTED_NODE, NodeVersion, UnsupportedNode, check_supported, isolation_flags
 from conformance.adapters.process import ProcessAdapter
 from conformance.adapters.process_options import ProcessOptions
-from conformance.adapters.sandbox import Isolation, Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
 from conformance.adapters.settings import ImplSettings
-from conformance.adapters.staff_build import has_typescript_sources
+from conformance.isolation.sandbox import Isolation, Sandbox, SandboxUnavailable, choose_isolation, runtime_roots
+from conformance.isolation.staff_build import has_typescript_sources
 
 NODE_ADAPTER = Path(__file__).resolve().parent / "node" / "pi_course_adapter.mjs"
 COURSE_MODULES = ("types.js", "event-stream.js", "scripted-model.js")

@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance.adapters.interface import DEFAULT_SETTLE_DEADLINE_S
-from conformance.adapters.limits import Limits
-from conformance.adapters.limits import describe as describe_limits
 from conformance.adapters.protocol import DEFAULT_MAX_LINE_BYTES
-from conformance.adapters.sandbox import Isolation, Sandbox, tmpfs_size_supported
 from conformance.adapters.settings import ImplSettings
+from conformance.isolation.limits import Limits
+from conformance.isolation.limits import describe as describe_limits
+from conformance.isolation.sandbox import Isolation, Sandbox, tmpfs_size_supported
 
 
 @dataclass

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from conformance.adapters.limits import Limits
-from conformance.adapters.sandbox import SandboxMode
-from conformance.adapters.staff_build import DEFAULT_STAFF_BUILD, StaffBuild
+from conformance.isolation.limits import Limits
+from conformance.isolation.sandbox import SandboxMode
+from conformance.isolation.staff_build import DEFAULT_STAFF_BUILD, StaffBuild
 
 
 @dataclass

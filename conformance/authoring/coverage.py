@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from conformance.judging.feedback import unshowable_hint
-from conformance.loading.cases import Case
-from conformance.spec.clauses import Clause
-from conformance.spec.features import beyond_chapter_sources
+from conformance.model.cases import Case
+from conformance.model.clauses import Clause
+from conformance.model.features import beyond_chapter_sources
 
 Status = Literal["unchecked", "checked", "withdrawn"]
 _EXCERPT = 70

@@ -19,8 +19,8 @@ import sys
 from typing import Any
 
 from conformance.common.jsontypes import JsonObject
-from conformance.spec.paths import schemas_dir
-from conformance.spec.schemas import SCHEMA_BASE, load_schema
+from conformance.model.paths import schemas_dir
+from conformance.model.schemas import SCHEMA_BASE, load_schema
 
 NAME = "expected-ir.schema.json"
 #: Each generated file and the IR schema it is generated from.

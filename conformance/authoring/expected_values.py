@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from conformance.authoring.problems import Problem
 from conformance.common.jsontypes import JsonValue
 from conformance.judging.matcher import is_matcher, literal_key
-from conformance.loading.cases import Case
-from conformance.spec.schemas import validator
+from conformance.model.cases import Case
+from conformance.model.schemas import validator
 
 #: A concrete value of each ``$type``.
 SAMPLES: dict[str, JsonValue] = {"string": "s", "number": 0.5, "integer": 0, "boolean": False, "object": {}, "array": [], "null": None}

@@ -27,9 +27,9 @@ from conformance.authoring.lint import lint
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.loading import shared_files
 from conformance.loading.loader import fixture_files
-from conformance.spec.paths import data_root, fixtures_dir, schemas_dir, spec_file
-from conformance.spec.profiles import COURSE, PI_AI_1
-from conformance.spec.version import spec_version
+from conformance.model.paths import data_root, fixtures_dir, schemas_dir, spec_file
+from conformance.model.profiles import COURSE, PI_AI_1
+from conformance.model.version import spec_version
 from conformance.yamlio import canonical
 
 FORMAT = "pi-conformance-fixtures"

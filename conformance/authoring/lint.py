@@ -23,13 +23,13 @@ from conformance.authoring.problems import Problem
 from conformance.common.jsontypes import JsonObject
 from conformance.judging.feedback import unshowable_hint
 from conformance.loading import shared_files, validation_cache
-from conformance.loading.cases import LABS, Case
 from conformance.loading.loader import Suite, display_path, fixture_files, load_suite
-from conformance.spec.clauses import Clause, load_clauses
-from conformance.spec.features import BEYOND_CHAPTER, SOURCES, Feature, load_features, load_profile_features
-from conformance.spec.function_features import PI_AI_1_FUNCTIONS
-from conformance.spec.paths import fixtures_dir
-from conformance.spec.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES
+from conformance.model.cases import LABS, Case
+from conformance.model.clauses import Clause, load_clauses
+from conformance.model.features import BEYOND_CHAPTER, SOURCES, Feature, load_features, load_profile_features
+from conformance.model.function_features import PI_AI_1_FUNCTIONS
+from conformance.model.paths import fixtures_dir
+from conformance.model.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES
 from conformance.yamlio import positions as yamltext
 from conformance.yamlio.canonical import inputs_key
 

@@ -13,8 +13,8 @@ import shlex
 from pathlib import Path
 
 from conformance.adapters.kinds import KINDS, submission_spec
-from conformance.spec.paths import data_root
-from conformance.spec.profiles import DEFAULT_PROFILE
+from conformance.model.paths import data_root
+from conformance.model.profiles import DEFAULT_PROFILE
 
 PI_AI_VERSION = "1.6.0"
 PI_AI_INSTALL = f"npm install --prefix /tmp/pi-ai @earendil-works/pi-ai@{PI_AI_VERSION}"

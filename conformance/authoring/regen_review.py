@@ -17,7 +17,7 @@ from conformance.common.jsontypes import JsonValue
 from conformance.common.value_paths import join_index, join_key
 from conformance.judging.feedback import clause_hits
 from conformance.judging.matcher import is_matcher, render
-from conformance.spec.clauses import Clause
+from conformance.model.clauses import Clause
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _EXCERPT = 160

@@ -19,10 +19,10 @@ from conformance.authoring.ids import shared_words
 from conformance.authoring.lint import HEADER_PREFIX, SCHEMA_FILE
 from conformance.authoring.scaffold_bodies import BODIES, DEFAULT_PREFIX, EXAMPLE_CLAUSE
 from conformance.loading import shared_files
-from conformance.loading.cases import LABS, OPERATIONS, PURE_OPERATIONS
 from conformance.loading.loader import fixture_files
-from conformance.spec.paths import fixtures_dir, schemas_dir
-from conformance.spec.profiles import COURSE
+from conformance.model.cases import LABS, OPERATIONS, PURE_OPERATIONS
+from conformance.model.paths import fixtures_dir, schemas_dir
+from conformance.model.profiles import COURSE
 
 _CASE_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")

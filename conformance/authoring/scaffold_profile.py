@@ -28,7 +28,7 @@ from conformance.authoring.scaffold import (
 from conformance.authoring.scaffold_bodies import BODIES, EXAMPLE_CLAUSE
 from conformance.loading import shared_files
 from conformance.loading.loader import fixture_files
-from conformance.spec.profiles import COURSE, Profile, get_profile
+from conformance.model.profiles import COURSE, Profile, get_profile
 
 # The area an operation's cases belong to when no file of the profile shows it yet.
 _AREA_OF = {

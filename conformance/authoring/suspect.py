@@ -13,10 +13,10 @@ from collections.abc import Mapping
 
 from conformance.judging.feedback import rank_clauses
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import Case
 from conformance.loading.loader import Suite
+from conformance.model.cases import Case
+from conformance.model.clauses import Clause
 from conformance.running.engine import AdapterFactory, Loop, Policy
-from conformance.spec.clauses import Clause
 
 
 def deciding_clause(case: Case, outcome: Outcome, clauses: Mapping[str, Clause]) -> str | None:

@@ -96,7 +96,7 @@ def check_toolchain() -> Check:
 
 def check_sandbox(probe: Callable[[], str | None] | None = None) -> Check:
     """bubblewrap, and whether it really sandboxes a program here (a trial run)."""
-    from conformance.adapters import sandbox
+    from conformance.isolation import sandbox
 
     reason = (probe or sandbox.probe)()
     if reason is None:
@@ -115,11 +115,11 @@ def check_sandbox(probe: Callable[[], str | None] | None = None) -> Check:
 def check_limits() -> Check:
     """The per-submission resource limits as grading would apply them here, and by what mechanism.
 
-    The same words every report uses (:func:`conformance.adapters.limits.describe`). Never
+    The same words every report uses (:func:`conformance.isolation.limits.describe`). Never
     required: without a writable cgroup the limits fall back to per-process rlimits, which the
     line says.
     """
-    from conformance.adapters import limits, sandbox
+    from conformance.isolation import limits, sandbox
 
     defaults = limits.Limits()
     found = limits.describe(defaults, tmpfs_capped=sandbox.probe() is None)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from conformance.commands.checks import EXIT_USAGE, output_file_problem
-from conformance.spec.profiles import DEFAULT_PROFILE, PROFILES
+from conformance.model.profiles import DEFAULT_PROFILE, PROFILES
 
 EXIT_OK = 0
 _WHEEL_HELP = "the pi-conformance wheel to ship (default: built from this checkout, or this install's own)"

@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 
 from conformance.adapters.kinds import parse_impl
-from conformance.adapters.run_as import RunAsError, run_as_problem
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import positive_integer
+from conformance.isolation.run_as import RunAsError, run_as_problem
 
 
 class UidRangeError(RunAsError):

@@ -18,13 +18,13 @@ import math
 import sys
 from pathlib import Path
 
-from conformance.adapters.budget import submission_budget
 from conformance.adapters.kinds import submission_spec
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import EXIT_USAGE
 from conformance.commands.options import SANDBOX, TIMEOUT
 from conformance.grading.grader import SubmissionResult
-from conformance.loading.cases import LABS
+from conformance.isolation.budget import submission_budget
+from conformance.model.cases import LABS
 
 EXIT_FULL = 0
 EXIT_NOT_FULL = 1
@@ -83,10 +83,10 @@ def is_full(points: float, max_points: float) -> bool:
 
 def check_command(args: argparse.Namespace) -> int:
     """Grade the project against the public cases; exit 0 only when every lab judged is full."""
-    from conformance.adapters import sandbox
     from conformance.grading.formats import terminal
     from conformance.grading.grader import GradeOptions, grade_submission, prepare
     from conformance.grading.rubric import RubricError, load_rubric
+    from conformance.isolation import sandbox
 
     sandbox.use_notice(student_notice)
     project = Path(args.project)

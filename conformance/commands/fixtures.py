@@ -18,12 +18,12 @@ from conformance.authoring.regen import RegenRefused, regenerate, write
 from conformance.authoring.scaffold import ScaffoldError, scaffold_case
 from conformance.authoring.scaffold_profile import scaffold_profile_case
 from conformance.commands.checks import EXIT_USAGE
-from conformance.loading.cases import LABS
 from conformance.loading.loader import load_suite
-from conformance.spec.clauses import load_clauses, load_profile_clauses
-from conformance.spec.paths import fixtures_dir
-from conformance.spec.profiles import ALL_OPERATIONS, DEFAULT_PROFILE, PI_AI_1, PROFILES, UnknownProfile, get_profile
-from conformance.spec.version import VersionError, profile_version
+from conformance.model.cases import LABS
+from conformance.model.clauses import load_clauses, load_profile_clauses
+from conformance.model.paths import fixtures_dir
+from conformance.model.profiles import ALL_OPERATIONS, DEFAULT_PROFILE, PI_AI_1, PROFILES, UnknownProfile, get_profile
+from conformance.model.version import VersionError, profile_version
 
 EXIT_PROBLEMS = 1
 

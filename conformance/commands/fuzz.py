@@ -16,7 +16,7 @@ from conformance.commands.options import TIMEOUT, add_process_options, process_s
 if TYPE_CHECKING:  # hypothesis comes with the fuzz extra only: imported when the command runs
     from conformance.adapters.interface import Adapter
     from conformance.fuzz.engine import Finding
-    from conformance.loading.cases import Case
+    from conformance.model.cases import Case
     from conformance.running.engine import AdapterFactory
 
 EXIT_FOUND = 1

@@ -10,7 +10,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.adapters.budget import BudgetUnavailable, submission_budget
 from conformance.adapters.kinds import (
     BUILT_KINDS,
     IMPL_FORMS,
@@ -22,7 +21,6 @@ from conformance.adapters.kinds import (
     profile_problem,
     submission_kind,
 )
-from conformance.adapters.run_as import RunAsError, parse_run_as, run_as_problem
 from conformance.commands.batch_users import add_jobs_options, batch_uids
 from conformance.commands.checks import (
     EXIT_USAGE,
@@ -45,9 +43,11 @@ from conformance.grading.formats import terminal
 from conformance.grading.formats.files import WRITERS
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import RubricError, load_rubric
+from conformance.isolation.budget import BudgetUnavailable, submission_budget
+from conformance.isolation.run_as import RunAsError, parse_run_as, run_as_problem
 from conformance.loading.loader import load_suite
+from conformance.model.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES
 from conformance.reports.html.batch_site import HtmlBatch
-from conformance.spec.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES
 
 EXIT_OK = 0
 EXIT_NOT_OK = 1

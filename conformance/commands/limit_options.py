@@ -1,6 +1,6 @@
 """The resource-limit options shared by ``grade``, ``grade-batch`` and ``run``.
 
-Each limit is on by default (see :mod:`conformance.adapters.limits`); an option changes one,
+Each limit is on by default (see :mod:`conformance.isolation.limits`); an option changes one,
 ``--no-limits`` drops the defaults (the limits given explicitly still hold).
 """
 
@@ -10,9 +10,9 @@ import argparse
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from conformance.adapters import limits
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import positive_integer
+from conformance.isolation import limits
 
 if TYPE_CHECKING:
     import pytest

@@ -11,12 +11,12 @@ from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import EXIT_USAGE, output_folder_problem
 from conformance.commands.options import FIXTURES, TIMEOUT, add_process_options, process_settings
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
+from conformance.model.cases import Case
+from conformance.model.clauses import load_profile_clauses
+from conformance.model.profiles import DEFAULT_PROFILE
 from conformance.reports.html.matrix_site import ImplRun, write_matrix_site
 from conformance.running.engine import Loop, Policy
-from conformance.spec.clauses import load_profile_clauses
-from conformance.spec.profiles import DEFAULT_PROFILE
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -95,8 +95,8 @@ def matrix_command(args: argparse.Namespace) -> int:
 
 def compat_command(args: argparse.Namespace) -> int:
     """Install each version, run the pi-ai-1 cases on it, write the page (and the matrix); 0 when written."""
+    from conformance.model.profiles import PI_AI_1
     from conformance.reports.compat_page import CompatUnavailable, VersionRun, install, published_versions, version_key, write_page
-    from conformance.spec.profiles import PI_AI_1
 
     if args.html:
         problem = output_folder_problem("--html", Path(args.html))

@@ -9,8 +9,8 @@ pytest-timeout a ``--timeout``, so the plugin spells those two ``--fixtures-dir`
 ``--case-timeout`` (:attr:`Option.plugin_flag`); ``run`` passes the CLI's values on in that
 spelling (:meth:`Option.forward`). The resource limits are declared in :mod:`.limit_options`.
 A default lives in the module that owns the value (the timeout's in
-:data:`conformance.loading.cases.DEFAULT_TIMEOUT_S`, the limits' in
-:mod:`conformance.adapters.limits`); the help texts quote it from there.
+:data:`conformance.model.cases.DEFAULT_TIMEOUT_S`, the limits' in
+:mod:`conformance.isolation.limits`); the help texts quote it from there.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from conformance.adapters.kinds import prefixes
-from conformance.adapters.sandbox import INSTALL_HINT, SANDBOX_MODES
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import positive_number
 from conformance.commands.limit_options import add_limit_options, with_limit_options
-from conformance.loading.cases import DEFAULT_TIMEOUT_S
+from conformance.isolation.sandbox import INSTALL_HINT, SANDBOX_MODES
+from conformance.model.cases import DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
     import pytest

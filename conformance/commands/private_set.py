@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 from conformance.commands.checks import EXIT_USAGE
 from conformance.commands.options import TIMEOUT
-from conformance.spec.profiles import DEFAULT_PROFILE
+from conformance.model.profiles import DEFAULT_PROFILE
 
 if TYPE_CHECKING:
     from conformance.grading.rubric import Rubric
-    from conformance.loading.cases import Case
+    from conformance.model.cases import Case
 
 DEFAULT_CASES = 100
 

@@ -27,15 +27,15 @@ from conformance.common.student_text import for_terminal, prune_json
 from conformance.grading.baseline import Baseline, BaselineError, Verdict, baseline_document, compare, load_baseline, write_baseline
 from conformance.judging.feedback import failure_report
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import LABS, BrokenCase, Case
 from conformance.loading.loader import Suite, load_suite
 from conformance.loading.selection import CHAPTERS, selection_problems
+from conformance.model.cases import LABS, BrokenCase, Case
+from conformance.model.clauses import Clause, load_profile_clauses
+from conformance.model.features import not_claimed_reason, unknown_feature_problem
+from conformance.model.profiles import DEFAULT_PROFILE, UnknownProfile, get_profile
 from conformance.reports.run_summary import CaseResult, group_lines, groups_of, skip_lines, summary_lines, write_json_report
 from conformance.running.engine import Policy, run_one
 from conformance.running.execution import all_divergences
-from conformance.spec.clauses import Clause, load_profile_clauses
-from conformance.spec.features import not_claimed_reason, unknown_feature_problem
-from conformance.spec.profiles import DEFAULT_PROFILE, UnknownProfile, get_profile
 
 
 def marker_name(kind: str, value: str) -> str:

@@ -22,7 +22,7 @@ from conformance.adapters.kinds import (
 from conformance.commands.checks import EXIT_USAGE, output_file_problem, same_file_problem
 from conformance.commands.limit_options import limit_arguments
 from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, add_process_options
-from conformance.spec.profiles import DEFAULT_PROFILE
+from conformance.model.profiles import DEFAULT_PROFILE
 
 if TYPE_CHECKING:
     from conformance.commands.pytest_plugin import RunState
@@ -142,7 +142,7 @@ def run_command(args: argparse.Namespace) -> int:
     code = pytest.main(pytest_arguments(args), plugins=[session])
     # Imported after pytest has started, so that pytest-cases is loaded (and rewritten) by pytest.
     from conformance.commands.pytest_plugin import baseline_verdict
-    from conformance.spec.features import is_not_claimed
+    from conformance.model.features import is_not_claimed
 
     state = session.state
     if state is None:  # pytest stopped before configuring the suite (a bad option): it said why
@@ -166,8 +166,8 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _write_html(folder: Path, state: RunState, impl: str) -> SiteStats:
     """``--html``: the run's site, named after the implementation, its cases grouped by lab (or the profile's area)."""
+    from conformance.model.profiles import get_profile
     from conformance.reports.html.run_site import RunPage, write_run_site
-    from conformance.spec.profiles import get_profile
 
     pairs = [(result.case, result.outcome) for result in state.results if result.case is not None]
     name = state.adapter.name if state.adapter is not None and state.adapter.name else impl
@@ -223,8 +223,8 @@ def _feature_problem(args: argparse.Namespace) -> str | None:
     """A ``--without-feature`` that names no feature of the profile."""
     if not args.without_feature:
         return None
-    from conformance.spec.features import unknown_feature_problem
-    from conformance.spec.profiles import UnknownProfile, get_profile
+    from conformance.model.features import unknown_feature_problem
+    from conformance.model.profiles import UnknownProfile, get_profile
 
     try:
         chosen = get_profile(args.profile)

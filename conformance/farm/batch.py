@@ -33,7 +33,7 @@ from conformance.farm.shard import sort_key
 from conformance.farm.spawner import WorkerSpawner
 from conformance.grading.formats.files import write_all
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult
-from conformance.spec.profiles import DEFAULT_PROFILE
+from conformance.model.profiles import DEFAULT_PROFILE
 
 
 @dataclass(frozen=True)

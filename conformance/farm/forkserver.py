@@ -38,7 +38,7 @@ from conformance.farm.worker import EXIT_GRADER_FAILED, die_with_parent, run_job
 _HEADER = struct.Struct(">I")
 #: What a worker imports while it grades, beyond the worker module; imported here once, before any fork.
 #: The transports are each kind's own (:attr:`~conformance.adapters.kinds.base.ImplKind.preload`): a new kind needs no edit here.
-PRELOAD = ("conformance.adapters.kinds", *PRELOAD_MODULES, "conformance.running.execution", "conformance.spec.schemas")
+PRELOAD = ("conformance.adapters.kinds", *PRELOAD_MODULES, "conformance.running.execution", "conformance.model.schemas")
 #: Without pidfds (Linux before 5.3), how often ended workers are looked for.
 _POLL_S = 0.05
 
@@ -73,7 +73,7 @@ def _preload() -> None:
     for name in PRELOAD:
         importlib.import_module(name)
     from conformance.adapters import pi_course
-    from conformance.spec import schemas
+    from conformance.model import schemas
 
     schemas.validator("protocol.schema.json", "/$defs/Notice")  # loads every schema once
     with contextlib.suppress(pi_course.CourseLayoutError):

@@ -25,7 +25,7 @@ from conformance.common.atomic_file import write_text_atomic
 from conformance.common.student_text import csv_cell, csv_cell_value
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.rubric import Rubric
-from conformance.spec.profiles import DEFAULT_PROFILE
+from conformance.model.profiles import DEFAULT_PROFILE
 
 
 class GradebookError(ValueError):

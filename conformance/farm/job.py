@@ -24,11 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from conformance.adapters.budget import remove_orphan_groups
-from conformance.adapters.build_disk import unmount_below
 from conformance.adapters.course_build import BUILD_TIMEOUT_S
 from conformance.adapters.kinds import Impl
-from conformance.adapters.sandbox import choose_isolation
 from conformance.adapters.settings import ImplSettings
 from conformance.farm.reaper import Reaper
 from conformance.farm.spawner import Worker, WorkerSpawner, WorkerStartError
@@ -37,8 +34,11 @@ from conformance.grading.grader import GradeOptions, GradingContext, SubmissionR
 from conformance.grading.result_json import ResultFormatError, result_from_json
 from conformance.grading.scoring import score
 from conformance.grading.status import NOT_RUN, SubmissionStatus
+from conformance.isolation.budget import remove_orphan_groups
+from conformance.isolation.build_disk import unmount_below
+from conformance.isolation.sandbox import choose_isolation
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import DEFAULT_TIMEOUT_S, Case
+from conformance.model.cases import DEFAULT_TIMEOUT_S, Case
 
 #: Room beyond the budget for the worker's start-up, the case in flight and the cleanup.
 MARGIN_S = 30.0

@@ -19,7 +19,7 @@ from conformance.common.student_text import path_text
 from conformance.farm.gradebook import GradebookError, GradebookMeta, csv_text, read_gradebook, read_meta, row, write_rows
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.status import SubmissionStatus
-from conformance.spec.profiles import DEFAULT_PROFILE
+from conformance.model.profiles import DEFAULT_PROFILE
 
 GRADEBOOK = "gradebook.csv"
 

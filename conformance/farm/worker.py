@@ -24,11 +24,11 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.adapters.budget import submission_budget
 from conformance.adapters.kinds import Impl
 from conformance.common.atomic_file import write_text_atomic
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, grade_submission
 from conformance.grading.result_json import result_to_json
+from conformance.isolation.budget import submission_budget
 from conformance.judging.outcome import Outcome
 
 _PR_SET_PDEATHSIG = 1

@@ -19,10 +19,10 @@ import yaml
 from conformance.adapters.interface import Adapter
 from conformance.authoring.lint import DEFAULT_HEADER, lint
 from conformance.common.jsontypes import JsonObject
-from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
+from conformance.model.cases import Case
+from conformance.model.paths import data_root, fixtures_dir
 from conformance.running.engine import run_alone
-from conformance.spec.paths import data_root, fixtures_dir
 
 DESCRIPTION_LIMIT = 220
 

@@ -23,7 +23,7 @@ from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.expect import build_case, clauses_for
 from conformance.fuzz.strategies import Program, programs
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
 from conformance.running.engine import AdapterFactory, Policy, run_alone, run_one
 
 

@@ -16,7 +16,7 @@ import re
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.fuzz.strategies import Program
 from conformance.judging.matcher import escape_keys
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
 
 LOOSE_MESSAGE_FIELDS: dict[str, JsonValue] = {
     "provider": {"$type": "string"},

@@ -39,7 +39,7 @@ from conformance.fuzz.expect import lab_for
 from conformance.fuzz.private_cases import PRIVATE_WORD, private_case
 from conformance.fuzz.strategies import PURE_OPERATIONS, Program, event_stream_program, pure_program, scripted_model_program
 from conformance.grading.rubric import Rubric
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
 from conformance.running.engine import run_alone
 from conformance.yamlio.canonical import inputs_key
 

@@ -14,7 +14,7 @@ from conformance.common.jsontypes import JsonValue
 from conformance.fuzz.expect import case_id, clauses_for
 from conformance.fuzz.strategies import Program
 from conformance.judging.matcher import is_matcher, literal_key
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
 
 #: The word every generated id carries after its file's prefix: ``sm-abort-private-1a2b3c4d``.
 PRIVATE_WORD = "private"

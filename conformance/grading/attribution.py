@@ -50,8 +50,8 @@ from conformance.common.jsontypes import JsonValue
 from conformance.common.value_paths import join_index
 from conformance.judging.matcher import MISSING, first_divergence, literal_key
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import Case
-from conformance.spec.profiles import get_profile
+from conformance.model.cases import Case
+from conformance.model.profiles import get_profile
 
 #: Observation keys whose items are compared item by item, one symptom per item key.
 _LISTS = frozenset({"events", "requests"})

@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from conformance.common.jsontypes import JsonObject
-from conformance.spec.schemas import validator
+from conformance.model.schemas import validator
 from conformance.yamlio.settings_file import read_yaml
 
 _REASON_LIMIT = 200

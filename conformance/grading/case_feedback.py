@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from conformance.grading.scoring import GradedCase
 from conformance.judging.failure_groups import cause_of
 from conformance.judging.feedback import failure_report, rank_clauses
-from conformance.spec.clauses import Clause
-from conformance.spec.profiles import get_profile
+from conformance.model.clauses import Clause
+from conformance.model.profiles import get_profile
 
 _ONE_LINE_LIMIT = 160
 

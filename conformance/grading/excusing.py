@@ -25,7 +25,7 @@ from dataclasses import replace
 
 from conformance.grading.attribution import Inherited, attribute
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
 
 #: Per case id: its weight in its lab and its full points.
 Weighted = Mapping[str, tuple[float, float]]

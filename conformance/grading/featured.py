@@ -16,7 +16,7 @@ from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.judging.failure_groups import FailureGroup, group_failures, origin_rank
 from conformance.judging.feedback import fitting_hint
-from conformance.spec.clauses import Clause
+from conformance.model.clauses import Clause
 
 
 def hint_fits(graded: GradedCase) -> bool:

@@ -25,11 +25,11 @@ from conformance.grading.scoring import Score, score
 from conformance.grading.status import NOT_RUN, SubmissionStatus, classify
 from conformance.judging.feedback import is_silent_stream
 from conformance.judging.outcome import Divergence, Outcome
-from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
+from conformance.model.cases import Case
+from conformance.model.clauses import Clause, load_profile_clauses
 from conformance.running.engine import Loop, Policy
 from conformance.running.execution import GRADER_ERROR
-from conformance.spec.clauses import Clause, load_profile_clauses
 
 
 @dataclass(frozen=True)
@@ -165,7 +165,7 @@ class SubmissionResult:
     build_report: str | None = None
     #: How the submission's code was isolated: ``bwrap``, ``none`` or ``in-process`` (``python:``).
     isolation: str = "none"
-    #: Which resource limits held for its programs, and by what (``conformance.adapters.limits.describe``).
+    #: Which resource limits held for its programs, and by what (``conformance.isolation.limits.describe``).
     limits: str = ""
 
     def __post_init__(self) -> None:

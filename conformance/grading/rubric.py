@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from conformance.adapters.staff_build import DEFAULT_STAFF_BUILD, StaffBuild, StaffBuildError, parse_staff_build
-from conformance.loading.cases import LABS, Case
-from conformance.spec.clauses import Clause
-from conformance.spec.profiles import DEFAULT_PROFILE, PROFILES, get_profile
-from conformance.spec.schemas import validator
+from conformance.isolation.staff_build import DEFAULT_STAFF_BUILD, StaffBuild, StaffBuildError, parse_staff_build
+from conformance.model.cases import LABS, Case
+from conformance.model.clauses import Clause
+from conformance.model.profiles import DEFAULT_PROFILE, PROFILES, get_profile
+from conformance.model.schemas import validator
 from conformance.yamlio.settings_file import read_yaml
 
 DEFAULT_RUBRIC = Path(__file__).resolve().with_name(get_profile(DEFAULT_PROFILE).default_rubric)

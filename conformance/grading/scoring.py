@@ -30,7 +30,7 @@ from conformance.grading.excusing import excuse
 from conformance.grading.rubric import Rubric, profile_groups
 from conformance.judging.failure_groups import group_failures
 from conformance.judging.outcome import STATUSES, Outcome
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
 
 
 @dataclass(frozen=True)

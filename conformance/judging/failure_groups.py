@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from conformance.common.value_paths import join_key
 from conformance.judging.feedback import clause_hits, divergence_words, diverging_strings, quotes_value
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import BrokenCase, Case
-from conformance.spec.clauses import Clause
+from conformance.model.cases import BrokenCase, Case
+from conformance.model.clauses import Clause
 
 _INDEX = re.compile(r"\[\d+\]")
 # A scenario step's key and, inside an event or request list, the item's key and one below it; else two keys.

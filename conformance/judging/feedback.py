@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from conformance.common.jsontypes import JsonValue
 from conformance.judging.outcome import Outcome
 from conformance.judging.readings import symptom_reading
-from conformance.loading.cases import Case
-from conformance.spec.clauses import Clause
+from conformance.model.cases import Case
+from conformance.model.clauses import Clause
 
 _CLAUSE_TEXT_LIMIT = 200
 _QUOTED_CLAUSES = 2

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping
 
 from conformance.common.jsontypes import JsonValue
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
 
 # The key a divergence ends in: ``steps[4].events[0].partial.timestamp`` -> ``timestamp``.
 _LAST_KEY = re.compile(r"(?:^|\.)([A-Za-z_]\w*)$")

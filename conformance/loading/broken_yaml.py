@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from conformance.loading.cases import LABS
+from conformance.model.cases import LABS
 
 _ID = re.compile(r"""^(?P<indent>\s*)-\s+id:\s*["']?(?P<id>[A-Za-z0-9][A-Za-z0-9_.:-]*)["']?\s*(?:#.*)?$""")
 _LAB = re.compile(r"""^\s+lab:\s*["']?(?P<lab>\d+\.\d+)["']?\s*(?:#.*)?$""")

@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping
 
 from conformance.common.jsontypes import JsonObject
 from conformance.loading import pi_ai_shapes
-from conformance.spec.clauses import Clause
-from conformance.spec.profiles import DEFAULT_PROFILE, PI_AI_1, get_profile
+from conformance.model.clauses import Clause
+from conformance.model.profiles import DEFAULT_PROFILE, PI_AI_1, get_profile
 
 #: Problems found, each as (path inside the checked value, message).
 Found = list[tuple[list[str | int], str]]
@@ -66,7 +66,7 @@ def semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_shap
 
 def _scenario_problems(raw: JsonObject, check_shapes: bool) -> Found:
     from conformance.loading import schema_errors
-    from conformance.spec.schemas import validator
+    from conformance.model.schemas import validator
 
     problems: Found = []
     steps = raw.get("steps")

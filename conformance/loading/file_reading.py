@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from conformance.loading import yaml_errors
-from conformance.loading.cases import BrokenCase
-from conformance.spec.profiles import DEFAULT_PROFILE
+from conformance.model.cases import BrokenCase
+from conformance.model.profiles import DEFAULT_PROFILE
 
 if TYPE_CHECKING:  # yaml is imported only when a file misses the parsed cache
     import yaml

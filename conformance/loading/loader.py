@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 from conformance.common.jsontypes import JsonObject
 from conformance.common.value_paths import join_index, join_key
 from conformance.loading import case_checks, shared_files, validation_cache
-from conformance.loading.cases import LABS, BrokenCase, Case
 from conformance.loading.file_reading import NodeLines, ReadFile, read_fixture_file
-from conformance.spec.clauses import Clause, load_profile_clauses
-from conformance.spec.function_features import function_feature
-from conformance.spec.paths import fixtures_dir
-from conformance.spec.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES, get_profile
+from conformance.model.cases import LABS, BrokenCase, Case
+from conformance.model.clauses import Clause, load_profile_clauses
+from conformance.model.function_features import function_feature
+from conformance.model.paths import fixtures_dir
+from conformance.model.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES, get_profile
 
 if TYPE_CHECKING:  # jsonschema is imported only when a file misses the parsed cache
     from jsonschema.exceptions import ValidationError
@@ -241,7 +241,7 @@ def _add_schema_problems(
 ) -> None:
     """The profile's fixture schema's best complaint per path, unless an earlier problem explains it."""
     from conformance.loading import schema_errors
-    from conformance.spec.schemas import validator
+    from conformance.model.schemas import validator
 
     suffix = f" (profile {view.profile})" if view.shared else ""
     # Values the loader checks itself, in words that name their type (a model event, an upstream type).
@@ -308,7 +308,7 @@ def _case_entry(
 
 
 def _features_of(raw: JsonObject, profile: str) -> tuple[str, ...]:
-    """The case's features; a pi-ai-1 case also gets the upstream function it calls (conformance.spec.function_features)."""
+    """The case's features; a pi-ai-1 case also gets the upstream function it calls (conformance.model.function_features)."""
     features = tuple(str(name) for name in raw.get("features") or ())  # type: ignore[union-attr]
     if profile == PI_AI_1.name:
         function = function_feature(str(raw.get("operation")), raw.get("input"))
@@ -349,7 +349,7 @@ def _select_profile(data: object, lines: NodeLines, relative: str, stem_id: str,
 def _envelope_problems(data: JsonObject, names: Sequence[str]) -> list[tuple[list[str | int], str]]:
     """Problems of a shared file's shared form: its schema, and each case citing every profile's clauses."""
     from conformance.loading import schema_errors
-    from conformance.spec.schemas import validator
+    from conformance.model.schemas import validator
 
     by_path: dict[tuple[str | int, ...], list[ValidationError]] = {}
     for schema_error in validator(shared_files.SCHEMA).iter_errors(data):

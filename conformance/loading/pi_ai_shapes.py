@@ -43,7 +43,7 @@ _STEP_FACTORY_PLACES: tuple[str, ...] = ("set_responses", "append_responses")
 
 @cache
 def _validator(definition: str) -> Any:
-    from conformance.spec.schemas import validator
+    from conformance.model.schemas import validator
 
     return validator(SCHEMA, f"/$defs/{definition}")
 
@@ -157,7 +157,7 @@ _REQUEST = {
 
 @cache
 def _defs() -> dict[str, Any]:
-    from conformance.spec.schemas import load_schema
+    from conformance.model.schemas import load_schema
 
     defs = load_schema(SCHEMA).get("$defs", {})
     return defs if isinstance(defs, dict) else {}

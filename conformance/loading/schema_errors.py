@@ -21,7 +21,7 @@ from typing import Any
 
 from jsonschema.exceptions import ValidationError, best_match
 
-from conformance.spec.schemas import load_schema
+from conformance.model.schemas import load_schema
 
 Path = tuple[str | int, ...]
 MATCHER_KEYS = frozenset({"$type", "$oneOf", "$any"})

@@ -9,8 +9,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from conformance.loading.cases import LABS
-from conformance.spec.profiles import DEFAULT_PROFILE, PROFILES, get_profile
+from conformance.model.cases import LABS
+from conformance.model.profiles import DEFAULT_PROFILE, PROFILES, get_profile
 
 CHAPTERS = ("03", "04", "06")
 

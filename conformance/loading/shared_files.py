@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from conformance.common.jsontypes import JsonObject, JsonValue
-from conformance.spec.profiles import DEFAULT_PROFILE, PROFILES, Profile
+from conformance.model.profiles import DEFAULT_PROFILE, PROFILES, Profile
 
 SCHEMA: Final = "shared-fixture-file.schema.json"
 

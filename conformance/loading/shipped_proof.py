@@ -25,7 +25,7 @@ def write_proof(out: Path) -> int:
         try:
             from conformance.loading import validation_cache
             from conformance.loading.loader import load_suite
-            from conformance.spec.profiles import PROFILES
+            from conformance.model.profiles import PROFILES
 
             for profile in PROFILES:
                 load_suite(profile=profile)

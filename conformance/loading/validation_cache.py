@@ -34,8 +34,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from conformance.loading.cases import Case
-from conformance.spec.paths import bundled_fixtures_dir, schemas_dir
+from conformance.model.cases import Case
+from conformance.model.paths import bundled_fixtures_dir, schemas_dir
 
 #: The modules whose code decides whether a file is valid and what its cases hold: their bytes
 #: are part of every key, so a checkout whose checks differ never reads this one's entries.
@@ -47,12 +47,12 @@ _CHECKING_MODULES = (
     "loading/schema_errors.py",
     "loading/expected_keys.py",
     "loading/shared_files.py",
-    "loading/cases.py",
+    "model/cases.py",
     "loading/broken_yaml.py",
     "yamlio/safe.py",
     "judging/matcher.py",
-    "spec/features.py",
-    "spec/function_features.py",
+    "model/features.py",
+    "model/function_features.py",
     "loading/pi_ai_shapes.py",
 )
 _bypass_depth = 0

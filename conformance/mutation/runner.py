@@ -30,8 +30,8 @@ from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.interface import Adapter
 from conformance.common.jsontypes import JsonObject
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import OPERATIONS, Case
 from conformance.loading.loader import load_suite
+from conformance.model.cases import OPERATIONS, Case
 from conformance.mutation.operators import Mutant, all_mutants
 from conformance.running.engine import Loop, Policy
 

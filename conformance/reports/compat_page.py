@@ -21,8 +21,8 @@ from pathlib import Path
 
 from conformance.adapters.kinds import submission_kind
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import Case
-from conformance.spec.profiles import PI_AI_1
+from conformance.model.cases import Case
+from conformance.model.profiles import PI_AI_1
 
 PACKAGE = "@earendil-works/pi-ai"
 _VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")

@@ -11,11 +11,11 @@ from pathlib import Path
 from conformance.common.student_text import scrub
 from conformance.judging.failure_groups import FailureGroup, group_failures, skip_reasons
 from conformance.judging.outcome import STATUSES, Outcome
-from conformance.loading.cases import BrokenCase, Case
+from conformance.model.cases import BrokenCase, Case
+from conformance.model.clauses import Clause
+from conformance.model.features import is_not_claimed
+from conformance.model.profiles import DEFAULT_PROFILE, get_profile
 from conformance.running.execution import all_divergences
-from conformance.spec.clauses import Clause
-from conformance.spec.features import is_not_claimed
-from conformance.spec.profiles import DEFAULT_PROFILE, get_profile
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from collections.abc import Iterator, Sequence
 from typing import Final
 
 from conformance.common.jsontypes import JsonObject, JsonValue
-from conformance.loading.cases import Case
-from conformance.spec.profiles import PI_AI_1
+from conformance.model.cases import Case
+from conformance.model.profiles import PI_AI_1
 
 #: The field of an assistant stream's terminal event that carries its message.
 TERMINAL_FIELDS: Final = {"done": "message", "error": "error"}

@@ -7,7 +7,7 @@ implementation gets the same status for every case whichever command ran it. Not
 outside ``running/`` calls :func:`~conformance.running.execution.run_case` itself:
 
 - a case runs with its timeout: the larger of its own ``timeout_s`` and ``--timeout``
-  (:meth:`~conformance.loading.cases.Case.timeout_with`; spec/fixture-format.md, Timeouts);
+  (:meth:`~conformance.model.cases.Case.timeout_with`; spec/fixture-format.md, Timeouts);
 - the loop stops between cases when ``stop`` is set or the ``deadline`` has passed, and the
   cases left are not run (their outcome says why);
 - an adapter stops trying an operation after a few timeouts (or exits) in a row, so that a
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from conformance.adapters.interface import Adapter
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import BrokenCase, Case
+from conformance.model.cases import BrokenCase, Case
 from conformance.running.execution import run_case
 
 #: Why a case has no outcome of its own: the outcome's message starts with this.
@@ -38,7 +38,7 @@ RETRY_TIMEOUT_S = 0.3
 #: Given-up cases are retried this many at a time, each worker with its own fresh process:
 #: a hang that burns no CPU (a promise that never resolves) then costs a fraction of the time.
 #: The bound on retry adapters alive at once; they share the submission's one budget of memory
-#: and processes (``conformance/adapters/budget.py``), so retrying never multiplies it.
+#: and processes (``conformance/isolation/budget.py``), so retrying never multiplies it.
 RETRY_WORKERS = 4
 
 AdapterFactory = Callable[[], Adapter]

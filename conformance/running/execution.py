@@ -24,11 +24,11 @@ from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.common.student_text import cap, schema_problem, scrub
 from conformance.judging.matcher import MISSING, Observed, first_divergence, iter_divergences
 from conformance.judging.outcome import Divergence, Outcome, Status
-from conformance.loading.cases import BrokenCase, Case
+from conformance.model.cases import BrokenCase, Case
+from conformance.model.features import not_claimed_reason
+from conformance.model.profiles import get_profile, mismatch_message
+from conformance.model.schemas import validator
 from conformance.running.derived import derive
-from conformance.spec.features import not_claimed_reason
-from conformance.spec.profiles import get_profile, mismatch_message
-from conformance.spec.schemas import validator
 
 
 class _Timeout(Exception):

@@ -4,7 +4,7 @@ from pytest_cases import parametrize_with_cases
 
 from conformance.adapters.interface import Adapter
 from conformance.commands.pytest_plugin import RunState, case_functions, check_case
-from conformance.loading.cases import BrokenCase, Case
+from conformance.model.cases import BrokenCase, Case
 
 
 @parametrize_with_cases("entry", cases=case_functions())

@@ -1,7 +1,7 @@
 """The two Node.js adapters share one protocol server (node/protocol.mjs) and one way of observing (node/observation.mjs).
 
 Each adapter's handshake lists the operations of its handler tables, and
-``conformance/spec/profiles.py`` lists each profile's operations: the two must agree, or a case
+``conformance/model/profiles.py`` lists each profile's operations: the two must agree, or a case
 would be skipped as unsupported (or an operation offered that no fixture can reach).
 """
 
@@ -19,7 +19,7 @@ from conformance.adapters.pi_ai import NODE_ADAPTER as PI_AI_ADAPTER
 from conformance.adapters.pi_course import NODE_ADAPTER as PI_COURSE_ADAPTER
 from conformance.adapters.pi_course import modules_dir
 from conformance.common.jsontypes import JsonObject
-from conformance.spec.profiles import COURSE, PI_AI_1, Profile
+from conformance.model.profiles import COURSE, PI_AI_1, Profile
 from tests.support.paths import REPO
 from tests.support.requirements import needs_node
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
+from conformance.model.cases import Case
 from conformance.running.engine import run_alone
 from examples.pi_ai_port import faux, usage
 from examples.pi_ai_port.conformance import ADAPTER

@@ -12,10 +12,10 @@ import pytest
 from conformance.adapters.kinds import resolve_adapter
 from conformance.adapters.pi_ai import PiAiLayoutError, PiAiTarget, dependency_roots, parse_target, pi_ai_adapter
 from conformance.adapters.pi_course import modules_dir
-from conformance.adapters.sandbox import SandboxMode
 from conformance.adapters.settings import ImplSettings
-from conformance.loading.cases import Case
+from conformance.isolation.sandbox import SandboxMode
 from conformance.loading.loader import Suite, load_suite
+from conformance.model.cases import Case
 from conformance.running.engine import run_alone
 from tests.support.paths import REPO
 from tests.support.requirements import needs_bun, needs_bwrap, needs_node

@@ -22,8 +22,8 @@ from conformance.adapters.kinds import resolve_adapter
 from conformance.adapters.process import ProcessAdapter
 from conformance.adapters.process_options import ProcessOptions
 from conformance.adapters.settings import ImplSettings
-from conformance.loading.cases import Case
 from conformance.loading.loader import Suite
+from conformance.model.cases import Case
 from conformance.running.engine import run_alone
 from tests.support.attack_projects import append_to_module, copy_project, kill_leftovers, new_marker, spawn_child_js, wait_until_gone
 from tests.support.cli_runner import cli

@@ -9,13 +9,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.adapters import limits
 from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.interface import Adapter, HarnessTimeout, track_abandonment
 from conformance.adapters.process import ProcessAdapter
 from conformance.adapters.process_options import ProcessOptions
 from conformance.adapters.reference import create as reference_adapter
 from conformance.common.jsontypes import JsonObject
+from conformance.isolation import limits
 from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite
 from conformance.running.engine import run_alone

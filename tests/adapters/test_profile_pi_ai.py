@@ -19,9 +19,9 @@ from conformance.adapters.pi_ai import PiAiLayoutError, pi_ai_adapter
 from conformance.adapters.reference import create as reference_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.loading.loader import Suite, load_suite
+from conformance.model.clauses import load_profile_clauses
+from conformance.model.profiles import PI_AI_1, get_profile
 from conformance.running.engine import run_alone
-from conformance.spec.clauses import load_profile_clauses
-from conformance.spec.profiles import PI_AI_1, get_profile
 from tests.support.cli_runner import cli
 from tests.support.handshake_program import HANDSHAKE_PROGRAM
 from tests.support.paths import REPO

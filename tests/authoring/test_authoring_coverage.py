@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conformance.authoring import coverage
-from conformance.loading.cases import Case
-from conformance.spec.clauses import Clause, load_clauses
+from conformance.model.cases import Case
+from conformance.model.clauses import Clause, load_clauses
 from tests.support.fixture_scratch import run_fixtures, scratch
 
 

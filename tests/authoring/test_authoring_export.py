@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from conformance.authoring.export import LOAD_BUNDLE, ExportRefused, export_bundle
-from conformance.spec.version import spec_version
+from conformance.model.version import spec_version
 from tests.support.fixture_scratch import run_fixtures, scratch
 from tests.support.paths import REPO
 

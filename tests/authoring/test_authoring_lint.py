@@ -9,7 +9,7 @@ import pytest
 
 from conformance.authoring.lint import SCHEMA_FILE, lint
 from conformance.loading.loader import fixture_files, load_suite
-from conformance.spec.paths import fixtures_dir
+from conformance.model.paths import fixtures_dir
 from tests.support.fixture_scratch import run_fixtures, scratch
 from tests.support.paths import REPO
 

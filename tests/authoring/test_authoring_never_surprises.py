@@ -13,8 +13,8 @@ from conformance.adapters.reference import create as reference_adapter
 from conformance.authoring import coverage
 from conformance.authoring.lint import lint
 from conformance.loading.loader import load_suite
+from conformance.model.clauses import load_clauses
 from conformance.running.engine import run_alone
-from conformance.spec.clauses import load_clauses
 from tests.support.cli_runner import cli
 from tests.support.fixture_scratch import run_fixtures
 from tests.support.paths import REPO

@@ -13,8 +13,8 @@ import pytest
 
 from conformance.authoring import expected_schema
 from conformance.authoring.lint import HEADER_PREFIX, lint
-from conformance.spec.paths import fixtures_dir, schemas_dir
-from conformance.spec.schemas import validator
+from conformance.model.paths import fixtures_dir, schemas_dir
+from conformance.model.schemas import validator
 from conformance.yamlio import safe as yamlsafe
 from tests.support.fixture_scratch import DEFAULT_PICKS, run_fixtures, scratch
 

@@ -14,8 +14,8 @@ from conformance.authoring.lint import lint
 from conformance.authoring.problems import Problem
 from conformance.loading import schema_errors, validation_cache
 from conformance.loading.loader import load_suite
-from conformance.spec.paths import schemas_dir
-from conformance.spec.schemas import load_schema, validator
+from conformance.model.paths import schemas_dir
+from conformance.model.schemas import load_schema, validator
 from conformance.yamlio import safe as yamlsafe
 from tests.support.fixture_scratch import DEFAULT_PICKS, scratch
 
@@ -87,7 +87,7 @@ def test_lint_trusts_no_cache_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 def test_a_change_to_the_checking_code_changes_every_key(monkeypatch: pytest.MonkeyPatch) -> None:
     before = validation_cache.key("chapter: '03'\n")
     validation_cache._checks_digest.cache_clear()
-    monkeypatch.setattr(validation_cache, "_CHECKING_MODULES", (*validation_cache._CHECKING_MODULES, "spec/paths.py"))
+    monkeypatch.setattr(validation_cache, "_CHECKING_MODULES", (*validation_cache._CHECKING_MODULES, "model/paths.py"))
     try:
         assert validation_cache.key("chapter: '03'\n") != before
     finally:

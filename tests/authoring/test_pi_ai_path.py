@@ -12,7 +12,7 @@ import pytest
 from conformance.authoring import lint as lint_module
 from conformance.authoring import next_steps
 from conformance.authoring.lint import lint
-from conformance.spec.profiles import mismatch_message
+from conformance.model.profiles import mismatch_message
 from tests.support.cli_runner import cli
 from tests.support.fixture_scratch import DEFAULT_PICKS, run_fixtures, scratch
 

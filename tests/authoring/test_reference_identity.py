@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters.kinds import parse_impl
-from conformance.spec.profiles import PI_AI_1
+from conformance.model.profiles import PI_AI_1
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
 from tests.support.requirements import needs_node

@@ -9,8 +9,8 @@ import pytest
 from conformance.adapters.kinds import parse_impl, resolve_adapter
 from conformance.authoring.suspect import reference_failures
 from conformance.loading.loader import load_suite
-from conformance.spec.clauses import load_clauses
-from conformance.spec.profiles import DEFAULT_PROFILE
+from conformance.model.clauses import load_clauses
+from conformance.model.profiles import DEFAULT_PROFILE
 from tests.conftest import stop_if_the_reference_fails_a_case
 from tests.support.cli_runner import cli
 from tests.support.fixture_scratch import scratch

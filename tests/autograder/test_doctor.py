@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conformance import cli
-from conformance.adapters import sandbox
 from conformance.autograder import doctor
+from conformance.isolation import sandbox
 from conformance.toolchain import node_versions
 from tests.support.requirements import needs_bwrap
 
@@ -101,7 +101,7 @@ def test_chromium_is_optional() -> None:
 
 
 def test_limits_are_described_as_every_report_describes_them() -> None:
-    from conformance.adapters import limits, sandbox
+    from conformance.isolation import limits, sandbox
 
     check = doctor.check_limits()
     assert check.required is False

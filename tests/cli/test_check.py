@@ -61,8 +61,8 @@ def test_check_needs_a_folder(tmp_path: Path) -> None:
 def test_without_bubblewrap_a_student_reads_what_the_missing_sandbox_means_for_them(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from conformance.adapters import sandbox
     from conformance.commands import check
+    from conformance.isolation import sandbox
 
     monkeypatch.setattr(sandbox, "probe", lambda: "bwrap is not installed")
     monkeypatch.setattr(sandbox, "_warned", False)

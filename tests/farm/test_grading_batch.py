@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from conformance.loading.loader import load_suite
-from conformance.spec.clauses import load_clauses
+from conformance.model.clauses import load_clauses
 from tests.support.cli_runner import cli
 from tests.support.graded_class import GradedClass
 from tests.support.grading_batch import JS

@@ -31,7 +31,7 @@ from conformance.fuzz.emit import check_emitted, write_case
 from conformance.fuzz.engine import Differ, fuzz
 from conformance.fuzz.strategies import Program
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
 from reference_impl.ir import assistant_message
 from reference_impl.scripted_model import finish
 from tests.support.cli_runner import cli

@@ -21,8 +21,8 @@ from conformance.authoring.lint import lint
 from conformance.fuzz import private
 from conformance.grading.rubric import Rubric, load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
-from conformance.loading.cases import LABS, Case
 from conformance.loading.loader import load_suite
+from conformance.model.cases import LABS, Case
 from conformance.running.engine import run_alone
 from conformance.yamlio.canonical import inputs_key
 from tests.support.cli_runner import cli

@@ -16,10 +16,10 @@ from conformance.grading.rubric import load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
 from conformance.judging.feedback import failure_report, fitting_hint, symptom_keys
 from conformance.judging.outcome import Divergence, Outcome
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
+from conformance.model.clauses import load_clauses
 from conformance.reports.html.run_site import implementation_body
 from conformance.reports.html.submission_page import submission_page
-from conformance.spec.clauses import load_clauses
 from tests.support.laundering_projects import CHEATS, HONEST, make_laundering_project
 from tests.support.requirements import needs_node, require
 from tests.support.variants import VARIANTS

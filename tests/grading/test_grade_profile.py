@@ -24,8 +24,8 @@ from conformance.grading.grader import prepare
 from conformance.grading.rubric import DEFAULT_RUBRIC, Rubric, RubricError, load_rubric, parse_rubric
 from conformance.grading.scoring import score
 from conformance.judging.outcome import Divergence, Outcome
-from conformance.loading.cases import Case
-from conformance.spec.profiles import PI_AI_1
+from conformance.model.cases import Case
+from conformance.model.profiles import PI_AI_1
 from tests.support.handshake_program import HANDSHAKE_PROGRAM
 from tests.support.pi_ai_package import install_pi_ai
 from tests.support.requirements import needs_node, needs_npm

@@ -16,9 +16,9 @@ from conformance.grading.grader import SubmissionResult
 from conformance.grading.rubric import parse_rubric
 from conformance.grading.scoring import score
 from conformance.judging.outcome import Divergence, Outcome
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
+from conformance.model.clauses import load_clauses
 from conformance.running.engine import NOT_RUN
-from conformance.spec.clauses import load_clauses
 from tests.support.gradescope_format import problems
 
 IDENTITY: Mapping[str, JsonValue] = {"state": "resolved", "same_object_as": "terminal_event"}

@@ -27,9 +27,9 @@ from conformance.grading.scoring import score
 from conformance.grading.status import classify
 from conformance.judging.failure_groups import cause_of
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import Case
 from conformance.loading.loader import Suite
-from conformance.spec.clauses import load_clauses
+from conformance.model.cases import Case
+from conformance.model.clauses import load_clauses
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
 

@@ -13,9 +13,9 @@ from conformance.grading.rubric import DEFAULT_RUBRIC, RubricError, load_rubric,
 from conformance.grading.scoring import Score, score
 from conformance.grading.scoring_modes import lab_points
 from conformance.judging.outcome import Divergence, Outcome
-from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
-from conformance.spec.clauses import load_clauses
+from conformance.model.cases import Case
+from conformance.model.clauses import load_clauses
 
 
 def _scored(failing: set[str]) -> tuple[list[Case], Score]:

@@ -6,8 +6,8 @@ import pytest
 
 from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.reference import create as reference_adapter
-from conformance.loading.cases import Case
 from conformance.loading.loader import Suite
+from conformance.model.cases import Case
 from conformance.running.engine import run_alone
 from tests.support.variants import VARIANTS, Variant
 

@@ -16,9 +16,9 @@ from conformance.grading.rubric import load_rubric
 from conformance.grading.scoring import score
 from conformance.judging.failure_groups import cause_of, group_failures, variable_numbers_normalised
 from conformance.judging.outcome import Divergence, Outcome
-from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
-from conformance.spec.clauses import load_clauses
+from conformance.model.cases import Case
+from conformance.model.clauses import load_clauses
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
 

@@ -13,8 +13,8 @@ import pytest
 
 from conformance.judging.feedback import fitting_hint, hint_keys
 from conformance.judging.outcome import Divergence, Outcome
-from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
+from conformance.model.cases import Case
 
 #: The cases whose description says the result carries no sections key when none is left.
 SECTIONS_CASES = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from conformance.judging.feedback import failure_report
 from conformance.judging.outcome import Divergence, Outcome
 from conformance.judging.readings import symptom_reading
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
 
 PRE_ABORTED = "sm-abort-pre-aborted-single-error-next-call-plays-next-turn"
 

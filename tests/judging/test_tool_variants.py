@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conformance.adapters.binding import BindingAdapter
-from conformance.loading.cases import Case
 from conformance.loading.loader import Suite
+from conformance.model.cases import Case
 from conformance.running.engine import run_alone
 from tests.support.tool_variants import TOOL_VARIANTS, ToolVariant
 

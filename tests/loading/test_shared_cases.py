@@ -12,8 +12,8 @@ from conformance.authoring.coverage import compute
 from conformance.authoring.lint import lint
 from conformance.authoring.regen import RegenRefused, regenerate
 from conformance.loading.loader import load_suite
-from conformance.spec.clauses import load_profile_clauses
-from conformance.spec.profiles import COURSE, PI_AI_1
+from conformance.model.clauses import load_profile_clauses
+from conformance.model.profiles import COURSE, PI_AI_1
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
 from tests.support.pi_ai_package import install_pi_ai
@@ -259,7 +259,7 @@ def test_regen_of_the_course_rewrites_a_shared_case_from_the_course_reference(tm
 
 def test_a_course_run_selecting_a_pi_ai_1_clause_is_told_which_profile_has_it() -> None:
     from conformance.loading.selection import selection_problems
-    from conformance.spec.clauses import load_clauses
+    from conformance.model.clauses import load_clauses
 
     known = load_clauses()
     assert selection_problems([], [], ["PA-SYSTEXT-1"], known) == [
@@ -270,7 +270,7 @@ def test_a_course_run_selecting_a_pi_ai_1_clause_is_told_which_profile_has_it() 
 
 def test_a_pi_ai_1_run_checks_its_own_areas_and_clauses() -> None:
     from conformance.loading.selection import selection_problems
-    from conformance.spec.clauses import load_profile_clauses
+    from conformance.model.clauses import load_profile_clauses
 
     known = load_profile_clauses("pi-ai-1")
     assert selection_problems(["messages"], [], ["PA-SYSTEXT-1"], known, "pi-ai-1") == []

@@ -10,7 +10,7 @@ import pytest
 
 from conformance.loading import loader, validation_cache
 from conformance.loading.shipped_proof import write_proof
-from conformance.spec.paths import fixtures_dir
+from conformance.model.paths import fixtures_dir
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import pytest
 
 from conformance.adapters.interface import Adapter
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
 from conformance.mutation.operators import OPERATORS, Step, all_mutants
 from conformance.mutation.runner import PACKAGE_DIR, MutationRun, run_mutants, sample
 from conformance.mutation.score_report import EQUIVALENTS_FILE, build_report, load_declared

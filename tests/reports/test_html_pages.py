@@ -248,9 +248,9 @@ def test_a_perfect_submission_has_no_empty_failures_section(
 
 def test_a_case_page_says_what_placeholders_mean_and_notes_a_silent_stream() -> None:
     from conformance.judging.outcome import Divergence, Outcome
-    from conformance.loading.cases import Case
+    from conformance.model.cases import Case
+    from conformance.model.clauses import load_clauses
     from conformance.reports.html.casepage import case_section
-    from conformance.spec.clauses import load_clauses
 
     expected_events: list[JsonValue] = [{"type": "start", "partial": {"provider": {"$type": "string"}, "content": []}}]
     case = Case(

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from conformance.common.jsontypes import JsonObject
-from conformance.loading.cases import Case
 from conformance.loading.loader import Suite, load_suite
+from conformance.model.cases import Case
 from conformance.running.derived import derive
 from conformance.running.execution import run_case
 from examples.pi_ai_port.conformance import ADAPTER

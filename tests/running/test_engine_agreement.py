@@ -19,7 +19,7 @@ from conformance.adapters.settings import ImplSettings
 from conformance.commands.matrix import run_implementation
 from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
-from conformance.spec.profiles import DEFAULT_PROFILE
+from conformance.model.profiles import DEFAULT_PROFILE
 from tests.support.build_rules import counting_toolchain
 from tests.support.cli_runner import cli
 from tests.support.grading_batch import patched_copy

@@ -13,7 +13,7 @@ from conformance.adapters.interface import Adapter, HarnessError, Implementation
 from conformance.adapters.reference import create as reference_adapter
 from conformance.common.jsontypes import JsonObject
 from conformance.judging.outcome import Divergence, Outcome, OutcomeFormatError
-from conformance.loading.cases import BrokenCase, Case
+from conformance.model.cases import BrokenCase, Case
 from conformance.running.execution import run_case
 from tests.support.scratch_cases import TEXT_CASE
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters.submission_copy import remove_tree
+from conformance.isolation.submission_copy import remove_tree
 from tests.support.attack_projects import copy_project
 
 #: The folder name of :func:`undecodable_copy`: Latin-1 "é" and a lone 0xff, neither valid UTF-8.

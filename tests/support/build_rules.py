@@ -1,7 +1,7 @@
 """Build rules for tests whose subject is what a build script may do (disk, files, processes, secrets).
 
 By default the grader pins the course's ``package.json`` and runs its own ``tsc``, so a
-submission's build script never runs (``conformance.adapters.staff_build``). Tests of the
+submission's build script never runs (``conformance.isolation.staff_build``). Tests of the
 sandbox around a build still need a script to run: they build the submission's own, with
 nothing pinned, which is what ``build: {command: npm-run-build, pin: {}}`` asks for.
 """
@@ -12,8 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from conformance.adapters.settings import ImplSettings
-from conformance.adapters.staff_build import StaffBuild
 from conformance.grading.rubric import DEFAULT_RUBRIC
+from conformance.isolation.staff_build import StaffBuild
 
 #: The submission's own ``npm run build``, nothing pinned.
 OWN_SCRIPT = StaffBuild((), "npm-run-build")

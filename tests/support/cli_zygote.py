@@ -29,7 +29,7 @@ PRELOAD = (
     "conformance.commands.fuzz",
     "conformance.fuzz.engine",
     "conformance.commands.pytest_plugin",
-    "conformance.spec.schemas",
+    "conformance.model.schemas",
     "conformance.loading.loader",
     "jsonschema",
     "yaml",

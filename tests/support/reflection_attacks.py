@@ -16,7 +16,7 @@ from pathlib import Path
 from conformance.adapters.settings import ImplSettings
 from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
 from tests.support.fakes.lookup_table import record
 
 

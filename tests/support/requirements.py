@@ -66,7 +66,7 @@ def _toolchain() -> str | None:
 
 
 def _bwrap() -> str | None:
-    from conformance.adapters.sandbox import probe
+    from conformance.isolation.sandbox import probe
 
     reason = probe()
     return None if reason is None else f"the sandbox cannot run here: {reason}"

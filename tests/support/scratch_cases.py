@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
 
 #: The header of a course fixture file (chapter 03), ending where the case list starts.
 HEADER = 'chapter: "03"\ntopic: scratch\ncases:\n'

@@ -15,8 +15,8 @@ import pytest
 
 from conformance.adapters import course_build
 from conformance.adapters.settings import ImplSettings
-from conformance.adapters.submission_copy import MAX_COPY_DEPTH, MAX_COPY_PATH_CHARS, copy_submission
 from conformance.cli import main
+from conformance.isolation.submission_copy import MAX_COPY_DEPTH, MAX_COPY_PATH_CHARS, copy_submission
 from tests.support.bad_trees import deep_copy, long_path_copy, nested_folders, scratch_fixture
 from tests.support.cli_runner import cli
 from tests.support.requirements import needs_node, needs_npm, needs_toolchain

@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 
 from conformance import toolchain
-from conformance.adapters import course_build, submission_copy
+from conformance.adapters import course_build
 from conformance.adapters.settings import ImplSettings
-from conformance.adapters.submission_copy import SubmissionTooLarge, copy_submission
+from conformance.isolation import submission_copy
+from conformance.isolation.submission_copy import SubmissionTooLarge, copy_submission
 from tests.support.attack_projects import copy_project
 from tests.support.build_rules import own_script, own_script_rubric
 from tests.support.cli_runner import cli

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters.staff_build import COURSE_FILES, DEFAULT_PINS, StaffBuild, pin_files
 from conformance.grading.rubric import DEFAULT_RUBRIC, RubricError, load_rubric
+from conformance.isolation.staff_build import COURSE_FILES, DEFAULT_PINS, StaffBuild, pin_files
 from tests.support.attack_projects import copy_project
 from tests.support.cli_runner import cli
 from tests.support.course_projects import single_package

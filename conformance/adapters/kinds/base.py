@@ -16,7 +16,7 @@ from typing import ClassVar
 
 from conformance.adapters.interface import Adapter
 from conformance.adapters.settings import ImplSettings
-from conformance.spec.profiles import DEFAULT_PROFILE
+from conformance.model.profiles import DEFAULT_PROFILE
 
 
 class ImplSpecError(ValueError):
@@ -161,7 +161,7 @@ class Impl:
         """The isolation it gets (or would have got) with ``settings``: ``bwrap``, ``none`` or ``in-process``."""
         if not self.kind.separate_process:
             return "in-process"
-        from conformance.adapters.sandbox import SandboxUnavailable, choose_isolation
+        from conformance.isolation.sandbox import SandboxUnavailable, choose_isolation
 
         try:
             return choose_isolation(settings.sandbox)
@@ -172,8 +172,8 @@ class Impl:
         """Which resource limits hold for its programs with ``settings``, for reports."""
         if not self.kind.separate_process:
             return "none (in process)"
-        from conformance.adapters.limits import describe
-        from conformance.adapters.sandbox import tmpfs_size_supported
+        from conformance.isolation.limits import describe
+        from conformance.isolation.sandbox import tmpfs_size_supported
 
         return describe(settings.resource_limits(), self.planned_isolation(settings) == "bwrap" and tmpfs_size_supported())
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds.base import ImplKind, ImplSpecError
 from conformance.adapters.settings import ImplSettings
-from conformance.spec.profiles import DEFAULT_PROFILE
+from conformance.model.profiles import DEFAULT_PROFILE
 
 
 class Command(ImplKind):
@@ -15,12 +15,12 @@ class Command(ImplKind):
     usage = "cmd:'COMMAND LINE'"
     meaning = "any program speaking the JSON-lines protocol (spec/protocol.md)"
     shell_target = True
-    preload = ("conformance.adapters.process", "conformance.adapters.sandbox")
+    preload = ("conformance.adapters.process", "conformance.isolation.sandbox")
 
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
         from conformance.adapters.process import ProcessAdapter, parse_command
         from conformance.adapters.process_options import ProcessOptions
-        from conformance.adapters.sandbox import SandboxUnavailable, choose_isolation, command_sandbox
+        from conformance.isolation.sandbox import SandboxUnavailable, choose_isolation, command_sandbox
 
         try:
             argv = parse_command(target)

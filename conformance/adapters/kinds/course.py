@@ -8,7 +8,7 @@ from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds.base import Built, ImplKind, ImplSpecError
 from conformance.adapters.kinds.command import request_profile
 from conformance.adapters.settings import ImplSettings
-from conformance.spec.profiles import DEFAULT_PROFILE
+from conformance.model.profiles import DEFAULT_PROFILE
 from conformance.toolchain.node_versions import MINIMUM_MAJOR
 
 
@@ -23,7 +23,7 @@ class Course(ImplKind):
     course_code = True
     same_adapter_name = True  # every student's package is "pi-course": the folder tells them apart
     builds = True
-    preload = ("conformance.adapters.pi_course", "conformance.adapters.process", "conformance.adapters.sandbox")
+    preload = ("conformance.adapters.pi_course", "conformance.adapters.process", "conformance.isolation.sandbox")
 
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
         from conformance.adapters.pi_course import CourseLayoutError, pi_course_adapter

@@ -8,7 +8,7 @@ from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds.base import ImplKind, ImplSpecError
 from conformance.adapters.kinds.command import request_profile
 from conformance.adapters.settings import ImplSettings
-from conformance.spec.profiles import PI_AI_1, PROFILES, get_profile
+from conformance.model.profiles import PI_AI_1, PROFILES, get_profile
 
 
 class PiAi(ImplKind):
@@ -23,7 +23,7 @@ class PiAi(ImplKind):
     profile = PI_AI_1.name
     reference_of = PI_AI_1.name
     folder_target = True
-    preload = ("conformance.adapters.pi_ai", "conformance.adapters.process", "conformance.adapters.sandbox")
+    preload = ("conformance.adapters.pi_ai", "conformance.adapters.process", "conformance.isolation.sandbox")
 
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
         from conformance.adapters.pi_ai import PiAiLayoutError, pi_ai_adapter

@@ -5,7 +5,7 @@ from __future__ import annotations
 from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds.base import ImplKind
 from conformance.adapters.settings import ImplSettings
-from conformance.spec.profiles import DEFAULT_PROFILE
+from conformance.model.profiles import DEFAULT_PROFILE
 
 
 class Reference(ImplKind):

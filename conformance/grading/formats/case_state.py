@@ -18,8 +18,8 @@ from typing import Final, Literal
 
 from conformance.grading.formats.common import points
 from conformance.grading.scoring import GradedCase
+from conformance.model.features import is_not_claimed
 from conformance.running.engine import NOT_RUN
-from conformance.spec.features import is_not_claimed
 
 CaseState = Literal["passed", "excused", "not run", "skipped", "failed"]
 #: Every state, in the order a report lists them.

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from conformance.grading.case_feedback import one_line
 from conformance.grading.featured import failure_groups_of
 from conformance.grading.grader import SubmissionResult
-from conformance.spec.clauses import Clause
+from conformance.model.clauses import Clause
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase, LabScore
-from conformance.spec.profiles import DEFAULT_PROFILE
+from conformance.model.profiles import DEFAULT_PROFILE
 
 
 def profile_of(result: SubmissionResult) -> str | None:

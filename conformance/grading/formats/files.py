@@ -12,7 +12,7 @@ from pathlib import Path
 from conformance.common.atomic_file import write_text_atomic
 from conformance.grading.formats import gradescope, json_report, junit, markdown
 from conformance.grading.grader import SubmissionResult
-from conformance.spec.clauses import Clause
+from conformance.model.clauses import Clause
 
 #: Format name -> (renderer, default file name in a batch's per-submission folder).
 WRITERS = {

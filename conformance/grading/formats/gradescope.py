@@ -43,7 +43,7 @@ from conformance.grading.formats.common import profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.grading.status import NOT_STARTED
-from conformance.spec.clauses import Clause
+from conformance.model.clauses import Clause
 
 _DIGITS = 4
 

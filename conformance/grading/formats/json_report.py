@@ -21,7 +21,7 @@ from conformance.grading.formats.common import profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.judging.feedback import fitting_hint
-from conformance.spec.clauses import Clause
+from conformance.model.clauses import Clause
 
 FORMAT_VERSION = 1
 _DIGITS = 4

@@ -17,7 +17,7 @@ from conformance.common.student_text import for_xml
 from conformance.grading.case_feedback import case_feedback, one_line
 from conformance.grading.formats.common import points, profile_of
 from conformance.grading.grader import SubmissionResult
-from conformance.spec.clauses import Clause
+from conformance.model.clauses import Clause
 
 _CHILD = {"failed": "failure", "errored": "error", "skipped": "skipped"}
 

@@ -18,7 +18,7 @@ from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase, LabScore
 from conformance.grading.status import NOT_STARTED
 from conformance.judging.failure_groups import Cause, cause_of
-from conformance.spec.clauses import Clause
+from conformance.model.clauses import Clause
 
 
 def _cell(text: str) -> str:

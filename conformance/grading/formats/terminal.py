@@ -31,7 +31,7 @@ from conformance.grading.formats.common import (
 )
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.status import NOT_STARTED
-from conformance.spec.clauses import Clause
+from conformance.model.clauses import Clause
 
 DEFAULT_DETAILS_PER_LAB = 2
 _BUILD_LINES = 20

@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from conformance.common.jsontypes import JsonValue
 from conformance.judging.feedback import describe_step, event_types, first_difference, fitting_hint, rank_clauses, silent_stream_line
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import BrokenCase, Case
+from conformance.model.cases import BrokenCase, Case
+from conformance.model.clauses import Clause
+from conformance.model.profiles import get_profile
 from conformance.reports.html.layout import anchor, badge, compact, e, pretty
-from conformance.spec.clauses import Clause
-from conformance.spec.profiles import get_profile
 
 _EVENT_PATH = re.compile(r"^steps\[(?P<step>\d+)\]\.events(?:\[(?P<index>\d+)\](?:\.(?P<field>[A-Za-z_$][\w$]*))?)?")
 _STEP_PATH = re.compile(r"^steps\[(?P<step>\d+)\]")

@@ -28,11 +28,11 @@ from conformance.grading.formats.common import points, profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.judging.failure_groups import Cause, FailureGroup, group_failures
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
+from conformance.model.clauses import Clause
 from conformance.reports.html.layout import anchor, e, page, slugs, write_page
 from conformance.reports.html.submission_page import NOT_RUN, charged_cases, status_badge, submission_page, visible_cases
 from conformance.reports.html.svg import histogram
-from conformance.spec.clauses import Clause
 
 TOP_GROUPS = 15
 

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
+from conformance.model.clauses import Clause
+from conformance.model.profiles import get_profile
 from conformance.reports.html.class_site import SiteStats
 from conformance.reports.html.layout import anchor, badge, e, page, slugs, write_page
 from conformance.reports.html.run_site import implementation_body
-from conformance.spec.clauses import Clause
-from conformance.spec.profiles import get_profile
 
 
 @dataclass(frozen=True)

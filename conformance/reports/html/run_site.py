@@ -12,11 +12,11 @@ from pathlib import Path
 from conformance.grading.formats.common import counted
 from conformance.judging.failure_groups import group_failures, skip_reasons
 from conformance.judging.outcome import STATUSES, Outcome
-from conformance.loading.cases import BrokenCase, Case
+from conformance.model.cases import BrokenCase, Case
+from conformance.model.clauses import Clause
 from conformance.reports.html.casepage import case_section
 from conformance.reports.html.class_site import SiteStats
 from conformance.reports.html.layout import anchor, badge, e, page, write_page
-from conformance.spec.clauses import Clause
 
 Result = tuple[Case | BrokenCase, Outcome]
 

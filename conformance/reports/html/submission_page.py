@@ -17,10 +17,10 @@ from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.judging.failure_groups import FailureGroup, group_failures, skip_reasons
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import Case
+from conformance.model.cases import Case
+from conformance.model.clauses import Clause
 from conformance.reports.html.casepage import case_section
 from conformance.reports.html.layout import anchor, badge, e, page
-from conformance.spec.clauses import Clause
 
 #: Statuses whose cases were never run: their "failures" say nothing about the class's code.
 NOT_RUN = frozenset({"build-failed", "not-a-project", "invalid"})

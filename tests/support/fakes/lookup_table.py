@@ -16,8 +16,8 @@ import copy
 from conformance.adapters.interface import Adapter, is_scenario
 from conformance.adapters.reference import create as create_reference
 from conformance.common.jsontypes import JsonObject
-from conformance.loading.cases import Case
 from conformance.loading.loader import load_suite
+from conformance.model.cases import Case
 from conformance.yamlio.canonical import inputs_key
 
 JUNK = "¯\\_(ツ)_/¯"

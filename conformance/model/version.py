@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from conformance.spec.paths import data_root, spec_file
-from conformance.spec.profiles import get_profile
+from conformance.model.paths import data_root, spec_file
+from conformance.model.profiles import get_profile
 
 _VERSION_LINE = re.compile(r"^(?P<what>Spec|Profile) version: (?P<version>\S+)", re.MULTILINE)
 _SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")

@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from conformance.adapters import limits as cgroup_limits
-from conformance.adapters.limits import GROUP_PREFIX, MIB, V2_LEAF, CgroupSupport, GroupKind, Limits, empty_and_remove
+from conformance.isolation import limits as cgroup_limits
+from conformance.isolation.limits import GROUP_PREFIX, MIB, V2_LEAF, CgroupSupport, GroupKind, Limits, empty_and_remove
 
 #: The name of a submission's budget group: this prefix, the grader's pid and a counter.
 BUDGET_PREFIX = f"{GROUP_PREFIX}budget-"

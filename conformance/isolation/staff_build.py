@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from conformance.adapters.submission_copy import SKIPPED_NAMES, remove_tree
+from conformance.isolation.submission_copy import SKIPPED_NAMES, remove_tree
 
 BuildCommand = Literal["tsc", "npm-run-build"]
 BUILD_COMMANDS: tuple[BuildCommand, ...] = ("tsc", "npm-run-build")

@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.spec.paths import data_root, spec_file
-from conformance.spec.profiles import get_profile
+from conformance.model.paths import data_root, spec_file
+from conformance.model.profiles import get_profile
 
 # A clause is a paragraph that starts with its id in bold: **IR-TEXT-1** ...
 _CLAUSE_START = re.compile(r"^\*\*(?P<id>[A-Z]+(?:-[A-Z]+)*-\d+)\*\*\s*(?P<text>.*)$")

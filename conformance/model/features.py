@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from conformance.spec.paths import data_root
+from conformance.model.paths import data_root
 
 SOURCES: Final = ("course-code", "course-tests", "js-semantics", "chapter-02")
 #: The marker of a clause, or part of one, that the chapter text does not state.

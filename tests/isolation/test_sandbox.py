@@ -20,8 +20,8 @@ import pytest
 
 from conformance.adapters.kinds import resolve_adapter
 from conformance.adapters.pi_course import NODE_ADAPTER, pi_course_adapter
-from conformance.adapters.sandbox import Sandbox, bwrap_command, choose_isolation, command_sandbox
 from conformance.adapters.settings import ImplSettings
+from conformance.isolation.sandbox import Sandbox, bwrap_command, choose_isolation, command_sandbox
 from conformance.yamlio import safe as yamlsafe
 from tests.support.attack_projects import (
     append_to_module,

@@ -16,7 +16,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-from conformance.adapters.session import run_as_arguments
+from conformance.isolation.confine import run_as_arguments
 
 
 class RunAsError(ValueError):

@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from conformance.common.jsontypes import JsonObject
-from conformance.spec.paths import schemas_dir
+from conformance.model.paths import schemas_dir
 
 SCHEMA_BASE = "https://pi-conformance.dev/schemas/"
 

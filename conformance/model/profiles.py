@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from conformance.spec.function_features import PI_AI_1_FUNCTIONS
+from conformance.model.function_features import PI_AI_1_FUNCTIONS
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters import course_build, limits
-from conformance.adapters.limits import MIB
+from conformance.adapters import course_build
 from conformance.adapters.settings import ImplSettings
+from conformance.isolation import limits
+from conformance.isolation.limits import MIB
 from tests.support.attack_projects import copy_project, new_marker
 from tests.support.build_rules import own_script
 from tests.support.cli_runner import cli
@@ -143,7 +144,7 @@ def test_a_build_that_writes_into_deleted_files_is_stopped_at_the_disk_cap(
     sandbox: str, measure: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if measure == "proc":  # as for a grader that is not root: no tmpfs of its own, the open files read from /proc
-        monkeypatch.setattr(importlib.import_module("conformance.adapters.build_disk"), "mount_capped", lambda *_: False)
+        monkeypatch.setattr(importlib.import_module("conformance.isolation.build_disk"), "mount_capped", lambda *_: False)
     elif os.geteuid() != 0:
         pytest.skip("only root can mount the build's tmpfs")
     # The cap lowered to 64 MiB to keep the drill small; the attack held 3 GB against 1 GiB.

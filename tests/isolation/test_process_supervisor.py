@@ -1,4 +1,4 @@
-"""The process supervisor (``conformance/adapters/supervisor.py``) on its own, without a transport around it.
+"""The process supervisor (``conformance/isolation/supervisor.py``) on its own, without a transport around it.
 
 The transports have a second line of defence (they kill every process carrying their session
 marker), so the tests that go through them cannot tell whether the supervisor did its job.
@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.adapters.session import SUPERVISOR
+from conformance.isolation.confine import SUPERVISOR
 from tests.support.attack_projects import kill_leftovers, new_marker, running_with, wait_until_gone
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the supervisor uses Linux's child subreaper and /proc")

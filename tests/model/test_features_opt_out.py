@@ -10,9 +10,9 @@ from pathlib import Path
 
 from conformance.judging.feedback import COURSE_HINT_MARKER, failure_report, porter_hint
 from conformance.judging.outcome import Divergence, Outcome
-from conformance.loading.cases import Case
 from conformance.loading.loader import Suite
-from conformance.spec.clauses import load_clauses
+from conformance.model.cases import Case
+from conformance.model.clauses import load_clauses
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
 

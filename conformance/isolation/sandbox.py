@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from conformance.adapters.limits import DEFAULT_TMP_MB, MIB
+from conformance.isolation.limits import DEFAULT_TMP_MB, MIB
 
 SandboxMode = Literal["auto", "bwrap", "none"]
 Isolation = Literal["bwrap", "none"]

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from conformance.common.jsontypes import JsonObject
-from conformance.spec.profiles import ALL_SCENARIO_OPERATIONS, COURSE, DEFAULT_PROFILE
+from conformance.model.profiles import ALL_SCENARIO_OPERATIONS, COURSE, DEFAULT_PROFILE
 
-# The course profile's operations (conformance/spec/profiles.py lists them once).
+# The course profile's operations (conformance/model/profiles.py lists them once).
 SCENARIO_OPERATIONS: Final = COURSE.scenario_operations
 PURE_OPERATIONS: Final = COURSE.operations - SCENARIO_OPERATIONS
 OPERATIONS: Final = PURE_OPERATIONS | SCENARIO_OPERATIONS
@@ -39,7 +39,7 @@ class Case:
     features: tuple[str, ...] = ()
     # Line of each step in the fixture file, for feedback that points at the step.
     step_lines: tuple[int, ...] = field(default=(), compare=False)
-    # The profile of the case's file (conformance/spec/profiles.py).
+    # The profile of the case's file (conformance/model/profiles.py).
     profile: str = DEFAULT_PROFILE
 
     def timeout_with(self, option_s: float | None) -> float:

@@ -1,4 +1,4 @@
-"""One budget per submission (``conformance/adapters/budget.py``): the group every program's group is made in.
+"""One budget per submission (``conformance/isolation/budget.py``): the group every program's group is made in.
 
 The drills that show what it holds are in ``test_budget_drills.py``.
 """
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters import budget, limits
-from conformance.adapters.limits import MIB, Limits
+from conformance.isolation import budget, limits
+from conformance.isolation.limits import MIB, Limits
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="budgets are Linux cgroups")
 

@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from conformance.adapters import limits, sandbox
 from conformance.adapters.kinds import ImplSpecError, parse_impl, resolve_adapter
 from conformance.adapters.settings import ImplSettings
+from conformance.isolation import limits, sandbox
 from conformance.loading.loader import Suite
 from conformance.running.engine import run_alone
 from tests.support.cli_runner import cli

@@ -1,4 +1,4 @@
-"""Per-submission resource limits (``conformance/adapters/limits.py``): drills and the description.
+"""Per-submission resource limits (``conformance/isolation/limits.py``): drills and the description.
 
 The fork bomb and the memory hog run inside a test cgroup with a low cap of its own, so the
 machine is never at risk even when the limits under test fail: the supervisor creates the
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters import budget, limits, sandbox
-from conformance.adapters.limits import MIB, CgroupSupport, Limits, describe, detect_from, empty_and_remove, supervisor_flags
-from conformance.adapters.session import SUPERVISOR
+from conformance.isolation import budget, limits, sandbox
+from conformance.isolation.confine import SUPERVISOR
+from conformance.isolation.limits import MIB, CgroupSupport, Limits, describe, detect_from, empty_and_remove, supervisor_flags
 from tests.support.attack_projects import CORRECT, append_to_module
 from tests.support.batch_helpers import cli_env, rows
 from tests.support.grading_batch import patched_copy
@@ -287,7 +287,7 @@ def test_a_fork_bomb_in_a_batch_costs_its_classmates_nothing(test_cgroup: Capped
 def test_a_group_left_by_a_killed_supervisor_with_the_same_pid_is_cleared_not_fatal(test_cgroup: CappedGroup) -> None:
     # A supervisor killed outright leaves its pi-conformance-<pid> group; once the pid is reused,
     # the new supervisor's mkdir met it and the program failed to start (exit 125, seen under load).
-    from conformance.adapters import supervisor
+    from conformance.isolation import supervisor
 
     stale = [os.path.join(parent, f"{supervisor.GROUP_PREFIX}{os.getpid()}") for _, parent in test_cgroup.support.parents]
     for folder in stale:

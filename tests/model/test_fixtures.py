@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from conformance.authoring.expected_values import expected_ir, expected_ir_problems
-from conformance.loading.cases import LABS
 from conformance.loading.loader import Suite
-from conformance.spec.clauses import load_clauses
+from conformance.model.cases import LABS
+from conformance.model.clauses import load_clauses
 
 
 def test_at_least_150_cases_across_all_labs(suite: Suite) -> None:
