@@ -40,6 +40,34 @@ def render(value: JsonValue | _Missing, limit: int = _RENDER_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def render_expected(value: JsonValue | _Missing, limit: int = _RENDER_LIMIT) -> str:
+    """Render an expected value as :func:`render` does, its matchers in words: ``<any number>``, ``<any value>``.
+
+    A student reads "expected {..., "timestamp": <any number>}", never the fixture's
+    ``{"$type": "number"}``; a literal key ``$$O`` shows as the key it stands for, ``$O``.
+    """
+    if isinstance(value, _Missing):
+        return render(value, limit)
+    text = json.dumps(_in_words(value), ensure_ascii=False)
+    text = text.replace('"' + _WORDS_OPEN, "<").replace(_WORDS_CLOSE + '"', ">")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# Brackets no fixture writes, so that only the matchers' words lose their quotes.
+_WORDS_OPEN, _WORDS_CLOSE = "\u27ea", "\u27eb"
+
+
+def _in_words(value: JsonValue) -> JsonValue:
+    if isinstance(value, dict) and is_matcher(value):
+        kind, argument = next(iter(value.items()))
+        return _WORDS_OPEN + _describe_matcher(kind, argument) + _WORDS_CLOSE
+    if isinstance(value, dict):
+        return {literal_key(key): _in_words(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_in_words(item) for item in value]
+    return value
+
+
 #: An expected object's key that starts with this stands for the key with one ``$`` less:
 #: ``$$O`` is the literal key ``$O`` (fixture-format.md, Matching), since ``$`` keys are matchers.
 LITERAL_PREFIX: Final = "$$"
@@ -104,20 +132,20 @@ def iter_divergences(expected: JsonValue, actual: JsonValue | _Missing, path: st
             yield divergence
         return
     if isinstance(actual, _Missing):
-        yield Divergence(path, render(expected), render(actual), kind="missing")
+        yield Divergence(path, render_expected(expected), render(actual), kind="missing")
     elif isinstance(expected, dict):
         if isinstance(actual, dict):
             yield from _match_object(expected, actual, path)
         else:
-            yield Divergence(path, render(expected), render(actual), kind="type")
+            yield Divergence(path, render_expected(expected), render(actual), kind="type")
     elif isinstance(expected, list):
         if isinstance(actual, list):
             yield from _match_array(expected, actual, path)
         else:
-            yield Divergence(path, render(expected), render(actual), kind="type")
+            yield Divergence(path, render_expected(expected), render(actual), kind="type")
     elif not _scalar_equal(expected, actual):
         kind = "value" if json_type_of(expected) == json_type_of(actual) else "type"
-        yield Divergence(path, render(expected), render(actual), kind=kind)
+        yield Divergence(path, render_expected(expected), render(actual), kind=kind)
 
 
 def _scalar_equal(expected: JsonValue, actual: JsonValue) -> bool:
@@ -152,7 +180,7 @@ def _match_object(expected: dict[str, JsonValue], actual: dict[str, JsonValue], 
             # render() cuts the key too: a key can be a megabyte long.
             yield Divergence(
                 path,
-                render(expected),
+                render_expected(expected),
                 render(actual),
                 f"unexpected key {render(key)}: {render(actual[key], _KEY_VALUE_LIMIT)}",
                 "unexpected",
@@ -178,7 +206,7 @@ def _length_divergence(expected: list[JsonValue], actual: list[JsonValue], path:
     # Every shared item matched (or was reported): name the first item one side lacks.
     if len(actual) < len(expected):
         index = len(actual)
-        note = f"first missing item, [{index}]: {render(expected[index])}"
+        note = f"first missing item, [{index}]: {render_expected(expected[index])}"
         return Divergence(path, _items(len(expected)), _items(len(actual)), note, "missing")
     index = len(expected)
     note = f"first extra item, [{index}]: {render(actual[index])}"
@@ -218,4 +246,4 @@ def _describe_matcher(kind: str, argument: JsonValue) -> str:
         return "any value"
     if kind == "$type":
         return f"any {argument}"
-    return f"one of {render(argument)}"
+    return f"one of {render_expected(argument)}"

@@ -22,6 +22,7 @@ from conformance.adapters.interface import (
 )
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.common.student_text import cap, schema_problem, scrub
+from conformance.judging.glossary import explain
 from conformance.judging.matcher import MISSING, Observed, first_divergence, iter_divergences
 from conformance.judging.outcome import Divergence, Outcome, Status
 from conformance.model.cases import BrokenCase, Case
@@ -141,7 +142,7 @@ def compare(case: Case, observation: JsonObject) -> tuple[Divergence | None, int
     for expected, actual, path, step_index in _expectations(case, observation):
         divergence = first_divergence(expected, actual, path)
         if divergence is not None:
-            return divergence, step_index
+            return explain(divergence), step_index
     return None, None
 
 
@@ -150,7 +151,7 @@ def all_divergences(case: Case, observation: JsonObject) -> list[Divergence]:
     if _step_count_differs(case, observation):
         return [_step_count_divergence(case, observation)]
     return [
-        divergence
+        explain(divergence)
         for expected, actual, path, _ in _expectations(case, observation)
         for divergence in iter_divergences(expected, actual, path)
     ]
