@@ -100,8 +100,10 @@ FLOORS: tuple[frozenset[str], ...] = (
     frozenset({"adapters"}),
     frozenset({"running"}),
     frozenset({"grading", "authoring", "mutation"}),
+    frozenset({"autograder"}),
+    frozenset({"reports"}),
+    frozenset({"gradescope"}),
     frozenset({"farm", "fuzz"}),
-    frozenset({"reports", "autograder"}),
     frozenset({"commands", "server"}),
     # The entry points: cli.py imports each command's module by name (importlib), the pytest entry
     # (suite/) runs commands' plugin, and the CLI reference is written from cli.py's parser.

@@ -1,6 +1,6 @@
-"""Autograders a course uploads or commits: a Gradescope zip, a GitHub Classroom workflow.
+"""Deployment: the GitHub Classroom workflow a course commits, the wheel a bundle carries, ``doctor``.
 
-``pi-conformance autograder gradescope`` writes the zip Gradescope takes (:mod:`.gradescope`);
 ``pi-conformance autograder github-classroom`` writes the workflow a course's template
-repository holds (:mod:`.classroom`).
+repository holds (:mod:`.classroom`); ``pi-conformance autograder gradescope`` writes the zip
+Gradescope takes, built in :mod:`conformance.gradescope.bundle` with the wheel from :mod:`.wheel`.
 """

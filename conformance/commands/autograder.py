@@ -54,8 +54,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def gradescope_command(args: argparse.Namespace) -> int:
     """Write the Gradescope zip."""
-    from conformance.autograder.gradescope import write_bundle
     from conformance.autograder.wheel import WheelError
+    from conformance.gradescope.bundle import write_bundle
     from conformance.grading.rubric import RubricError
 
     out = Path(args.out)

@@ -83,10 +83,10 @@ def is_full(points: float, max_points: float) -> bool:
 
 def check_command(args: argparse.Namespace) -> int:
     """Grade the project against the public cases; exit 0 only when every lab judged is full."""
-    from conformance.grading.formats import terminal
     from conformance.grading.grader import GradeOptions, grade_submission, prepare
     from conformance.grading.rubric import RubricError, load_rubric
     from conformance.isolation import sandbox
+    from conformance.reports.formats import terminal
 
     sandbox.use_notice(student_notice)
     project = Path(args.project)

@@ -37,16 +37,16 @@ from conformance.farm.batch import BatchOptions, discover_submissions, grade_bat
 from conformance.farm.gradebook import GradebookError, columns, merge_gradebooks, meta_path
 from conformance.farm.job import failed_result
 from conformance.farm.journal import GRADEBOOK, Journal, JournalError
+from conformance.farm.report_files import WRITERS
 from conformance.farm.shard import ShardError, resolve_shard, select_shard
 from conformance.grading import baseline as baselines
-from conformance.grading.formats import terminal
-from conformance.grading.formats.files import WRITERS
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import RubricError, load_rubric
 from conformance.isolation.budget import BudgetUnavailable, submission_budget
 from conformance.isolation.run_as import RunAsError, parse_run_as, run_as_problem
 from conformance.loading.loader import load_suite
 from conformance.model.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES
+from conformance.reports.formats import terminal
 from conformance.reports.html.batch_site import HtmlBatch
 
 EXIT_OK = 0

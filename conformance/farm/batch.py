@@ -26,12 +26,12 @@ from typing import TextIO
 from conformance.adapters.kinds import default_template, parse_impl
 from conformance.common.atomic_file import write_text_atomic
 from conformance.common.student_text import path_text
+from conformance.common.submission_order import sort_key
 from conformance.farm.job import Supervised, grade_supervised, worker_env
 from conformance.farm.progress import Progress
 from conformance.farm.reaper import Reaper
-from conformance.farm.shard import sort_key
+from conformance.farm.report_files import write_all
 from conformance.farm.spawner import WorkerSpawner
-from conformance.grading.formats.files import write_all
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult
 from conformance.model.profiles import DEFAULT_PROFILE
 

@@ -9,9 +9,10 @@ submissions, and shard sizes differ by at most one.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from conformance.common.submission_order import sort_key
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -30,11 +31,6 @@ def parse_shard(text: str, source: str | None = None) -> tuple[int, int]:
     if count < 1 or not 1 <= index <= count:
         raise ShardError(f"{source}: K must be between 1 and N (and N at least 1)")
     return index, count
-
-
-def sort_key(path: Path) -> str:
-    """The name submissions are ordered by."""
-    return unicodedata.normalize("NFC", path.name)
 
 
 def select_shard(submissions: Sequence[Path], index: int, count: int) -> list[Path]:

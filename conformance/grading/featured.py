@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from conformance.grading.formats.common import not_passed_by_lab
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.judging.failure_groups import FailureGroup, group_failures, origin_rank
@@ -52,3 +51,15 @@ def featured_by_lab(result: SubmissionResult, per_lab: int | None) -> dict[str, 
         if ordered:
             featured[lab] = ordered[:per_lab]
     return featured
+
+
+def not_passed_by_lab(result: SubmissionResult, statuses: tuple[str, ...] = ("failed", "errored")) -> dict[str, list[GradedCase]]:
+    """Cases with one of ``statuses``, grouped by lab in the rubric's order (labs without any left out).
+
+    Cases an earlier lab's bug explains are left out: see :func:`inherited_groups`.
+    """
+    groups: dict[str, list[GradedCase]] = {}
+    for graded in result.score.cases:
+        if graded.outcome.status in statuses and graded.inherited is None:
+            groups.setdefault(graded.case.lab, []).append(graded)
+    return {lab.lab: groups[lab.lab] for lab in result.score.labs if lab.lab in groups}

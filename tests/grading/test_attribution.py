@@ -10,7 +10,6 @@ import pytest
 
 from conformance.common.jsontypes import JsonValue
 from conformance.grading.attribution import attribute, symptoms
-from conformance.grading.formats import markdown, terminal
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
@@ -18,6 +17,7 @@ from conformance.judging.feedback import failure_report, fitting_hint, symptom_k
 from conformance.judging.outcome import Divergence, Outcome
 from conformance.model.cases import Case
 from conformance.model.clauses import load_clauses
+from conformance.reports.formats import markdown, terminal
 from conformance.reports.html.run_site import implementation_body
 from conformance.reports.html.submission_page import submission_page
 from tests.support.laundering_projects import CHEATS, HONEST, make_laundering_project

@@ -19,8 +19,8 @@ import yaml
 from conformance.farm.gradebook import GradebookError, GradebookMeta, columns, merge_gradebooks, read_gradebook, write_gradebook
 from conformance.farm.progress import Progress
 from conformance.farm.shard import ShardError, parse_shard, select_shard
+from conformance.gradescope import results as gradescope
 from conformance.grading.baseline import BaselineError, Verdict, baseline_document, compare, load_baseline, parse_baseline, write_baseline
-from conformance.grading.formats import gradescope, json_report, junit, markdown, terminal
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult, build_summary, grade_submission, prepare
 from conformance.grading.rubric import RubricError, load_rubric, parse_rubric, tag_matches
 from conformance.grading.scoring import score
@@ -30,6 +30,7 @@ from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite
 from conformance.model.cases import Case
 from conformance.model.clauses import load_clauses
+from conformance.reports.formats import json_report, junit, markdown, terminal
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
 

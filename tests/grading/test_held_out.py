@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.grading.formats import gradescope
+from conformance.gradescope import results as gradescope
 from conformance.grading.grader import grade_submission, prepare
 from conformance.grading.rubric import RubricError, load_rubric, parse_rubric
 from tests.support.cli_runner import cli

@@ -13,10 +13,11 @@ import re
 
 import pytest
 
+from conformance.gradescope import results as gradescope
 from conformance.grading.case_feedback import case_feedback
-from conformance.grading.formats import gradescope, json_report
 from conformance.grading.grader import GradingContext, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
+from conformance.reports.formats import json_report
 from conformance.reports.html.submission_page import submission_page
 from tests.support import held_out_probe
 from tests.support.held_out_set import write_held_out

@@ -7,7 +7,6 @@ import json
 import pytest
 import yaml
 
-from conformance.grading.formats import json_report, markdown, terminal
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.rubric import DEFAULT_RUBRIC, RubricError, load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
@@ -16,6 +15,7 @@ from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.loader import load_suite
 from conformance.model.cases import Case
 from conformance.model.clauses import load_clauses
+from conformance.reports.formats import json_report, markdown, terminal
 
 
 def _scored(failing: set[str]) -> tuple[list[Case], Score]:

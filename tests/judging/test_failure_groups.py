@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 from conformance.common.jsontypes import JsonObject
-from conformance.grading.formats import json_report, markdown, terminal
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.rubric import load_rubric
 from conformance.grading.scoring import score
@@ -19,6 +18,7 @@ from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.loader import load_suite
 from conformance.model.cases import Case
 from conformance.model.clauses import load_clauses
+from conformance.reports.formats import json_report, markdown, terminal
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
 

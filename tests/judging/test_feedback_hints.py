@@ -17,10 +17,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from conformance.grading.featured import featured_by_lab
-from conformance.grading.formats.terminal import DEFAULT_DETAILS_PER_LAB
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
 from conformance.judging.feedback import failure_report, fitting_hint
+from conformance.reports.formats.terminal import DEFAULT_DETAILS_PER_LAB
 from tests.support.js_variants import VARIANTS, ensure_generated
 from tests.support.requirements import needs_node
 

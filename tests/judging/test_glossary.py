@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from conformance.common.jsontypes import JsonValue
 from conformance.judging.glossary import explain
 from conformance.judging.matcher import first_divergence, render_expected
 from conformance.judging.outcome import Divergence
 
 
 def test_matchers_in_an_expected_value_read_as_words_not_json() -> None:
-    expected = {"role": "toolResult", "timestamp": {"$type": "number"}, "details": {"$any": True}, "$$O": [{"$oneOf": [1, 2]}]}
+    expected: JsonValue = {"role": "toolResult", "timestamp": {"$type": "number"}, "details": {"$any": True}, "$$O": [{"$oneOf": [1, 2]}]}
     assert render_expected(expected) == '{"role": "toolResult", "timestamp": <any number>, "details": <any value>, "$O": [<one of [1, 2]>]}'
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from conformance.common.atomic_file import write_text_atomic
-from conformance.farm.shard import sort_key
+from conformance.common.submission_order import sort_key
 from conformance.grading.grader import GradingContext, SubmissionResult
 from conformance.grading.result_json import ResultFormatError, result_from_json, result_to_json
 from conformance.reports.html.class_site import SiteStats, write_class_site

@@ -24,12 +24,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.grading.formats.common import points, profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.judging.failure_groups import Cause, FailureGroup, group_failures
 from conformance.judging.outcome import Outcome
 from conformance.model.cases import Case
 from conformance.model.clauses import Clause
+from conformance.reports.formats.common import points, profile_of
 from conformance.reports.html.layout import anchor, e, page, slugs, write_page
 from conformance.reports.html.submission_page import NOT_RUN, charged_cases, status_badge, submission_page, visible_cases
 from conformance.reports.html.svg import histogram

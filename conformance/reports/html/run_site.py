@@ -9,11 +9,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.grading.formats.common import counted
 from conformance.judging.failure_groups import group_failures, skip_reasons
 from conformance.judging.outcome import STATUSES, Outcome
 from conformance.model.cases import BrokenCase, Case
 from conformance.model.clauses import Clause
+from conformance.reports.formats.common import counted
 from conformance.reports.html.casepage import case_section
 from conformance.reports.html.class_site import SiteStats
 from conformance.reports.html.layout import anchor, badge, e, page, write_page

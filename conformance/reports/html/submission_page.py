@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from conformance.grading.formats.common import counted, excused_cost, lab_counts, points, profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.judging.failure_groups import FailureGroup, group_failures, skip_reasons
 from conformance.judging.outcome import Outcome
 from conformance.model.cases import Case
 from conformance.model.clauses import Clause
+from conformance.reports.formats.common import counted, excused_cost, lab_counts, points, profile_of
 from conformance.reports.html.casepage import case_section
 from conformance.reports.html.layout import anchor, badge, e, page
 

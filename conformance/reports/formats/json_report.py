@@ -1,7 +1,7 @@
 """The JSON report: everything the grader knows, for tools (dashboards, regrade scripts).
 
 ``causes`` lists the charged failures one entry per cause, worded as the terminal's lines
-(:mod:`conformance.grading.formats.causes`): its labs, count, case ids, clause and ``line``.
+(:mod:`conformance.reports.formats.causes`): its labs, count, case ids, clause and ``line``.
 
 A profile other than the course's is named (``profile``), and its groups are listed under
 their own name: ``areas`` with an ``area`` each for ``pi-ai-1``, where the course has ``labs``
@@ -16,12 +16,12 @@ from collections.abc import Mapping
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.common.student_text import scrub
 from conformance.grading.case_feedback import case_feedback, inherited_line
-from conformance.grading.formats import causes
-from conformance.grading.formats.common import profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.judging.feedback import fitting_hint
 from conformance.model.clauses import Clause
+from conformance.reports.formats import causes
+from conformance.reports.formats.common import profile_of
 
 FORMAT_VERSION = 1
 _DIGITS = 4

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 
 from conformance.common.student_text import for_xml
 from conformance.grading.case_feedback import case_feedback, one_line
-from conformance.grading.formats.common import points, profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.model.clauses import Clause
+from conformance.reports.formats.common import points, profile_of
 
 _CHILD = {"failed": "failure", "errored": "error", "skipped": "skipped"}
 

@@ -18,20 +18,19 @@ from collections.abc import Mapping
 
 from conformance.common.student_text import for_terminal
 from conformance.grading.case_feedback import case_feedback, inherited_line
-from conformance.grading.featured import featured_by_lab
-from conformance.grading.formats import causes
-from conformance.grading.formats.common import (
+from conformance.grading.featured import featured_by_lab, not_passed_by_lab
+from conformance.grading.grader import SubmissionResult
+from conformance.grading.status import NOT_STARTED
+from conformance.model.clauses import Clause
+from conformance.reports.formats import causes
+from conformance.reports.formats.common import (
     excused_cost,
     inherited_groups,
     lab_parts,
-    not_passed_by_lab,
     points,
     profile_of,
     skipped_reasons,
 )
-from conformance.grading.grader import SubmissionResult
-from conformance.grading.status import NOT_STARTED
-from conformance.model.clauses import Clause
 
 DEFAULT_DETAILS_PER_LAB = 2
 _BUILD_LINES = 20
@@ -171,7 +170,7 @@ def _rubric_name(result: SubmissionResult) -> str:
 
 
 def cause_lines(result: SubmissionResult, clauses: Mapping[str, Clause]) -> list[str]:
-    """The failing cases, one line per cause (:mod:`conformance.grading.formats.causes`), a few case ids each.
+    """The failing cases, one line per cause (:mod:`conformance.reports.formats.causes`), a few case ids each.
 
     A module that kills the program on import fails every case that needs it: that is one
     line, not a hundred.

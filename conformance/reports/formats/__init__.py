@@ -2,5 +2,5 @@
 
 ``terminal`` (the summary ``grade`` prints), ``markdown``, ``junit`` (JUnit XML),
 ``gradescope`` (Gradescope's ``results.json``) and ``json_report`` (everything, for tools).
-``conformance.grading.formats.files`` writes them to files.
+``conformance.farm.report_files`` writes them to files.
 """

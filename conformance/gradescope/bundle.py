@@ -3,7 +3,7 @@
 Gradescope unpacks the zip into ``/autograder/source``, runs ``setup.sh`` there once (as root)
 to build the image, then ``run_autograder`` for each submission (``/autograder/submission``),
 and reads ``/autograder/results/results.json``. What the two scripts do is said at their top
-(``gradescope_setup.sh``, ``gradescope_run_autograder.sh`` beside this module).
+(``setup.sh``, ``run_autograder.sh`` beside this module).
 
 The rubric and held-out set are checked here, against the fixtures of this very version,
 so a typo fails on the staff's machine and not on every student's submission.
@@ -24,8 +24,8 @@ from conformance.loading.loader import FIXTURE_SUFFIXES, fixture_files
 from conformance.toolchain import node_versions
 
 HERE = Path(__file__).resolve().parent
-SETUP = HERE / "gradescope_setup.sh"
-RUN = HERE / "gradescope_run_autograder.sh"
+SETUP = HERE / "setup.sh"
+RUN = HERE / "run_autograder.sh"
 _EXECUTABLE = stat.S_IFREG | 0o755
 _READABLE = stat.S_IFREG | 0o644
 

@@ -4,7 +4,7 @@ Fields as Gradescope documents them (gradescope-autograders.readthedocs.io, "Aut
 Specifications"): a top-level ``score``, ``execution_time``, ``output`` and ``tests``; each
 test has ``name`` (the case id, prefixed with its state when that is neither passed nor
 failed), ``score``, ``max_score``, ``status`` (``passed`` or ``failed``, all Gradescope
-accepts: see :mod:`conformance.grading.formats.case_state` for the five states a case can be
+accepts: see :mod:`conformance.gradescope.case_state` for the five states a case can be
 in and how each is said), ``output`` (the state's line, then the feedback), ``tags`` (the
 lab, the state, the clauses) and ``visibility`` (the rubric's
 ``held_out_visibility``, ``after_published`` by default, for the cases it holds out, else
@@ -36,14 +36,15 @@ from collections.abc import Mapping
 
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.common.student_text import for_terminal, scrub
+from conformance.gradescope import case_state
 from conformance.grading.case_feedback import case_feedback
 from conformance.grading.featured import featured_by_lab
-from conformance.grading.formats import case_state, terminal
-from conformance.grading.formats.common import profile_of
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.grading.status import NOT_STARTED
 from conformance.model.clauses import Clause
+from conformance.reports.formats import terminal
+from conformance.reports.formats.common import profile_of
 
 _DIGITS = 4
 

@@ -28,7 +28,7 @@ import pytest
 
 from conformance import __version__
 from conformance.autograder.finish import finish, isolation_line
-from conformance.grading.formats import gradescope
+from conformance.gradescope import results as gradescope
 from conformance.grading.grader import grade_submission, prepare
 from conformance.grading.rubric import load_rubric
 from conformance.toolchain import node_versions

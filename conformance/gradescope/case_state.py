@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from conformance.grading.formats.common import points
 from conformance.grading.scoring import GradedCase
 from conformance.model.features import is_not_claimed
+from conformance.reports.formats.common import points
 from conformance.running.engine import NOT_RUN
 
 CaseState = Literal["passed", "excused", "not run", "skipped", "failed"]

@@ -10,9 +10,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from conformance.common.atomic_file import write_text_atomic
-from conformance.grading.formats import gradescope, json_report, junit, markdown
+from conformance.gradescope import results as gradescope
 from conformance.grading.grader import SubmissionResult
 from conformance.model.clauses import Clause
+from conformance.reports.formats import json_report, junit, markdown
 
 #: Format name -> (renderer, default file name in a batch's per-submission folder).
 WRITERS = {

@@ -10,14 +10,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from conformance.common.jsontypes import JsonValue
-from conformance.grading.formats import gradescope, terminal
-from conformance.grading.formats.case_state import CASE_STATES
+from conformance.gradescope import results as gradescope
+from conformance.gradescope.case_state import CASE_STATES
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.rubric import parse_rubric
 from conformance.grading.scoring import score
 from conformance.judging.outcome import Divergence, Outcome
 from conformance.model.cases import Case
 from conformance.model.clauses import load_clauses
+from conformance.reports.formats import terminal
 from conformance.running.engine import NOT_RUN
 from tests.support.gradescope_format import problems
 

@@ -1,6 +1,6 @@
 """The Markdown report: a score table, the failing cases one line per cause, then each cause with its first case's full feedback.
 
-The cause lines are the terminal's (:mod:`conformance.grading.formats.causes`), with every
+The cause lines are the terminal's (:mod:`conformance.reports.formats.causes`), with every
 case id. One cause (a place and a kind of divergence, or a module that ends the process on
 import, a timeout, a crash) reads the same in every case it fails: within a lab its first case
 is shown in full and the others only by id, not fifty near-identical blocks.
@@ -12,13 +12,14 @@ from collections.abc import Mapping
 
 from conformance.common.student_text import markdown_code, markdown_fence, markdown_text, scrub
 from conformance.grading.case_feedback import case_feedback, inherited_line
-from conformance.grading.formats import causes
-from conformance.grading.formats.common import excused_cost, not_passed_by_lab, points, profile_of, skipped_reasons
+from conformance.grading.featured import not_passed_by_lab
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase, LabScore
 from conformance.grading.status import NOT_STARTED
 from conformance.judging.failure_groups import Cause, cause_of
 from conformance.model.clauses import Clause
+from conformance.reports.formats import causes
+from conformance.reports.formats.common import excused_cost, points, profile_of, skipped_reasons
 
 
 def _cell(text: str) -> str:

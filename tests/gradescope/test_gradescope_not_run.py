@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conformance.grading.formats import gradescope
+from conformance.gradescope import results as gradescope
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
 from tests.support.gradescope_format import problems

@@ -29,18 +29,6 @@ def counted(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def not_passed_by_lab(result: SubmissionResult, statuses: tuple[str, ...] = ("failed", "errored")) -> dict[str, list[GradedCase]]:
-    """Cases with one of ``statuses``, grouped by lab in the rubric's order (labs without any left out).
-
-    Cases an earlier lab's bug explains are left out: see :func:`inherited_groups`.
-    """
-    groups: dict[str, list[GradedCase]] = {}
-    for graded in result.score.cases:
-        if graded.outcome.status in statuses and graded.inherited is None:
-            groups.setdefault(graded.case.lab, []).append(graded)
-    return {lab.lab: groups[lab.lab] for lab in result.score.labs if lab.lab in groups}
-
-
 def skipped_reasons(cases: list[GradedCase]) -> list[tuple[str, int]]:
     """The distinct reasons cases were skipped, most frequent first, with their counts."""
     counts = Counter(graded.outcome.message for graded in cases if graded.outcome.status == "skipped")
