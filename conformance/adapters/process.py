@@ -41,6 +41,7 @@ from conformance.adapters.interface import (
 from conformance.adapters.process_options import ProcessOptions
 from conformance.adapters.protocol import PROTOCOL_VERSION
 from conformance.adapters.session import Session
+from conformance.adapters.stray_output import StrayOutput
 from conformance.common.jsontypes import JsonObject
 from conformance.common.student_text import QUOTE_LIMIT, cap
 
@@ -78,6 +79,8 @@ class ProcessAdapter(Adapter):
         self.options = options
         self.name = name or Path(options.argv[0]).name
         self.isolation = options.isolation
+        #: What the implementation wrote outside the protocol, over this adapter's life.
+        self.stray_output = StrayOutput()
         self._session: Session | None = None
         self._seq = 0
         self._lock = threading.Lock()
@@ -296,6 +299,7 @@ class ProcessAdapter(Adapter):
     def _request(self, operation: str, input: JsonObject, steps: list[JsonObject] | None = None) -> JsonObject:
         with self._lock:
             response = self._send_request(operation, input, steps)
+        self.stray_output.note(response.get("stray_output"))
         self._timeouts[operation] = 0
         self._exits[operation] = 0
         return self._observation(response)

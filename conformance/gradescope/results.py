@@ -87,6 +87,8 @@ def results(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObje
     summary = student_summary(result) if result.rubric.held_out else terminal.render(result, clauses, details_per_lab=0, list_cases=False)
     if featured:
         summary = start_here_text(featured, clauses, label) + "\n" + summary
+    if result.notes and result.rubric.held_out:  # the terminal summary already has them
+        summary += "".join(f"\nnote: {for_terminal(note)}" for note in result.notes)
     return _document(result, summary, labs, tests)
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds import Impl, ImplSpecError, parse_impl
 from conformance.adapters.settings import ImplSettings
+from conformance.adapters.stray_output import StrayOutput
 from conformance.common.student_text import BUILD_LOG_LIMIT, QUOTE_LIMIT, Budget, cap, path_text, prune_json, scrub
 from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import Score, score
@@ -167,6 +168,8 @@ class SubmissionResult:
     isolation: str = "none"
     #: Which resource limits held for its programs, and by what (``conformance.isolation.limits.describe``).
     limits: str = ""
+    #: Notes for the student that cost nothing (output written outside the protocol): visible phase only.
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # The name and the --impl quote a folder's name, whose bytes need not be UTF-8: every
@@ -236,6 +239,7 @@ class _Submission:
         implementation: str,
         build_report: str | None = None,
         isolation: str | None = None,
+        notes: tuple[str, ...] = (),
     ) -> SubmissionResult:
         """The submission's result: its outcomes scored, and every text that quotes it bounded."""
         graded = score(self.context.rubric, zip(self.context.cases, outcomes, strict=True))
@@ -246,7 +250,18 @@ class _Submission:
         build_report = cap(scrub(build_report), BUILD_LOG_LIMIT) if build_report is not None else None
         limits = self.parsed.planned_limits(self.options.settings)
         return SubmissionResult(
-            self.name, self.impl, implementation, status, detail, graded, self.context.rubric, duration, build_report, isolation, limits
+            self.name,
+            self.impl,
+            implementation,
+            status,
+            detail,
+            graded,
+            self.context.rubric,
+            duration,
+            build_report,
+            isolation,
+            limits,
+            notes,
         )
 
     def not_run(self, status: SubmissionStatus, detail: str, reason: str, build_report: str | None = None) -> SubmissionResult:
@@ -266,13 +281,14 @@ def _grade_cases(
     # saw a held-out input can leak it into visible feedback.
     for held_out in (False, True):
         indexes = [index for index, case in enumerate(context.cases) if (case.id in context.rubric.held_out) == held_out]
-        failure = run.phase(indexes)
+        failure = run.phase(indexes, notes_wanted=not held_out)
         if failure is not None and not held_out:
             return submission.not_run("invalid", failure, failure)
     outcomes = [outcome for outcome in run.outcomes if outcome is not None]
     silent = [outcome for case, outcome in zip(context.cases, outcomes, strict=True) if outcome.hung or is_silent_stream(case, outcome)]
     status, detail = classify(outcomes, budget_exhausted=run.loop.budget_exhausted, silent=silent)
-    return submission.result(status, detail, outcomes, run.adapter_name or submission.name, isolation=run.isolation)
+    name = run.adapter_name or submission.name
+    return submission.result(status, detail, outcomes, name, isolation=run.isolation, notes=run.notes)
 
 
 class _Run:
@@ -308,12 +324,16 @@ class _Run:
         self.loop = Loop(policy, self._adapter, recorded)
         self.adapter_name: str | None = None
         self.isolation: str | None = None
+        self.notes: tuple[str, ...] = ()
 
     def _adapter(self) -> Adapter:
         return self.impl.adapter(self.settings, self.context.rubric.profile)
 
-    def phase(self, indexes: list[int]) -> str | None:
-        """Run the cases at ``indexes`` with one adapter, then retry those it gave up on; why it could not start, or None."""
+    def phase(self, indexes: list[int], notes_wanted: bool) -> str | None:
+        """Run the cases at ``indexes`` with one adapter, then retry those it gave up on; why it could not start, or None.
+
+        ``notes_wanted``: keep the adapter's notes (the visible phase: nothing visible may come from held-out cases).
+        """
         if not indexes:
             return None
         try:
@@ -331,6 +351,10 @@ class _Run:
         self.isolation = self.impl.isolation_of(adapter)
         outcomes = self.loop.run(adapter, [self.context.cases[index] for index in indexes])
         self.adapter_name = self.adapter_name or adapter.name  # as its handshake named it
+        stray = getattr(adapter, "stray_output", None)
+        summary = stray.summary() if isinstance(stray, StrayOutput) else None
+        if notes_wanted and summary is not None:
+            self.notes = (summary,)
         for index, outcome in zip(indexes, outcomes, strict=True):
             self.outcomes[index] = outcome
         return None

@@ -39,6 +39,7 @@ def result_to_json(result: SubmissionResult) -> dict[str, Any]:
         "build_report": result.build_report,
         "isolation": result.isolation,
         "limits": result.limits,
+        "notes": list(result.notes),
         "outcomes": [graded.outcome.to_json() for graded in result.score.cases],
     }
 
@@ -70,6 +71,7 @@ def result_from_json(data: object, context: GradingContext) -> SubmissionResult:
             build_report=str(build_report) if build_report is not None else None,
             isolation=str(data.get("isolation", "none")),
             limits=str(data.get("limits", "")),
+            notes=tuple(str(note) for note in data.get("notes", [])),
         )
     except ResultFormatError:
         raise

@@ -70,10 +70,14 @@ export function serve(adapter) {
   // Implementation code may console.log at import time or while playing a turn; one stray
   // line on stdout would break the protocol, so everything except our responses goes to stderr.
   // Responses go through channel.mjs, which writes on fd 1 itself (sealed once asked for).
-  process.stdout.write = (...args) => process.stderr.write(...args);
+  // Both streams are counted, so the runner can mention the output (spec/protocol.md,
+  // "stray_output"): it costs nothing, but a student should hear of a forgotten console.log.
+  const writeStderr = process.stderr.write.bind(process.stderr);
+  process.stdout.write = (chunk, ...rest) => noteStrayOutput(chunk) && writeStderr(chunk, ...rest);
+  process.stderr.write = (chunk, ...rest) => noteStrayOutput(chunk) && writeStderr(chunk, ...rest);
   const respond = writeLine;
   writeNotice = respond;
-  const log = (text) => process.stderr.write(`[${adapter.name}] ${text}\n`);
+  const log = (text) => writeStderr(`[${adapter.name}] ${text}\n`);
   installStrayErrorHandlers(log);
 
   const [argument, ...extra] = process.argv.slice(2);
@@ -200,7 +204,34 @@ class Server {
     const hung = neverSettles(work).then(() =>
       errorResponse("hung", `${request.op} never finishes: it is still pending while the event loop is idle (nothing is left that could settle it)`),
     );
-    this.respond({ seq, ...(await Promise.race([work, hung])) });
+    const response = { seq, ...(await Promise.race([work, hung])) };
+    const stray = takeStrayOutput();
+    if (stray !== null) response.stray_output = stray;
+    this.respond(response);
     return true;
   }
+}
+
+// Writes the implementation made on stdout or stderr since the last operation's response.
+let strayWrites = 0;
+let firstStray = "";
+const STRAY_SHOWN_CHARS = 200;
+
+/** Count one write of implementation output; always true, so the write goes on. */
+function noteStrayOutput(chunk) {
+  strayWrites += 1;
+  if (strayWrites === 1) {
+    const text = typeof chunk === "string" ? chunk : Buffer.from(chunk ?? "").toString("utf8");
+    firstStray = text.slice(0, STRAY_SHOWN_CHARS);
+  }
+  return true;
+}
+
+/** The output counted since the last call, as the response's `stray_output`, or null if there was none. */
+function takeStrayOutput() {
+  if (strayWrites === 0) return null;
+  const stray = { writes: strayWrites, first: firstStray };
+  strayWrites = 0;
+  firstStray = "";
+  return stray;
 }

@@ -77,6 +77,7 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
         "total": result.score.total,
         "duration_s": round(result.duration_s, 3),
         "build_report": result.build_report,
+        "notes": list(result.notes),
         "sandbox": result.isolation,
         "limits": result.limits,
         f"{label}s": [

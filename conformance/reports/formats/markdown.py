@@ -37,6 +37,8 @@ def render(result: SubmissionResult, clauses: Mapping[str, Clause]) -> str:
     Student text is fenced or escaped: it cannot add a heading, a table row or a link of its own.
     """
     lines = [*_summary(result), *_score_table(result)]
+    if result.notes:
+        lines += ["", "## Notes", "", *(f"- {markdown_text(note)}" for note in result.notes)]
     if result.build_report:
         lines += ["", "## Build output", "", _fence(result.build_report)]
     failing = not_passed_by_lab(result)

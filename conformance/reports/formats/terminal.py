@@ -48,7 +48,7 @@ def render(
     ``list_cases=False`` leaves out the lists of failing and skipped cases too (just the
     points table), for summaries that must not name held-out cases.
     """
-    lines = [*_heading(result), *_points_table(result), *_build_output(result)]
+    lines = [*_heading(result), *_points_table(result), *_notes(result), *_build_output(result)]
     if list_cases:
         lines += [*_case_lists(result, clauses), *_feedback(result, clauses, details_per_lab)]
     # Names, messages and the build log quote the submission: no escape sequence of theirs reaches a terminal.
@@ -87,6 +87,11 @@ def _points_table(result: SubmissionResult) -> list[str]:
     )
     lines.append(f"  {'status':<{total_width}}{result.status}" + (f": {result.detail}" if result.detail else ""))
     return lines
+
+
+def _notes(result: SubmissionResult) -> list[str]:
+    """Notes that cost nothing (output outside the protocol), each on a line of its own."""
+    return [line for note in result.notes for line in ("", f"note: {note}")]
 
 
 def _build_output(result: SubmissionResult) -> list[str]:
