@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from conformance.common.value_paths import join_key
 from conformance.judging.feedback import clause_hits, divergence_words, diverging_strings, quotes_value
 from conformance.judging.outcome import Outcome
+from conformance.judging.root_causes import depth, merged_into_roots, root_first
 from conformance.model.cases import BrokenCase, Case
 from conformance.model.clauses import Clause
 
@@ -118,8 +119,8 @@ class FailureGroup:
 
     @property
     def example(self) -> tuple[Case | BrokenCase, Outcome]:
-        """The member that shows the cause best: where it originates (see :func:`origin_rank`), then the first."""
-        return min(self.members, key=lambda member: origin_rank(member[1]))
+        """The member that shows the cause best: in the function the others use, nearest its origin (:func:`origin_rank`), first."""
+        return min(self.members, key=lambda member: (depth(member[0]), origin_rank(member[1])))
 
     @property
     def title(self) -> str:
@@ -237,9 +238,11 @@ def group_failures(results: Iterable[tuple[Case | BrokenCase, Outcome]], clauses
     for case, outcome in results:
         if outcome.status in ("failed", "errored"):
             groups.setdefault(cause_of(case, outcome), []).append((case, outcome))
-    ordered = sorted(_at_origin(groups).items(), key=lambda item: -len(item[1]))
+    merged = merged_into_roots(_at_origin(groups))
+    ordered = root_first(sorted(merged, key=lambda found: -len(merged[found])), merged)
     return [
-        FailureGroup(_group_clause(members, clauses), found.place, tuple(members), found.kind, found.detail) for found, members in ordered
+        FailureGroup(_group_clause(merged[found], clauses), found.place, tuple(merged[found]), found.kind, found.detail)
+        for found in ordered
     ]
 
 

@@ -48,6 +48,22 @@ class Profile:
     #: reference is one (pi-ai-1: upstream 1.6.0, the spec's "Profile version" line); None when
     #: the reference is bundled. Only that package at that version is "the reference".
     reference_package: tuple[str, str] | None = None
+    #: Which operation's function uses which others' (``text_of`` calls ``systemMessageText``), as
+    #: ``(operation, (used, ...))``: a bug in a used function fails its users' cases too, and is
+    #: reported as one cause, the used function's, first (conformance/judging/root_causes.py).
+    uses: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def uses_transitively(self, operation: str) -> frozenset[str]:
+        """The operations whose functions ``operation``'s function calls, directly or through others."""
+        table = dict(self.uses)
+        found: set[str] = set()
+        pending = list(table.get(operation, ()))
+        while pending:
+            used = pending.pop()
+            if used not in found:
+                found.add(used)
+                pending.extend(table.get(used, ()))
+        return frozenset(found)
 
 
 COURSE: Final = Profile(
@@ -72,6 +88,14 @@ COURSE: Final = Profile(
             "tool_registry",
             "execute_tool_call",
         }
+    ),
+    # From the course's code: textOf of a system message is systemMessageText; currentSystemPrompt
+    # renders currentSystemMessage's result with systemMessageText; ScriptedModel plays into an
+    # AssistantMessageEventStream.
+    uses=(
+        ("text_of", ("system_message_text",)),
+        ("current_system_prompt", ("system_message_text", "current_system_message")),
+        ("scripted_model", ("event_stream",)),
     ),
 )
 

@@ -16,10 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from conformance.grading.featured import featured_by_lab
+from conformance.grading.featured import failure_groups_of, featured_by_lab
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
 from conformance.judging.feedback import failure_report, fitting_hint
+from conformance.model.cases import Case
 from conformance.reports.formats.terminal import DEFAULT_DETAILS_PER_LAB
 from tests.support.js_variants import VARIANTS, ensure_generated
 from tests.support.requirements import needs_node
@@ -117,3 +118,46 @@ def test_a_symptom_with_a_known_reading_says_it_first_and_no_other_does(graded: 
         assert len(readings) == 1 and WRONG_ITEM[variant] in readings[0], f"{variant}/{first.case.id}:\n{report}"
     else:
         assert not readings, f"{variant}/{first.case.id}: a reading for a bug that uses no wrong item:\n{report}"
+
+
+#: Where each one-bug variant's bug is: the operation whose function holds it, and a word its hint must use.
+BUG_IN: dict[str, tuple[str, str]] = {
+    "textof-tool-names": ("text_of", "textOf"),
+    "replay-last-timestamp": ("current_system_message", "currentSystemMessage"),
+    "replay-tombstones": ("current_system_message", "currentSystemMessage"),
+    "sections-always": ("current_system_message", "currentSystemMessage"),
+    "sections-before-content": ("system_message_text", "systemMessageText"),
+    "error-needs-end": ("event_stream", "AssistantMessageEventStream"),
+    "result-is-a-copy": ("event_stream", "AssistantMessageEventStream"),
+    "requests-by-reference": ("scripted_model", "stream()"),
+    "shared-partial": ("scripted_model", "scripted-model.ts"),
+    "exhaustion-throws": ("scripted_model", "stream()"),
+    "abort-checked-early": ("scripted_model", "stream()"),
+    "production-not-deferred": ("scripted_model", "queueMicrotask"),
+    "error-loses-message": ("scripted_model", "scripted-model.ts"),
+    "preabort-keeps-turn": ("scripted_model", ""),
+}
+
+
+def test_every_one_bug_variant_has_its_place() -> None:
+    assert set(BUG_IN) == set(ONE_BUG)
+
+
+@pytest.mark.parametrize("variant", ONE_BUG)
+def test_the_first_case_shown_is_in_the_buggy_function_and_its_hint_names_it(graded: dict[str, SubmissionResult], variant: str) -> None:
+    """One bug, one cause, shown at its root: the first featured case calls the function the bug is in (issue 37)."""
+    operation, word = BUG_IN[variant]
+    featured = featured_by_lab(graded[variant], DEFAULT_DETAILS_PER_LAB)
+    first = next(iter(featured.values()))[0]
+    assert first.case.operation == operation, f"{variant}: shown first is {first.case.id} ({first.case.operation})"
+    hint = fitting_hint(first.case, first.outcome)
+    if hint is not None and word:
+        assert word in hint, f"{variant}/{first.case.id}: the hint does not name {word}: {hint}"
+
+
+def test_a_bug_in_a_function_others_use_is_one_cause_at_that_function(graded: dict[str, SubmissionResult]) -> None:
+    """systemMessageText joining sections first fails its own cases, currentSystemPrompt's and textOf's: one cause, its own."""
+    (group,) = failure_groups_of(graded["sections-before-content"])
+    cases = [case for case, _ in group.members if isinstance(case, Case)]
+    assert group.clause == "SYS-TEXT-1" and group.example[0] is cases[0] and cases[0].operation == "system_message_text"
+    assert {case.operation for case in cases} == {"system_message_text", "current_system_prompt", "text_of"}
