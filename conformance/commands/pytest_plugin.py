@@ -18,7 +18,7 @@ import pytest
 from pytest_cases import case as case_decorator
 
 from conformance.adapters.interface import Adapter
-from conformance.adapters.kinds import COURSE_CODE_KINDS, KINDS, Impl, ImplSpecError, default_impl, parse_impl
+from conformance.adapters.kinds import COURSE_CODE_KINDS, KINDS, Impl, ImplSpecError, bundled_impl, parse_impl
 from conformance.adapters.settings import ImplSettings
 from conformance.authoring.suspect import expectation_note
 from conformance.commands.limit_options import add_limit_options_to_pytest
@@ -47,7 +47,7 @@ def marker_name(kind: str, value: str) -> str:
 class RunState:
     """Everything one pytest session of the suite shares."""
 
-    impl: Impl = field(default_factory=lambda: parse_impl(default_impl(DEFAULT_PROFILE) or ""))
+    impl: Impl = field(default_factory=lambda: bundled_impl(DEFAULT_PROFILE))
     profile: str = DEFAULT_PROFILE
     fixtures: Path | None = None
     timeout_s: float | None = None
@@ -119,7 +119,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("pi-conformance")
     # Parsed here, once (an Impl from then on); ``run`` hands its own parsed value over instead (GIVEN_IMPL).
     forms = ", ".join(kind.usage for kind in KINDS)
-    group.addoption("--impl", type=parse_impl, default=default_impl(DEFAULT_PROFILE), help=f"implementation under test ({forms})")
+    group.addoption("--impl", type=parse_impl, default=bundled_impl(DEFAULT_PROFILE), help=f"implementation under test ({forms})")
     group.addoption("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default) or pi-ai-1")
     FIXTURES.add_to_pytest(group)
     group.addoption(

@@ -16,7 +16,7 @@ from conformance.adapters.kinds import (
     PROCESS_GROUP,
     Impl,
     ImplSpecError,
-    default_impl,
+    bundled_impl,
     parse_impl,
 )
 from conformance.commands.checks import EXIT_USAGE, output_file_problem, same_file_problem
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from conformance.reports.html.class_site import SiteStats
 
 #: ``--impl`` when none is given: the course's bundled reference.
-REFERENCE = default_impl(DEFAULT_PROFILE) or ""
+REFERENCE = bundled_impl(DEFAULT_PROFILE)
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suite"
 EXIT_NO_CASES = 5
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conformance.adapters.interface import Adapter
-from conformance.adapters.kinds.base import Built, ImplKind, ImplSpecError
+from conformance.adapters.kinds.base import Built, ImplKind
 from conformance.adapters.kinds.command import request_profile
 from conformance.adapters.settings import ImplSettings
 from conformance.spec.profiles import DEFAULT_PROFILE
@@ -31,7 +31,7 @@ class Course(ImplKind):
         try:
             return request_profile(pi_course_adapter(target, settings), profile)
         except CourseLayoutError as error:
-            raise ImplSpecError(str(error)) from error
+            raise self.refusal(error) from error
 
     def folder_of(self, target: str) -> str:
         from conformance.adapters.pi_course import CourseLayoutError, split_runtime

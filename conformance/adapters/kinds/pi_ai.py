@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conformance.adapters.interface import Adapter
-from conformance.adapters.kinds.base import ImplKind, ImplSpecError
+from conformance.adapters.kinds.base import ImplKind
 from conformance.adapters.kinds.command import request_profile
 from conformance.adapters.settings import ImplSettings
 from conformance.spec.profiles import PI_AI_1, PROFILES, get_profile
@@ -31,7 +31,7 @@ class PiAi(ImplKind):
         try:
             return request_profile(pi_ai_adapter(target, settings), profile)
         except PiAiLayoutError as error:
-            raise ImplSpecError(str(error)) from error
+            raise self.refusal(error) from error
 
     def folder_of(self, target: str) -> str:
         from conformance.adapters.pi_ai import PiAiLayoutError, parse_target
@@ -50,7 +50,7 @@ class PiAi(ImplKind):
         try:
             package_folder(folder)
         except PiAiLayoutError as error:
-            return str(error)
+            return str(self.refusal(error))
         return None
 
     def is_reference(self, target: str, profile: str) -> bool:
