@@ -38,6 +38,12 @@ def _misuses(tree: ast.AST) -> list[int]:
     for node in ast.walk(tree):
         if isinstance(node, ast.keyword) and node.arg == "type" and isinstance(node.value, ast.Name):
             allowed.add(id(node.value))
+        elif isinstance(node, ast.Dict):  # an option table's keywords: {"type": parse_impl, ...}
+            allowed.update(
+                id(value)
+                for key, value in zip(node.keys, node.values, strict=True)
+                if isinstance(key, ast.Constant) and key.value == "type"
+            )
     named = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in TEXT_READERS and id(node) not in allowed]
     attributes = [node for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in TEXT_READERS]
     return sorted(node.lineno for node in (*named, *attributes))
@@ -60,6 +66,7 @@ def test_the_source_check_finds_a_second_parse() -> None:
     assert _misuses(ast.parse("adapter = kinds.resolve_adapter(spec)")) == [1]
     assert _misuses(ast.parse("factory = parse_impl")) == [1]
     assert _misuses(ast.parse('parser.add_argument("--impl", type=parse_impl)')) == []
+    assert _misuses(ast.parse('IMPL = Option("--impl", {"type": parse_impl, "help": "..."})')) == []
 
 
 def _parsed(words: list[str]) -> argparse.Namespace:

@@ -36,6 +36,7 @@ __all__ = [
     "bundled_impl",
     "default_impl",
     "default_template",
+    "impl_examples",
     "parse_impl",
     "prefixes",
     "profile_problem",
@@ -108,6 +109,13 @@ def profile_problem(impl: Impl, profile: str, option: str = "--impl") -> str | N
         f"{option} {impl.spec}: a {impl.kind.name} implementation is profile {owner}, but grading is for --profile {profile}; "
         f"grade it with --profile {owner}, or give {option} as {instead}"
     )
+
+
+def impl_examples(profile: str) -> str | None:
+    """How to name an implementation of ``profile`` on the command line, one example per kind that has one; None if none has."""
+    # The kinds of that one profile first (pi-ai: before python: for pi-ai-1), then those of any.
+    examples = [example for kind in sorted(KINDS, key=lambda kind: kind.profile != profile) if (example := kind.example(profile))]
+    return ", or ".join(examples) or None
 
 
 def default_impl(profile: str) -> Impl | None:

@@ -78,6 +78,10 @@ class ImplKind:
         """Start the implementation, told it is checked against ``profile``; :class:`ImplSpecError` if it cannot be."""
         raise NotImplementedError
 
+    def example(self, profile: str) -> str | None:
+        """How to name one of this kind that is checked against ``profile``, with what it is: advice for a mismatch; None if none fits."""
+        return None
+
     def refusal(self, error: Exception) -> ImplSpecError:
         """Its transport's error, as the kind says it: headed by its prefix (``pi-course: 'x' is not a folder``).
 

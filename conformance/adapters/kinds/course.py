@@ -25,6 +25,9 @@ class Course(ImplKind):
     builds = True
     preload = ("conformance.adapters.pi_course", "conformance.adapters.process", "conformance.adapters.sandbox")
 
+    def example(self, profile: str) -> str | None:
+        return f"--impl {self.usage} (a course project)" if profile == self.profile else None
+
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
         from conformance.adapters.pi_course import CourseLayoutError, pi_course_adapter
 

@@ -25,6 +25,12 @@ class PiAi(ImplKind):
     folder_target = True
     preload = ("conformance.adapters.pi_ai", "conformance.adapters.process", "conformance.adapters.sandbox")
 
+    def example(self, profile: str) -> str | None:
+        if profile != self.profile or PI_AI_1.reference_package is None:
+            return None
+        name, version = PI_AI_1.reference_package
+        return f"--impl {self.usage} (the upstream package: npm install --prefix PATH {name}@{version})"
+
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
         from conformance.adapters.pi_ai import PiAiLayoutError, pi_ai_adapter
 
