@@ -16,7 +16,7 @@ from typing import TextIO
 from conformance import __version__
 from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.interface import Adapter, HarnessError, ImplementationThrew, OperationNotSupported
-from conformance.adapters.kinds import KINDS, default_impl, resolve_adapter
+from conformance.adapters.kinds import KINDS, default_impl, parse_impl
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.model.profiles import ALL_OPERATIONS, DEFAULT_PROFILE, PROFILES
 
@@ -88,13 +88,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance.server", description=__doc__.splitlines()[0] if __doc__ else None)
     in_process = [kind.usage for kind in KINDS if not kind.separate_process]
     parser.add_argument(
-        "--impl", default=default_impl(DEFAULT_PROFILE), help=f"the in-process implementation to serve ({', '.join(in_process)})"
+        "--impl",
+        type=parse_impl,
+        default=default_impl(DEFAULT_PROFILE),
+        help=f"the in-process implementation to serve ({', '.join(in_process)})",
     )
     parser.add_argument(
         "--without-feature", action="append", default=[], metavar="NAME", help="state this feature as unclaimed in the handshake"
     )
     args = parser.parse_args(argv)
-    adapter = resolve_adapter(args.impl)
+    adapter = args.impl.adapter()
     if args.without_feature:
         adapter.unclaimed_features = tuple(args.without_feature)
     # Anything the implementation prints must not corrupt the protocol stream.

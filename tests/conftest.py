@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ from conformance.model.cases import Case
 from conformance.model.profiles import PROFILES
 from tests.support.graded_class import GradedClass, grade_class
 from tests.support.js_variants import ensure_generated
+from tests.support.paths import TEST_CACHE
 from tests.support.requirements import require, skip_missing
 
 
@@ -64,32 +63,21 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return (os.cpu_count() or 1) + 1
 
 
-_CACHE_FOLDER = "pi_conformance_test_cache"
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    """Keep the tests' validation cache out of the user's home, in one folder for the whole run.
+    """Point the validation cache at :data:`tests.support.paths.TEST_CACHE`, for the whole run.
 
     Set before collection (some test modules load the fixtures when imported) and before
     pytest-xdist starts its workers, which inherit it, as do the processes the tests start:
-    the fixtures are then validated once per run, not once per worker (the controller fills
-    it before the workers start).
+    the fixtures are then validated at most once per run, not once per worker (the controller
+    fills it before the workers start).
     """
     if not hasattr(config, "workerinput"):
-        folder = tempfile.mkdtemp(prefix="pi-conformance-test-cache-")
-        os.environ["PI_CONFORMANCE_CACHE"] = folder
-        setattr(config, _CACHE_FOLDER, folder)
+        os.environ["PI_CONFORMANCE_CACHE"] = str(TEST_CACHE)
         if getattr(config.option, "numprocesses", None):
             # Fill it before the workers start: each would otherwise find it empty when its
             # collection loads the fixtures, and validate every file itself (about 3 s of CPU).
             for profile in PROFILES:
                 load_suite(profile=profile)
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    folder = getattr(config, _CACHE_FOLDER, None)
-    if folder is not None:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

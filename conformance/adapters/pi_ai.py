@@ -64,7 +64,7 @@ def parse_target(text: str) -> PiAiTarget:
         options[key] = value
     runtime = options.get("runtime", "node")
     if runtime not in RUNTIMES:
-        raise PiAiLayoutError(f"pi-ai: runtime={runtime!r}: use one of {', '.join(RUNTIMES)}")
+        raise PiAiLayoutError(f"runtime={runtime!r}: use one of {', '.join(RUNTIMES)}")
     return PiAiTarget(path, options.get("package", PACKAGE_NAME), runtime)
 
 
@@ -84,7 +84,7 @@ def package_folder(path: Path, name: str = PACKAGE_NAME) -> Path:
     if _manifest(path) is not None:
         return path
     raise PiAiLayoutError(
-        f"pi-ai: {path} holds no {name}: expected {installed} (install it with "
+        f"{path} holds no {name}: expected {installed} (install it with "
         f"`npm install --prefix {path} {name}@1`) or a package folder (one holding package.json)"
     )
 
@@ -109,7 +109,7 @@ def find_runtime(runtime: str) -> str:
             raise PiAiLayoutError(str(error)) from error
     found = shutil.which(runtime)
     if found is None:
-        raise PiAiLayoutError(f"pi-ai: runtime={runtime} needs {runtime!r} on PATH, and none was found")
+        raise PiAiLayoutError(f"runtime={runtime} needs {runtime!r} on PATH, and none was found")
     return found
 
 
@@ -117,10 +117,10 @@ def pi_ai_adapter(path_text: str, settings: ImplSettings) -> Adapter:
     """An adapter for the package ``path_text`` names (see the module docstring for its options)."""
     target = parse_target(path_text)
     if not target.path:
-        raise PiAiLayoutError("pi-ai: needs a path, as in pi-ai:/tmp/pi-ai (a folder where the package is installed)")
+        raise PiAiLayoutError("needs a path: a folder where the package is installed, as in /tmp/pi-ai")
     path = Path(target.path).expanduser().resolve()
     if not path.is_dir():
-        raise PiAiLayoutError(f"pi-ai: {target.path!r} is not a folder")
+        raise PiAiLayoutError(f"{target.path!r} is not a folder")
     package = package_folder(path, target.package)
     runtime = find_runtime(target.runtime)
     try:

@@ -93,7 +93,7 @@ def check_course_project(path: Path) -> None:
     """Raise :class:`NotACourseProject` unless ``path`` holds a course project (see :func:`is_course_project`)."""
     if not is_course_project(path):
         raise NotACourseProject(
-            f"pi-course: {path} is not a course project: no package.json (in it or in packages/pi-course) "
+            f"{path} is not a course project: no package.json (in it or in packages/pi-course) "
             f"and no compiled modules ({', '.join(COURSE_MODULES)})"
         )
 
@@ -179,7 +179,7 @@ def split_runtime(text: str) -> tuple[str, str]:
     if not mark or key != "runtime" or not equals:
         return text, "node"
     if runtime not in RUNTIMES:
-        raise CourseLayoutError(f"pi-course: runtime={runtime!r}: use one of {', '.join(RUNTIMES)}")
+        raise CourseLayoutError(f"runtime={runtime!r}: use one of {', '.join(RUNTIMES)}")
     return path, runtime
 
 
@@ -194,7 +194,7 @@ def find_runtime(runtime: str) -> str:
         return find_node()
     found = shutil.which(runtime)
     if found is None:
-        raise CourseLayoutError(f"pi-course: runtime={runtime} needs {runtime!r} on PATH, and none was found")
+        raise CourseLayoutError(f"runtime={runtime} needs {runtime!r} on PATH, and none was found")
     return found
 
 
@@ -202,10 +202,10 @@ def pi_course_adapter(path_text: str, settings: ImplSettings) -> Adapter:
     """An adapter for the course project at ``path_text`` (``PATH[?runtime=bun]``; builds always use Node.js's npm)."""
     path_text, runtime = split_runtime(path_text)
     if not path_text:
-        raise CourseLayoutError("pi-course: needs a path, as in pi-course:./my-course-repo")
+        raise CourseLayoutError("needs a path: a course repository, its packages/pi-course, or a folder of built modules")
     path = Path(path_text).expanduser().resolve()
     if not path.is_dir():
-        raise CourseLayoutError(f"pi-course: {path_text!r} is not a folder")
+        raise CourseLayoutError(f"{path_text!r} is not a folder")
     check_course_project(path)
     executable = find_runtime(runtime)
     try:
@@ -216,7 +216,7 @@ def pi_course_adapter(path_text: str, settings: ImplSettings) -> Adapter:
     if settings.build:
         built = build(path, settings)
         if built.report is not None:
-            print(f"pi-course: the build of {path} failed:\n{built.report}", file=sys.stderr)
+            print(f"the build of {path} failed:\n{built.report}", file=sys.stderr)
             return FailedBuildAdapter(path.name, built.report, isolation)
     adapter = course_process_adapter(built.project(path), executable, isolation, settings)
     adapter.on_close.append(built.remove)  # the built copy lives as long as the adapter

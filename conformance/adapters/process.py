@@ -56,7 +56,7 @@ def parse_command(command: str) -> list[str]:
     """Split a command line the POSIX way (no shell is ever involved) and resolve the program."""
     argv = shlex.split(command)
     if not argv:
-        raise ValueError("cmd: needs a command line, as in cmd:'node adapter.mjs'")
+        raise ValueError("needs a command line, as in 'node adapter.mjs'")
     resolved = shutil.which(argv[0])
     if resolved is None:
         raise ValueError(f"command not found: {argv[0]!r}")
@@ -354,4 +354,4 @@ class ProcessAdapter(Adapter):
 
 
 if sys.platform == "win32":  # pragma: no cover - the course runs on POSIX machines
-    raise ImportError("the cmd: transport needs a POSIX system (process groups, rlimits)")
+    raise ImportError("the JSON-lines process transport needs a POSIX system (process groups, rlimits)")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from conformance.adapters.kinds import parse_impl
+from conformance.adapters.kinds import Impl
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import positive_integer
 from conformance.isolation.run_as import RunAsError, run_as_problem
@@ -45,13 +45,13 @@ def parse_uid_range(text: str) -> tuple[int, ...]:
     return tuple(range(first, last + 1))
 
 
-def classmates_problem(jobs: int, template: str, settings: ImplSettings, uids: tuple[int, ...], run_as: str | None) -> str | None:
+def classmates_problem(jobs: int, template: Impl, settings: ImplSettings, uids: tuple[int, ...], run_as: str | None) -> str | None:
     """Why a batch of ``jobs`` at once would let one submission reach another's processes and files, or None."""
     if uids and run_as:
         return "--run-as and --run-as-range exclude each other: the range gives each job its own user"
     if uids and len(uids) < jobs:
         return f"--run-as-range holds {len(uids)} uid(s) for --jobs {jobs}: give at least one per job"
-    if jobs <= 1 or uids or parse_impl(template).planned_isolation(settings) != "none":
+    if jobs <= 1 or uids or template.planned_isolation(settings) != "none":
         return None
     who = f"one user (uid {run_as})" if run_as else "the grader's own user"
     return (
@@ -70,7 +70,7 @@ def batch_uids(args: argparse.Namespace, settings: ImplSettings) -> tuple[int, .
     problem = classmates_problem(args.jobs, args.impl_template, settings, uids, args.run_as)
     if problem is None and uids:
         # Every uid of the range is a stranger to the files alike: what the first can read, all can.
-        problem = run_as_problem((uids[0], uids[0]), parse_impl(args.impl_template).process_needs(args.build))
+        problem = run_as_problem((uids[0], uids[0]), args.impl_template.process_needs(args.build))
     if problem:
         raise UidRangeError(problem)
     return uids

@@ -18,7 +18,7 @@ import math
 import sys
 from pathlib import Path
 
-from conformance.adapters.kinds import submission_spec
+from conformance.adapters.kinds import submission_impl
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import EXIT_USAGE
 from conformance.commands.options import SANDBOX, TIMEOUT
@@ -103,7 +103,7 @@ def check_command(args: argparse.Namespace) -> int:
     print(f"pi-conformance check: {HELD_OUT_NOTE}.\n")
     options = GradeOptions(settings=ImplSettings(sandbox=args.sandbox), case_timeout_s=args.timeout)
     with submission_budget(options.settings.resource_limits()):  # one budget for everything it runs
-        result = grade_submission(submission_spec(context.rubric.profile, project), public, options)
+        result = grade_submission(submission_impl(context.rubric.profile, project), public, options)
     labs = [lab for lab in LABS if lab in (args.lab or LABS)]
     shown = only_labs(result, labs)
     sys.stdout.write(terminal.render(shown, public.clauses, details_per_lab=None if args.verbose else terminal.DEFAULT_DETAILS_PER_LAB))

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from conformance.adapters.interface import Adapter
-from conformance.adapters.kinds import default_impl, submission_kind
+from conformance.adapters.kinds import Impl, ImplSpecError, default_impl, parse_impl, submission_kind
 from conformance.authoring import coverage, next_steps
 from conformance.authoring.export import ExportRefused, export_bundle
 from conformance.authoring.lint import lint
@@ -100,6 +100,7 @@ def _add_regen(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     regen_parser.add_argument("--profile", default=DEFAULT_PROFILE, help="the profile of the cases (default: course)")
     regen_parser.add_argument(
         "--reference",
+        type=parse_impl,
         metavar="IMPL",
         help=f"the implementation expectations come from, any --impl form (default: {default_impl(DEFAULT_PROFILE)}, the course's; "
         f"{PI_AI_1.name}: {submission_kind(PI_AI_1.name).usage})",
@@ -225,16 +226,14 @@ def regen_command(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if result.refused else 0
 
 
-def _reference_factory(spec: str) -> Callable[[], Adapter]:
+def _reference_factory(impl: Impl) -> Callable[[], Adapter]:
     """Builds the adapter ``--reference`` names, when regen needs it."""
 
     def create() -> Adapter:
-        from conformance.adapters.kinds import ImplSpecError, resolve_adapter
-
         try:
-            return resolve_adapter(spec)
+            return impl.adapter()
         except ImplSpecError as error:
-            raise RegenRefused(f"--reference {spec}: {error}") from error
+            raise RegenRefused(f"--reference {impl}: {error}") from error
 
     return create
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from conformance.adapters.kinds import BUILT_KINDS, IMPL_FORMS, PROCESS_GROUP, ImplSpecError, parse_impl
+from conformance.adapters.kinds import BUILT_KINDS, IMPL_FORMS, PROCESS_GROUP, Impl, ImplSpecError, parse_impl
 from conformance.commands.checks import EXIT_USAGE
 from conformance.commands.options import TIMEOUT, add_process_options, process_settings
 
@@ -35,7 +35,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
             "implementations (--impl):\n  " + "\n  ".join(IMPL_FORMS)
         ),
     )
-    fuzz.add_argument("--impl", required=True, help="the implementation to compare with the reference")
+    fuzz.add_argument("--impl", type=parse_impl, required=True, help="the implementation to compare with the reference")
     fuzz.add_argument("--seconds", type=float, default=60.0, help="time budget for finding a divergence (default 60)")
     fuzz.add_argument(
         "--examples", type=int, metavar="N", help="also stop after N programs: with the same seed, the same run on any machine"
@@ -75,7 +75,8 @@ def fuzz_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     from conformance.adapters.reference import create
 
-    impl, settings = parse_impl(args.impl), process_settings(args, build=args.build)
+    impl: Impl = args.impl
+    settings = process_settings(args, build=args.build)
     try:
         implementation = impl.adapter(settings)
     except ImplSpecError as error:
@@ -109,7 +110,7 @@ def _print_finding(
 
     divergence = finding.outcome.message.splitlines()[0] if finding.outcome.message else finding.outcome.status
     case = finding.case
-    name = getattr(implementation, "name", args.impl)
+    name = getattr(implementation, "name", args.impl.spec)
     case = type(case)(**{**case.__dict__, "description": description(name, divergence)})
     print(
         f"pi-conformance fuzz: divergence after {finding.first_divergence_s:.1f} s "

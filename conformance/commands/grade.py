@@ -15,11 +15,13 @@ from conformance.adapters.kinds import (
     IMPL_FORMS,
     IN_PROCESS_KINDS,
     PROCESS_GROUP,
+    Impl,
     default_impl,
-    default_template,
     parse_impl,
     profile_problem,
+    submission_impl,
     submission_kind,
+    submission_spec,
 )
 from conformance.commands.batch_users import add_jobs_options, batch_uids
 from conformance.commands.checks import (
@@ -61,7 +63,7 @@ _IMPL_HELP = (
 )
 _TEMPLATE_HELP = (
     "the --impl of a submission; {path} is its folder, {name} its name "
-    f"(default: {default_template(DEFAULT_PROFILE)}; with --profile {PI_AI_1.name}: {default_template(PI_AI_1.name)}, "
+    f"(default: {submission_impl(DEFAULT_PROFILE, '{path}')}; with --profile {PI_AI_1.name}: {submission_impl(PI_AI_1.name, '{path}')}, "
     "each folder an installed @earendil-works/pi-ai)"
 )
 
@@ -75,7 +77,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         epilog="implementations (--impl):\n  " + "\n  ".join(IMPL_FORMS) + "\n\nexit status: 0 graded normally (any score), "
         "1 build failed, crashed, hung or nothing to grade (or --baseline broken), 2 bad rubric or implementation",
     )
-    grade.add_argument("--impl", help=_IMPL_HELP)
+    grade.add_argument("--impl", type=parse_impl, help=_IMPL_HELP)
     _grading_options(grade)
     reports = grade.add_argument_group("reports (any combination, each to its own file)")
     reports.add_argument("--markdown", metavar="FILE", help="Markdown report")
@@ -112,7 +114,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     batch.add_argument("--out", default="grades", metavar="DIR", help="output folder (default: ./grades); a batch run again on it resumes")
     batch.add_argument("--fresh", action="store_true", help="grade every submission again, replacing OUT's gradebook (default: resume it)")
-    batch.add_argument("--impl-template", metavar="TEMPLATE", help=_TEMPLATE_HELP)
+    batch.add_argument("--impl-template", type=parse_impl, metavar="TEMPLATE", help=_TEMPLATE_HELP)
     batch.add_argument("--html", metavar="DIR", help="also write a static HTML site: class overview, one page per submission")
     batch.add_argument("--for-students", action="store_true", help="with --html: leave held-out cases out of the site entirely")
     batch.set_defaults(handler=grade_batch_command)
@@ -171,24 +173,24 @@ def _context(args: argparse.Namespace) -> GradingContext:
     return prepare(rubric, Path(args.fixtures) if args.fixtures else None, Path(args.held_out) if args.held_out else None)
 
 
-def _impl_problem(impl: str, args: argparse.Namespace, option: str = "--impl") -> str | None:
+def _impl_problem(impl: Impl, args: argparse.Namespace, option: str = "--impl") -> str | None:
     """Why ``impl`` cannot be graded as asked (profile, trust), before anything runs."""
-    return profile_problem(impl, args.profile, option) or parse_impl(impl).trust_problem(args.trust_python)
+    return profile_problem(impl, args.profile, option) or impl.trust_problem(args.trust_python)
 
 
-def _options(args: argparse.Namespace, impl: str) -> GradeOptions:
+def _options(args: argparse.Namespace, impl: Impl) -> GradeOptions:
     """Grading options from the command line for ``impl`` (or a template of it); :class:`RunAsError` when ``--run-as`` cannot work here."""
     run_as = None
     if args.run_as:
         run_as = parse_run_as(args.run_as)
-        problem = run_as_problem(run_as, parse_impl(impl).process_needs(args.build))
+        problem = run_as_problem(run_as, impl.process_needs(args.build))
         if problem:
             raise RunAsError(problem)
     settings = process_settings(args, run_as=run_as)
     return GradeOptions(settings=settings, build=args.build, case_timeout_s=args.timeout, budget_s=args.budget)
 
 
-def _grade_in_budget(impl: str, context: GradingContext, options: GradeOptions) -> SubmissionResult:
+def _grade_in_budget(impl: Impl, context: GradingContext, options: GradeOptions) -> SubmissionResult:
     """Grade ``impl`` with one budget (memory, processes) for everything it runs; :class:`BudgetUnavailable` if none can be made."""
     with submission_budget(options.settings.resource_limits()):
         return _grade_always(impl, context, options)
@@ -203,7 +205,7 @@ def grade_command(args: argparse.Namespace) -> int:
 def _grade_command(args: argparse.Namespace) -> int:
     args.impl = args.impl or default_impl(args.profile)
     if args.impl is None:
-        example = default_template(args.profile).format(path="PATH")
+        example = submission_spec(args.profile, "PATH")
         message = f"--profile {args.profile} has no bundled implementation: give --impl (e.g. {example})"
         print(f"pi-conformance grade: {message}", file=sys.stderr)
         return EXIT_USAGE
@@ -251,7 +253,7 @@ def _grade_command(args: argparse.Namespace) -> int:
     return code
 
 
-def _grade_always(impl: str, context: GradingContext, options: GradeOptions) -> SubmissionResult:
+def _grade_always(impl: Impl, context: GradingContext, options: GradeOptions) -> SubmissionResult:
     """The submission's result; a ``crashed`` one, with the reason, when grading it raised.
 
     Whatever the tree holds (issue 32: a 1,500-level tree, a 5,000-character path), the
@@ -262,7 +264,7 @@ def _grade_always(impl: str, context: GradingContext, options: GradeOptions) -> 
         return grade_submission(impl, context, options)
     except Exception as error:
         detail = f"the grader failed on this submission: {type(error).__name__}: {error}"
-        return failed_result(parse_impl(impl).name, impl, context, "crashed", detail, time.perf_counter() - started)
+        return failed_result(impl.name, impl.spec, context, "crashed", detail, time.perf_counter() - started)
 
 
 def grade_batch_command(args: argparse.Namespace) -> int:
@@ -316,8 +318,8 @@ def _batch_usage_problem(args: argparse.Namespace, directory: Path, out: Path) -
     """What is wrong with grade-batch's arguments, before anything is read or graded (fills in the default template)."""
     if not directory.is_dir():
         return f"{directory} is not a folder"
-    args.impl_template = args.impl_template or default_template(args.profile)
-    if "{path}" not in args.impl_template and "{name}" not in args.impl_template:
+    args.impl_template = args.impl_template or submission_impl(args.profile, "{path}")
+    if "{path}" not in args.impl_template.spec and "{name}" not in args.impl_template.spec:
         return "--impl-template needs {path} or {name}"
     refused = _impl_problem(args.impl_template, args, "--impl-template")
     if refused:
@@ -354,7 +356,7 @@ def _run_batch(args: argparse.Namespace, out: Path, batch: _Batch, pending: list
     options = BatchOptions(
         grade=batch.grade_options,
         jobs=args.jobs,
-        impl_template=args.impl_template,
+        impl_template=args.impl_template.spec,
         reports_dir=out / "reports",
         work_dir=work_dir,
         reap_orphans=True,

@@ -8,19 +8,15 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
 
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import positive_integer
+from conformance.commands.option import Option, Parser
 from conformance.isolation import limits
 
-if TYPE_CHECKING:
-    import pytest
-
-
-#: Each limit option's flag and argparse keywords: one declaration for the CLI and the pytest plugin.
-LIMIT_OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
-    (
+#: The limit options: one declaration for the CLI and the pytest plugin.
+LIMIT_OPTIONS: tuple[Option, ...] = (
+    Option(
         "--cpu-limit",
         {
             "type": positive_integer,
@@ -29,7 +25,7 @@ LIMIT_OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
             f"build {limits.DEFAULT_BUILD_CPU_S})",
         },
     ),
-    (
+    Option(
         "--memory-limit",
         {
             "type": positive_integer,
@@ -38,15 +34,15 @@ LIMIT_OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
             f"of each process (default {limits.DEFAULT_MEMORY_MB})",
         },
     ),
-    (
+    Option(
         "--pids-limit",
         {"type": positive_integer, "metavar": "N", "help": f"processes and threads of the program at once (default {limits.DEFAULT_PIDS})"},
     ),
-    (
+    Option(
         "--tmp-size",
         {"type": positive_integer, "metavar": "MIB", "help": f"size of the sandbox's private /tmp (default {limits.DEFAULT_TMP_MB})"},
     ),
-    (
+    Option(
         "--no-limits",
         {
             "dest": "limits",
@@ -57,16 +53,10 @@ LIMIT_OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 
 
-def add_limit_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+def add_limit_options(parser: Parser) -> None:
     """Add ``--cpu-limit``, ``--memory-limit``, ``--pids-limit``, ``--tmp-size`` and ``--no-limits``."""
-    for flag, keywords in LIMIT_OPTIONS:
-        parser.add_argument(flag, **keywords)
-
-
-def add_limit_options_to_pytest(group: pytest.OptionGroup) -> None:
-    """The same options, for the pytest plugin (which ``run`` passes them on to)."""
-    for flag, keywords in LIMIT_OPTIONS:
-        group.addoption(flag, **{key: value for key, value in keywords.items() if key != "metavar"})
+    for option in LIMIT_OPTIONS:
+        option.add(parser)
 
 
 def with_limit_options(settings: ImplSettings, args: argparse.Namespace) -> ImplSettings:
@@ -79,19 +69,3 @@ def with_limit_options(settings: ImplSettings, args: argparse.Namespace) -> Impl
         tmp_size_mb=args.tmp_size,
         limits=args.limits,
     )
-
-
-def limit_arguments(args: argparse.Namespace) -> list[str]:
-    """The same options again, for a command line that passes them on (``run`` to pytest)."""
-    argv: list[str] = []
-    for option, value in (
-        ("--cpu-limit", args.cpu_limit),
-        ("--memory-limit", args.memory_limit),
-        ("--pids-limit", args.pids_limit),
-        ("--tmp-size", args.tmp_size),
-    ):
-        if value is not None:
-            argv += [option, str(value)]
-    if not args.limits:
-        argv.append("--no-limits")
-    return argv

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from conformance.adapters.kinds import IMPL_FORMS, PROCESS_GROUP, Impl, ImplSpecError, parse_impl, submission_spec
+from conformance.adapters.kinds import IMPL_FORMS, PROCESS_GROUP, Impl, ImplSpecError, parse_impl, submission_impl
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.checks import EXIT_USAGE, output_folder_problem
 from conformance.commands.options import FIXTURES, TIMEOUT, add_process_options, process_settings
@@ -27,7 +27,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="implementations (--impl):\n  " + "\n  ".join(IMPL_FORMS),
     )
-    matrix.add_argument("--impl", action="append", required=True, help="an implementation; repeat for each column")
+    matrix.add_argument("--impl", type=parse_impl, action="append", required=True, help="an implementation; repeat for each column")
     matrix.add_argument("--html", required=True, metavar="DIR", help="where to write the site")
     matrix.add_argument("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default) or pi-ai-1")
     matrix.add_argument("--lab", action="append", default=[], help="only this lab (or area); repeatable")
@@ -48,7 +48,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     compat.add_argument("--out", default="docs/pi-ai-compatibility.md", metavar="FILE", help="the page to write (default: %(default)s)")
     compat.add_argument("--html", metavar="DIR", help="also write the compliance matrix (versions x clauses) as HTML here")
     TIMEOUT.add(compat)
-    add_process_options(compat.add_argument_group("process implementations"))
+    add_process_options(compat.add_argument_group(PROCESS_GROUP))
     compat.set_defaults(handler=compat_command)
 
 
@@ -78,12 +78,12 @@ def matrix_command(args: argparse.Namespace) -> int:
     names: set[str] = set()
     for impl in args.impl:
         try:
-            name, outcomes = run_implementation(parse_impl(impl), cases, settings, args.timeout, args.profile)
+            name, outcomes = run_implementation(impl, cases, settings, args.timeout, args.profile)
         except ImplSpecError as error:
             print(f"pi-conformance matrix: {impl}: {error}", file=sys.stderr)
             return EXIT_USAGE
         if name in names:
-            name = impl if impl not in names else f"{impl} ({len(runs) + 1})"
+            name = impl.spec if impl.spec not in names else f"{impl.spec} ({len(runs) + 1})"
         names.add(name)
         runs.append(ImplRun(name, outcomes))
         passed = sum(outcome.status == "passed" for outcome in outcomes)
@@ -117,9 +117,9 @@ def compat_command(args: argparse.Namespace) -> int:
     settings = process_settings(args)
     runs: list[VersionRun] = []
     for version in versions:
-        impl = submission_spec(PI_AI_1.name, f"{prefixes[version]}?package={args.package}")
+        impl = submission_impl(PI_AI_1.name, f"{prefixes[version]}?package={args.package}")
         try:
-            _, outcomes = run_implementation(parse_impl(impl), cases, settings, args.timeout, PI_AI_1.name)
+            _, outcomes = run_implementation(impl, cases, settings, args.timeout, PI_AI_1.name)
         except ImplSpecError as error:
             print(f"pi-conformance compat: {version}: {error}", file=sys.stderr)
             return EXIT_USAGE

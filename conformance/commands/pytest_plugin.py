@@ -7,6 +7,7 @@ run through the engine's policy (:func:`conformance.running.engine.run_one`), as
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import gc
 from collections.abc import Callable, Iterator
@@ -18,11 +19,11 @@ import pytest
 from pytest_cases import case as case_decorator
 
 from conformance.adapters.interface import Adapter
-from conformance.adapters.kinds import COURSE_CODE_KINDS, KINDS, Impl, ImplSpecError, default_impl, parse_impl
+from conformance.adapters.kinds import Impl, ImplSpecError
 from conformance.adapters.settings import ImplSettings
 from conformance.authoring.suspect import expectation_note
-from conformance.commands.limit_options import add_limit_options_to_pytest
-from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, parse_env
+from conformance.commands.options import process_settings
+from conformance.commands.run_options import REFERENCE, RUN_OPTIONS, add_run_options_to_pytest, run_values
 from conformance.common.student_text import for_terminal, prune_json
 from conformance.grading.baseline import Baseline, BaselineError, Verdict, baseline_document, compare, load_baseline, write_baseline
 from conformance.judging.feedback import failure_report
@@ -47,7 +48,7 @@ def marker_name(kind: str, value: str) -> str:
 class RunState:
     """Everything one pytest session of the suite shares."""
 
-    impl: Impl = field(default_factory=lambda: parse_impl(default_impl(DEFAULT_PROFILE) or ""))
+    impl: Impl = REFERENCE
     profile: str = DEFAULT_PROFILE
     fixtures: Path | None = None
     timeout_s: float | None = None
@@ -103,8 +104,9 @@ class RunState:
 
 
 STATE_KEY = pytest.StashKey[RunState]()
-#: The ``--impl`` a caller parsed already (``run``): the session uses it instead of parsing the text again.
-GIVEN_IMPL = pytest.StashKey[Impl]()
+#: The option values a caller parsed already (``run``, by :func:`.run_options.run_values`): the session uses them
+#: instead of what pytest parsed, so no text is parsed twice.
+GIVEN_VALUES = pytest.StashKey[dict[str, Any]]()
 #: The configs of the sessions being collected: pytest-cases lists the cases when the suite's
 #: test module is imported, and an import has no handle on its session (see :func:`case_functions`).
 _collecting: list[pytest.Config] = []
@@ -116,100 +118,56 @@ def state_of(config: pytest.Config) -> RunState:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("pi-conformance")
-    # Parsed here, once (an Impl from then on); ``run`` hands its own parsed value over instead (GIVEN_IMPL).
-    forms = ", ".join(kind.usage for kind in KINDS)
-    group.addoption("--impl", type=parse_impl, default=default_impl(DEFAULT_PROFILE), help=f"implementation under test ({forms})")
-    group.addoption("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default) or pi-ai-1")
-    FIXTURES.add_to_pytest(group)
-    group.addoption(
-        "--lab", action="append", default=[], help=f"run only this lab ({', '.join(LABS)}), or with --profile pi-ai-1 this area; repeatable"
-    )
-    group.addoption("--chapter", action="append", default=[], help=f"run only this chapter ({', '.join(CHAPTERS)}); repeatable")
-    group.addoption("--clause", action="append", default=[], help="run only cases that check this clause id; repeatable")
-    TIMEOUT.add_to_pytest(group)
-    group.addoption("--report-json", default=None, help="write the JSON report to this file")
-    ENV.add_to_pytest(group)
-    add_limit_options_to_pytest(group)
-    group.addoption("--build", action="store_true", default=False, help="build a pi-course project before checking it")
-    SANDBOX.add_to_pytest(group)
-    group.addoption(
-        "--baseline", default=None, help="known failures (YAML/JSON); a listed case that fails is xfail, one that passes fails (stale)"
-    )
-    group.addoption("--write-baseline", default=None, help="write the cases that did not pass as a baseline file")
-    group.addoption(
-        "--all-divergences", action="store_true", default=False, help="list every divergence of a failing case, not only the first"
-    )
-    group.addoption(
-        "--without-feature",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="do not claim this feature (spec/features.yaml): its cases are skipped, 'not claimed'; repeatable",
-    )
-    group.addoption(
-        "--course-hints",
-        action="store_true",
-        default=False,
-        help=f"show hints about the course's TypeScript code (always for {COURSE_CODE_KINDS})",
-    )
+    add_run_options_to_pytest(parser.getgroup("pi-conformance"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
     state = RunState()
     config.stash[STATE_KEY] = state
     _collecting.append(config)
-    given = config.stash.get(GIVEN_IMPL, None)
-    state.impl = given if given is not None else config.getoption("--impl")
-    state.profile = config.getoption("--profile")
-    try:
-        profile = get_profile(state.profile)
-    except UnknownProfile as error:
-        raise pytest.UsageError(str(error)) from error
-    fixtures = config.getoption("--fixtures-dir")
-    state.fixtures = Path(fixtures) if fixtures else None
-    state.timeout_s = config.getoption("--case-timeout")
-    report = config.getoption("--report-json")
-    state.report_json = Path(report) if report else None
-    state.labs = config.getoption("--lab")
-    state.chapters = [c.zfill(2) for c in config.getoption("--chapter")]
-    state.clause_filter = config.getoption("--clause")
-    state.impl_settings = ImplSettings(
-        env=parse_env(config.getoption("--env")),
-        cpu_limit_s=config.getoption("--cpu-limit"),
-        memory_limit_mb=config.getoption("--memory-limit"),
-        pids_limit=config.getoption("--pids-limit"),
-        tmp_size_mb=config.getoption("--tmp-size"),
-        limits=config.getoption("limits"),
-        build=config.getoption("--build"),
-        sandbox=config.getoption("--sandbox"),
-    )
-    state.clauses = load_profile_clauses(state.profile)
-    unknown = selection_problems(state.labs, state.chapters, state.clause_filter, state.clauses, state.profile)
-    if unknown:
-        raise pytest.UsageError("\n".join(unknown))
-    baseline = config.getoption("--baseline")
-    try:
-        state.baseline = load_baseline(Path(baseline)) if baseline else None
-    except BaselineError as error:
-        raise pytest.UsageError(str(error)) from error
-    written = config.getoption("--write-baseline")
-    state.write_baseline = Path(written) if written else None
-    state.all_divergences = config.getoption("--all-divergences")
-    without = config.getoption("--without-feature")
-    unknown_features = unknown_feature_problem(without, (*profile.features, *profile.functions))
-    if unknown_features:
-        raise pytest.UsageError(unknown_features)
-    state.without_features = frozenset(without)
-    state.course_hints = config.getoption("--course-hints") or state.impl.kind.course_code
+    given = config.stash.get(GIVEN_VALUES, None)
+    # ``run`` hands its own parsed values over; else pytest parsed the same table (under the same dests).
+    values = given if given is not None else run_values({option.dest: config.getoption(option.dest) for option in RUN_OPTIONS})
+    _configure(state, values)
     for lab in LABS:
         config.addinivalue_line("markers", f"{marker_name('lab', lab)}: cases of lab {lab}")
-    for feature in profile.features:
-        config.addinivalue_line("markers", f"{marker_name('lab', feature)}: cases of the {profile.name} area {feature}")
+    for feature in get_profile(state.profile).features:
+        config.addinivalue_line("markers", f"{marker_name('lab', feature)}: cases of the {state.profile} area {feature}")
     for chapter in CHAPTERS:
         config.addinivalue_line("markers", f"{marker_name('chapter', chapter)}: cases of chapter {chapter}")
     for clause_id in state.clauses:
         config.addinivalue_line("markers", f"{marker_name('clause', clause_id)}: cases that check {clause_id}")
+
+
+def _configure(state: RunState, values: dict[str, Any]) -> None:
+    """``state`` from the run's option values (:mod:`.run_options`); :class:`pytest.UsageError` for a bad one."""
+    state.impl, state.profile = values["impl"], values["profile"]
+    try:
+        profile = get_profile(state.profile)
+    except UnknownProfile as error:
+        raise pytest.UsageError(str(error)) from error
+    state.fixtures = Path(values["fixtures"]) if values["fixtures"] else None
+    state.timeout_s = values["timeout"]
+    state.report_json = Path(values["report_json"]) if values["report_json"] else None
+    state.labs, state.chapters = values["lab"], [chapter.zfill(2) for chapter in values["chapter"]]
+    state.clause_filter = values["clause"]
+    state.impl_settings = process_settings(argparse.Namespace(**values), build=values["build"])
+    state.clauses = load_profile_clauses(state.profile)
+    unknown = selection_problems(state.labs, state.chapters, state.clause_filter, state.clauses, state.profile)
+    if unknown:
+        raise pytest.UsageError("\n".join(unknown))
+    try:
+        state.baseline = load_baseline(Path(values["baseline"])) if values["baseline"] else None
+    except BaselineError as error:
+        raise pytest.UsageError(str(error)) from error
+    state.write_baseline = Path(values["write_baseline"]) if values["write_baseline"] else None
+    state.all_divergences = values["all_divergences"]
+    without = values["without_feature"]
+    unknown_features = unknown_feature_problem(without, (*profile.features, *profile.functions))
+    if unknown_features:
+        raise pytest.UsageError(unknown_features)
+    state.without_features = frozenset(without)
+    state.course_hints = values["course_hints"] or state.impl.kind.course_code
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

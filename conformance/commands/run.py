@@ -5,126 +5,56 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from conformance.adapters.kinds import (
-    BUILT_KINDS,
-    COURSE_CODE_KINDS,
-    IMPL_FORMS,
-    PROCESS_GROUP,
-    Impl,
-    ImplSpecError,
-    default_impl,
-    parse_impl,
-)
+from conformance.adapters.kinds import IMPL_FORMS, Impl, ImplSpecError
 from conformance.commands.checks import EXIT_USAGE, output_file_problem, same_file_problem
-from conformance.commands.limit_options import limit_arguments
-from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, add_process_options
-from conformance.model.profiles import DEFAULT_PROFILE
+from conformance.commands.run_options import add_run_options, run_values
 
 if TYPE_CHECKING:
     from conformance.commands.pytest_plugin import RunState
     from conformance.reports.html.class_site import SiteStats
 
-#: ``--impl`` when none is given: the course's bundled reference.
-REFERENCE = default_impl(DEFAULT_PROFILE) or ""
+__all__ = ["pytest_arguments", "register", "run_command"]
+
 SUITE_DIR = Path(__file__).resolve().parent.parent / "suite"
 EXIT_NO_CASES = 5
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``run`` to the command line."""
+    """Add ``run`` to the command line: its table (:mod:`.run_options`), and what only ``run`` has."""
     run = commands.add_parser(
         "run",
         help="run the conformance suite against an implementation",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="implementations (--impl):\n  " + "\n  ".join(IMPL_FORMS),
     )
-    run.add_argument("--impl", type=parse_impl, default=REFERENCE, help=f"the implementation under test (default: {REFERENCE})")
-    run.add_argument("--profile", default="course", help="the profile to check: course (default) or pi-ai-1 (upstream pi-ai 1.x)")
-    run.add_argument("-k", dest="keyword", help="select cases by pytest keyword expression (ids, lab_3_1, clause_SM_ABORT_1, ...)")
-    run.add_argument("--lab", action="append", default=[], help="run only this lab (with --profile pi-ai-1: this area); repeatable")
-    run.add_argument("--chapter", action="append", default=[], help="run only this chapter (03, 04); repeatable")
-    run.add_argument("--clause", action="append", default=[], help="run only cases checking this clause; repeatable")
-    FIXTURES.add(run)
-    TIMEOUT.add(run)
-    run.add_argument("--report-json", help="write a JSON report to this file")
-    run.add_argument("--html", metavar="DIR", help="write a static HTML report: failures by cause, each with its trace diff")
-    run.add_argument("-v", "--verbose", action="store_true", help="list every case, with the full feedback of every failing one")
-    run.add_argument("--all-divergences", action="store_true", help="list every divergence of a failing case, not only the first")
-    run.add_argument(
-        "--without-feature",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="do not claim this feature (spec/features.yaml): its cases are skipped, counted as 'not claimed'; repeatable",
-    )
-    run.add_argument(
-        "--course-hints", action="store_true", help=f"show hints about the course's TypeScript code ({COURSE_CODE_KINDS} always does)"
-    )
-    run.add_argument(
-        "--baseline", metavar="FILE", help="known failures (YAML/JSON, case id -> reason); exit 1 on an unexpected failure or a stale entry"
-    )
-    run.add_argument(
-        "--write-baseline", metavar="FILE", help="write the cases that did not pass as a baseline (reasons kept from --baseline)"
-    )
-    process = run.add_argument_group(PROCESS_GROUP)
-    add_process_options(process)
-    process.add_argument(
-        "--build",
-        action="store_true",
-        help=f"{BUILT_KINDS} build the project first (the course's package.json and tsconfig.json pinned, the pinned tsc; offline)",
-    )
+    add_run_options(run, _own_options)
     run.set_defaults(handler=run_command)
 
 
+def _own_options(run: argparse.ArgumentParser) -> None:
+    """What only ``run`` has: pytest's own ``-k`` and ``-v``, and ``--html``, written after pytest returns."""
+    run.add_argument("-k", dest="keyword", help="select cases by pytest keyword expression (ids, lab_3_1, clause_SM_ABORT_1, ...)")
+    run.add_argument("--html", metavar="DIR", help="write a static HTML report: failures by cause, each with its trace diff")
+    run.add_argument("-v", "--verbose", action="store_true", help="list every case, with the full feedback of every failing one")
+
+
 def pytest_arguments(args: argparse.Namespace) -> list[str]:
-    """The pytest command line that runs the suite as ``args`` asks."""
-    # No --impl: the session is handed the parsed value (_Session), never its text to parse again.
+    """The pytest command line that runs the suite as ``args`` asks: pytest's own options only.
+
+    The suite's options are not on it: ``run`` hands their parsed values to the session
+    (:class:`_Session`), so nothing is parsed twice and no option needs a second spelling.
+    """
     argv = [str(SUITE_DIR), "-p", "no:cacheprovider", "-rN"]
     # The suite has no assert statements to rewrite, and needs no Hypothesis: without them pytest
     # neither rewrites (and, without a bytecode cache, recompiles) pytest-cases nor imports Hypothesis.
     argv += ["--assert=plain", "-p", "no:hypothesispytest"]
     # Without -v, failures are printed once per cause (the summary's failure groups), not once per case.
     argv += ["-v"] if args.verbose else ["-q", "--tb=no"]
-    return argv + _selection_arguments(args) + _run_arguments(args)
-
-
-def _selection_arguments(args: argparse.Namespace) -> list[str]:
-    """The suite plugin's options for which cases run, and what a failure shows."""
-    argv: list[str] = []
-    if args.all_divergences:
-        argv.append("--all-divergences")
-    for name in args.without_feature:
-        argv += ["--without-feature", name]
-    if args.course_hints:
-        argv.append("--course-hints")
-    if args.profile != "course":
-        argv += ["--profile", args.profile]
-    if args.keyword:
-        argv += ["-k", args.keyword]
-    for option, values in (("--lab", args.lab), ("--chapter", args.chapter), ("--clause", args.clause)):
-        for value in values:
-            argv += [option, value]
-    return argv
-
-
-def _run_arguments(args: argparse.Namespace) -> list[str]:
-    """The suite plugin's options for the fixtures, the implementation's process, the report and the baseline."""
-    argv = FIXTURES.forward(args) + TIMEOUT.forward(args)
-    if args.report_json:
-        argv += ["--report-json", args.report_json]
-    argv += ENV.forward(args) + limit_arguments(args)
-    if args.build:
-        argv.append("--build")
-    argv += SANDBOX.forward(args)
-    if args.baseline:
-        argv += ["--baseline", args.baseline]
-    if args.write_baseline:
-        argv += ["--write-baseline", args.write_baseline]
-    return argv
+    return argv + (["-k", args.keyword] if args.keyword else [])
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -138,7 +68,7 @@ def run_command(args: argparse.Namespace) -> int:
     if problem:
         print(f"pi-conformance run: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    session = _Session(impl)
+    session = _Session(run_values(args))
     code = pytest.main(pytest_arguments(args), plugins=[session])
     # Imported after pytest has started, so that pytest-cases is loaded (and rewritten) by pytest.
     from conformance.commands.pytest_plugin import baseline_verdict
@@ -175,17 +105,17 @@ def _write_html(folder: Path, state: RunState, impl: str) -> SiteStats:
 
 
 class _Session:
-    """A pytest plugin that keeps the suite's state of the session it joins, for after ``pytest.main``."""
+    """A pytest plugin that hands ``run``'s parsed options to the session it joins, and keeps its state for after ``pytest.main``."""
 
-    def __init__(self, impl: Impl) -> None:
-        self.impl = impl
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.values = values
         self.state: RunState | None = None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_configure(self, config: pytest.Config) -> None:
-        from conformance.commands.pytest_plugin import GIVEN_IMPL
+        from conformance.commands.pytest_plugin import GIVEN_VALUES
 
-        config.stash[GIVEN_IMPL] = self.impl  # before the suite's own pytest_configure reads --impl
+        config.stash[GIVEN_VALUES] = self.values  # before the suite's own pytest_configure reads its options
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         from conformance.commands.pytest_plugin import STATE_KEY

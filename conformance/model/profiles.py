@@ -148,19 +148,13 @@ def get_profile(name: str) -> Profile:
         raise UnknownProfile(f"unknown profile {name!r}; known profiles: {', '.join(PROFILES)}") from None
 
 
-#: How to name an implementation of each profile on the command line.
-IMPL_EXAMPLES: Final = {
-    "course": "--impl reference (the bundled reference), or --impl pi-course:PATH (a course project)",
-    "pi-ai-1": (
-        "--impl pi-ai:PATH (the upstream package: npm install --prefix PATH @earendil-works/pi-ai@1.6.0), "
-        "or, in a checkout, PYTHONPATH=examples with --impl python:pi_ai_port.conformance:ADAPTER (a port that passes every case)"
-    ),
-}
+def mismatch_message(implementation: str, implemented: str, wanted: str, how: str | None = None) -> str:
+    """The message of a case run against an implementation of another profile: how to check either one.
 
-
-def mismatch_message(implementation: str, implemented: str, wanted: str) -> str:
-    """The message of a case run against an implementation of another profile: how to check either one."""
-    how = IMPL_EXAMPLES.get(wanted, f"an implementation of profile {wanted!r}")
+    ``how``: how to name an implementation of ``wanted`` (the kinds' examples,
+    :func:`conformance.adapters.kinds.impl_examples`, which this model cannot import).
+    """
+    how = how or f"an implementation of profile {wanted!r}"
     option = "" if implemented == DEFAULT_PROFILE else f" --profile {implemented}"
     return (
         f"profile mismatch: {implementation} implements profile {implemented!r}, but this case belongs to profile {wanted!r}. "

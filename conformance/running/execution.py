@@ -20,6 +20,7 @@ from conformance.adapters.interface import (
     OperationNotSupported,
     track_abandonment,
 )
+from conformance.adapters.kinds import impl_examples
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.common.student_text import cap, schema_problem, scrub
 from conformance.judging.glossary import explain
@@ -243,7 +244,7 @@ def _observe_case(adapter: Adapter, case: Case, limit: float, done: Callable[...
             raise
     # An implementation of another profile fails with the reason, not with unrelated divergences.
     if adapter.profile is not None and adapter.profile != case.profile:
-        return done("failed", mismatch_message(adapter.name, adapter.profile, case.profile))
+        return done("failed", mismatch_message(adapter.name, adapter.profile, case.profile, impl_examples(case.profile)))
     unclaimed = not_claimed_reason(case.features, frozenset(adapter.unclaimed_features))
     if unclaimed is not None:  # the implementation said so in its handshake
         return done("skipped", unclaimed)

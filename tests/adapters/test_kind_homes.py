@@ -67,9 +67,8 @@ def test_the_source_check_finds_what_it_looks_for() -> None:
 
 #: A kind's prefix written in a string, as help texts and group titles did (``"process implementations (cmd:, pi-course:)"``).
 SPELLED = re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(prefix) for prefix in PREFIXES) + ")")
-#: Modules that still spell their own kind in their messages (the transports the kinds start; the spec model, which
-#: the registry imports and so cannot import back): what is left to move into the kinds.
-STILL_SPELLED = frozenset({"adapters/pi_ai.py", "adapters/pi_course.py", "adapters/process.py", "model/profiles.py"})
+#: Modules allowed to spell a kind in their messages: none (the registry and its kinds aside).
+STILL_SPELLED: frozenset[str] = frozenset()
 
 
 def _spelled(tree: ast.AST) -> list[int]:

@@ -29,6 +29,24 @@ def bundled_copy(tmp_path: Path) -> Path:
     return root
 
 
+#: The file the checks of one file's problems edit; they lint a folder of it alone (see :func:`one_file_copy`).
+TURNS = "ch04/tool-call-turns.yaml"
+
+
+def one_file_copy(tmp_path: Path, relative: str = TURNS) -> Path:
+    """The bundled file ``relative`` alone in a fixtures folder, with ``spec/schemas`` beside it.
+
+    For a check of the problems lint finds in that file: lint checks every file of its folder
+    (``only`` narrows the checks of a file's own text, not the loading), about 8 s of CPU for a
+    copy of every bundled file, which the problems of one file do not depend on.
+    """
+    root = tmp_path / "fixtures"
+    (root / relative).parent.mkdir(parents=True)
+    shutil.copyfile(REPO / "fixtures" / relative, root / relative)
+    shutil.copytree(REPO / "spec" / "schemas", tmp_path / "spec" / "schemas")
+    return root
+
+
 def fill_in(path: Path, values: dict[str, str]) -> None:
     text = path.read_text(encoding="utf-8")
     for key, value in values.items():
@@ -71,8 +89,8 @@ def test_a_case_added_with_fixtures_new_changes_no_expected_count(tmp_path: Path
 
 
 def test_a_misspelt_key_inside_an_expected_event_fails_lint_naming_it(tmp_path: Path) -> None:
-    root = bundled_copy(tmp_path)
-    path = root / "ch04" / "tool-call-turns.yaml"
+    root = one_file_copy(tmp_path)
+    path = root / TURNS
     text = path.read_text(encoding="utf-8")
     index = text.index("            - type: toolcall_delta\n              contentIndex: 1")
     path.write_text(text[:index] + text[index:].replace("contentIndex: 1", "content_index: 1", 1), encoding="utf-8")
@@ -85,8 +103,8 @@ def test_a_misspelt_key_inside_an_expected_event_fails_lint_naming_it(tmp_path: 
 
 
 def test_a_schema_error_in_a_turn_says_what_is_wrong_without_dumping_it(tmp_path: Path) -> None:
-    root = bundled_copy(tmp_path)
-    path = root / "ch04" / "tool-call-turns.yaml"
+    root = one_file_copy(tmp_path)
+    path = root / TURNS
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("name: read, arguments: {path: README.md}}", "name: read, args: {path: README.md}}", 1), encoding="utf-8")
     [problem] = [problem for problem in lint(root, only=[path]) if problem.case_id == "sm-tool-text-then-read-readme"]
@@ -95,8 +113,8 @@ def test_a_schema_error_in_a_turn_says_what_is_wrong_without_dumping_it(tmp_path
 
 
 def test_a_thinking_block_is_named_as_outside_the_ir(tmp_path: Path) -> None:
-    root = bundled_copy(tmp_path)
-    path = root / "ch04" / "tool-call-turns.yaml"
+    root = one_file_copy(tmp_path)
+    path = root / TURNS
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace('- {type: text, text: "先看"}', '- {type: thinking, text: "先看"}', 1), encoding="utf-8")
     [problem] = [problem for problem in lint(root, only=[path]) if problem.case_id == "sm-tool-text-then-read-readme"]
@@ -134,8 +152,8 @@ def test_fixtures_new_lists_each_candidate_file_with_its_topic(capsys: pytest.Ca
 
 
 def test_an_unknown_feature_fails_lint_with_a_suggestion(tmp_path: Path) -> None:
-    root = bundled_copy(tmp_path)
-    path = root / "ch04" / "tool-call-turns.yaml"
+    root = one_file_copy(tmp_path)
+    path = root / TURNS
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("features: [js-number-text]", "features: [js-number-txt]", 1), encoding="utf-8")
     problems = [str(problem) for problem in lint(root, only=[path]) if "features" in problem.message]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.adapters.kinds import impl_examples
 from conformance.authoring import lint as lint_module
 from conformance.authoring import next_steps
 from conformance.authoring.lint import lint
@@ -83,7 +84,7 @@ def test_the_file_list_names_each_files_topic(tmp_path: Path, capsys: pytest.Cap
     ],
 )
 def test_the_mismatch_advice_fits_each_profile(implemented: str, wanted: str, advice: str, not_advised: str) -> None:
-    message = mismatch_message("impl", implemented, wanted)
+    message = mismatch_message("impl", implemented, wanted, impl_examples(wanted))
     assert advice in message and not_advised not in message, message
 
 

@@ -1,7 +1,7 @@
 """The options every command that runs an implementation shares are declared once (commands/options.py).
 
-So every command takes them under the same name, with the same check, and ``run`` passes
-them on to the pytest plugin, which declares them from the same table.
+So every command takes them under the same name, with the same check, and ``run`` hands
+its parsed values to the pytest plugin, which declares them from the same table.
 """
 
 from __future__ import annotations
@@ -9,12 +9,16 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from typing import Any
 
 import pytest
+from _pytest.config.argparsing import Parser as PytestParser
 
+from conformance.adapters.kinds import parse_impl
 from conformance.cli import build_parser, main
-from conformance.commands.options import ENV, FIXTURES, SANDBOX, TIMEOUT, process_settings
+from conformance.commands.options import FIXTURES, TIMEOUT, process_settings
 from conformance.commands.run import pytest_arguments
+from conformance.commands.run_options import RUN_OPTIONS, add_run_options_to_pytest, run_values
 from tests.support.cli_runner import cli_env
 from tests.support.paths import REPO
 
@@ -50,13 +54,47 @@ def test_every_command_refuses_a_timeout_that_is_not_above_zero(capsys: pytest.C
     assert "must be a finite number above 0" in capsys.readouterr().err
 
 
-def test_run_passes_the_shared_options_on_under_the_plugins_names() -> None:
-    args = _parse(["run", "--fixtures", "F", "--timeout", "3", "--env", "A=b", "--env", "C=d", "--sandbox", "none", "--tmp-size", "9"])
-    argv = pytest_arguments(args)
-    for option, value in (("--fixtures-dir", "F"), ("--case-timeout", "3.0"), ("--env", "A=b"), ("--env", "C=d")):
-        assert [option, value] in [argv[index : index + 2] for index in range(len(argv))]
-    assert argv[argv.index("--sandbox") + 1] == "none" and argv[argv.index("--tmp-size") + 1] == "9"
-    assert {FIXTURES.plugin_flag, TIMEOUT.plugin_flag, ENV.plugin_flag, SANDBOX.plugin_flag} <= set(argv)
+def _pytest_values(words: list[str]) -> dict[str, Any]:
+    """What the suite's pytest plugin makes of ``words`` (a pytest command line of the table's options)."""
+    parser = PytestParser(_ispytest=True)
+    add_run_options_to_pytest(parser.getgroup("pi-conformance"))
+    return run_values(parser.parse(words))
+
+
+#: The same request, in the CLI's words and in the plugin's: a flag differs only where pytest owns the CLI's.
+REQUEST = ["--fixtures", "F", "--timeout", "3", "--env", "A=b", "--env", "C=d", "--sandbox", "none", "--tmp-size", "9", "--lab", "3.1"]
+REQUEST += ["--impl", "cmd:./port", "--profile", "pi-ai-1", "--no-limits", "--build", "--without-feature", "x", "--report-json", "r"]
+
+
+def test_run_hands_its_parsed_values_to_the_plugin_as_the_plugin_parses_them() -> None:
+    args = _parse(["run", *REQUEST])
+    values = run_values(args)
+    assert (values["fixtures"], values["timeout"], values["env"], values["sandbox"], values["tmp_size"]) == (
+        "F",
+        3.0,
+        ["A=b", "C=d"],
+        "none",
+        9,
+    )
+    assert values["impl"] == parse_impl("cmd:./port") and values["limits"] is False and values["lab"] == ["3.1"]
+    renamed = {option.flag: option.pytest_flag for option in RUN_OPTIONS if option.pytest_flag}
+    assert _pytest_values([renamed.get(word, word) for word in REQUEST]) == values
+    assert _pytest_values([]) == run_values(_parse(["run"]))  # every default in one place: the table's
+    # Nothing of the table goes through pytest's command line: its text is never parsed a second time.
+    flags = {flag for option in RUN_OPTIONS for flag in (option.flag, option.pytest_flag) if flag}
+    assert not flags & set(pytest_arguments(args))
+
+
+def test_each_option_is_declared_once_with_one_spelling() -> None:
+    dests = [option.dest for option in RUN_OPTIONS]
+    assert len(dests) == len(set(dests))
+    assert {option.flag: option.pytest_flag for option in RUN_OPTIONS if option.pytest_flag} == {
+        FIXTURES.flag: "--fixtures-dir",  # pytest's own --fixtures lists fixtures
+        TIMEOUT.flag: "--case-timeout",  # pytest-timeout's --timeout
+    }
+    sources = [path for path in (REPO / "conformance").rglob("*.py")]
+    declaring = sorted(str(path.relative_to(REPO)) for path in sources if '"--timeout"' in path.read_text(encoding="utf-8"))
+    assert declaring == ["conformance/commands/options.py"]
 
 
 def test_the_plugin_checks_a_timeout_as_the_commands_do() -> None:

@@ -22,7 +22,7 @@ CORRECT = REPO / "tests" / "support" / "js" / "course-correct"
 
 def _graded(folder: Path) -> tuple[SubmissionResult, object]:
     context = prepare(load_rubric())
-    context = dataclasses.replace(context, cases=[case for case in context.cases if case.lab in ("3.1", "4.1")][:40])
+    context = dataclasses.replace(context, cases=tuple([case for case in context.cases if case.lab in ("3.1", "4.1")][:40]))
     return grade_submission(f"pi-course:{folder}", context, GradeOptions(build=False)), context
 
 

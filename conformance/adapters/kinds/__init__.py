@@ -33,12 +33,15 @@ __all__ = [
     "Impl",
     "ImplKind",
     "ImplSpecError",
+    "bundled_impl",
     "default_impl",
     "default_template",
+    "impl_examples",
     "parse_impl",
     "prefixes",
     "profile_problem",
     "resolve_adapter",
+    "submission_impl",
     "submission_kind",
     "submission_spec",
 ]
@@ -94,23 +97,41 @@ def resolve_adapter(spec: str, settings: ImplSettings | None = None) -> Adapter:
     return parse_impl(spec).adapter(settings)
 
 
-def profile_problem(spec: str, profile: str, option: str = "--impl") -> str | None:
-    """Why ``spec`` cannot be checked against ``profile`` (its kind implements another one only), or None."""
-    owner = parse_impl(spec).kind.profile
+def profile_problem(impl: Impl, profile: str, option: str = "--impl") -> str | None:
+    """Why ``impl`` cannot be checked against ``profile`` (its kind implements another one only), or None."""
+    owner = impl.kind.profile
     if owner is None or owner == profile:
         return None
     fits = [kind.name + (":" if kind.takes_target else "") for kind in KINDS if kind.profile == profile]
     either = " or ".join(sorted(kind.usage for kind in KINDS if kind.profile is None))
     instead = f"{' or '.join(fits)}, {either}" if fits else either
     return (
-        f"{option} {spec}: a {parse_impl(spec).kind.name} implementation is profile {owner}, but grading is for --profile {profile}; "
+        f"{option} {impl.spec}: a {impl.kind.name} implementation is profile {owner}, but grading is for --profile {profile}; "
         f"grade it with --profile {owner}, or give {option} as {instead}"
     )
 
 
-def default_impl(profile: str) -> str | None:
+def impl_examples(profile: str) -> str | None:
+    """How to name an implementation of ``profile`` on the command line, one example per kind that has one; None if none has."""
+    # The kinds of that one profile first (pi-ai: before python: for pi-ai-1), then those of any.
+    examples = [example for kind in sorted(KINDS, key=lambda kind: kind.profile != profile) if (example := kind.example(profile))]
+    return ", or ".join(examples) or None
+
+
+def default_impl(profile: str) -> Impl | None:
     """``--impl`` when none is given: the bundled implementation of ``profile``, if it has one."""
-    return next((kind.name for kind in KINDS if kind.profile == profile and not kind.takes_target), None)
+    try:
+        return bundled_impl(profile)
+    except KeyError:
+        return None
+
+
+def bundled_impl(profile: str) -> Impl:
+    """The implementation bundled for ``profile`` (the course's reference); KeyError if it has none."""
+    kind = next((kind for kind in KINDS if kind.profile == profile and not kind.takes_target), None)
+    if kind is None:
+        raise KeyError(profile)
+    return Impl(kind.name, kind, "")
 
 
 def submission_kind(profile: str) -> ImplKind:
@@ -122,8 +143,17 @@ def submission_kind(profile: str) -> ImplKind:
 
 
 def submission_spec(profile: str, folder: Path | str) -> str:
-    """The ``--impl`` of the submission folder ``folder`` (with the kind's options, if any) of ``profile``."""
-    return f"{submission_kind(profile).name}:{folder}"
+    """The ``--impl`` of the submission folder ``folder`` (with the kind's options, if any) of ``profile``, as text to print."""
+    return submission_impl(profile, folder).spec
+
+
+def submission_impl(profile: str, folder: Path | str) -> Impl:
+    """The submission folder ``folder`` (with the kind's options, if any) of ``profile``, as an implementation to run.
+
+    With ``folder`` ``{path}``: the default ``grade-batch --impl-template``.
+    """
+    kind = submission_kind(profile)
+    return Impl(f"{kind.name}:{folder}", kind, str(folder))
 
 
 def default_template(profile: str) -> str:

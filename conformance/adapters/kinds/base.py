@@ -78,6 +78,19 @@ class ImplKind:
         """Start the implementation, told it is checked against ``profile``; :class:`ImplSpecError` if it cannot be."""
         raise NotImplementedError
 
+    def example(self, profile: str) -> str | None:
+        """How to name one of this kind that is checked against ``profile``, with what it is: advice for a mismatch; None if none fits."""
+        return None
+
+    def refusal(self, error: Exception) -> ImplSpecError:
+        """Its transport's error, as the kind says it: headed by its prefix (``pi-course: 'x' is not a folder``).
+
+        The transports do not spell the kind that starts them; a message of a shared check that
+        names the kind itself already (Node.js's, ``pi-ai: needs Node.js ...``) is kept as it is.
+        """
+        text = str(error)
+        return ImplSpecError(text if text.startswith(f"{self.name}:") else f"{self.prefix} {text}")
+
     def folder_of(self, target: str) -> str:
         """The submission folder a folder target names, without its options (``?runtime=bun``)."""
         return target
@@ -114,6 +127,10 @@ class Impl:
     spec: str
     kind: ImplKind
     target: str
+
+    def __str__(self) -> str:
+        """The ``--impl`` text it was parsed from: what help texts and messages print."""
+        return self.spec
 
     @property
     def name(self) -> str:

@@ -24,8 +24,11 @@ class Command(ImplKind):
 
         try:
             argv = parse_command(target)
+        except ValueError as error:
+            raise self.refusal(error) from error
+        try:
             isolation = choose_isolation(settings.sandbox)
-        except (ValueError, SandboxUnavailable) as error:
+        except SandboxUnavailable as error:
             raise ImplSpecError(str(error)) from error
         sandbox = command_sandbox(argv, settings.env) if isolation == "bwrap" else None
         return request_profile(ProcessAdapter(ProcessOptions.from_settings(argv, settings, sandbox=sandbox)), profile)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conformance.adapters.interface import Adapter
-from conformance.adapters.kinds.base import Built, ImplKind, ImplSpecError
+from conformance.adapters.kinds.base import Built, ImplKind
 from conformance.adapters.kinds.command import request_profile
 from conformance.adapters.settings import ImplSettings
 from conformance.model.profiles import DEFAULT_PROFILE
@@ -25,13 +25,16 @@ class Course(ImplKind):
     builds = True
     preload = ("conformance.adapters.pi_course", "conformance.adapters.process", "conformance.isolation.sandbox")
 
+    def example(self, profile: str) -> str | None:
+        return f"--impl {self.usage} (a course project)" if profile == self.profile else None
+
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
         from conformance.adapters.pi_course import CourseLayoutError, pi_course_adapter
 
         try:
             return request_profile(pi_course_adapter(target, settings), profile)
         except CourseLayoutError as error:
-            raise ImplSpecError(str(error)) from error
+            raise self.refusal(error) from error
 
     def folder_of(self, target: str) -> str:
         from conformance.adapters.pi_course import CourseLayoutError, split_runtime

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conformance.adapters.interface import Adapter
-from conformance.adapters.kinds.base import ImplKind, ImplSpecError
+from conformance.adapters.kinds.base import ImplKind
 from conformance.adapters.kinds.command import request_profile
 from conformance.adapters.settings import ImplSettings
 from conformance.model.profiles import PI_AI_1, PROFILES, get_profile
@@ -25,13 +25,19 @@ class PiAi(ImplKind):
     folder_target = True
     preload = ("conformance.adapters.pi_ai", "conformance.adapters.process", "conformance.isolation.sandbox")
 
+    def example(self, profile: str) -> str | None:
+        if profile != self.profile or PI_AI_1.reference_package is None:
+            return None
+        name, version = PI_AI_1.reference_package
+        return f"--impl {self.usage} (the upstream package: npm install --prefix PATH {name}@{version})"
+
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
         from conformance.adapters.pi_ai import PiAiLayoutError, pi_ai_adapter
 
         try:
             return request_profile(pi_ai_adapter(target, settings), profile)
         except PiAiLayoutError as error:
-            raise ImplSpecError(str(error)) from error
+            raise self.refusal(error) from error
 
     def folder_of(self, target: str) -> str:
         from conformance.adapters.pi_ai import PiAiLayoutError, parse_target
@@ -50,7 +56,7 @@ class PiAi(ImplKind):
         try:
             package_folder(folder)
         except PiAiLayoutError as error:
-            return str(error)
+            return str(self.refusal(error))
         return None
 
     def is_reference(self, target: str, profile: str) -> bool:

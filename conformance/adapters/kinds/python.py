@@ -8,6 +8,7 @@ from types import ModuleType
 from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds.base import ImplKind, ImplSpecError
 from conformance.adapters.settings import ImplSettings
+from conformance.model.profiles import PI_AI_1
 
 
 class Python(ImplKind):
@@ -18,6 +19,12 @@ class Python(ImplKind):
     meaning = "an Adapter, an adapter factory, or a binding module, in process"
     separate_process = False
     imports_code = True
+
+    def example(self, profile: str) -> str | None:
+        # The one port in the checkout that passes every case of a profile (examples/pi_ai_port).
+        if profile != PI_AI_1.name:
+            return None
+        return f"in a checkout, PYTHONPATH=examples with --impl {self.name}:pi_ai_port.conformance:ADAPTER (a port that passes every case)"
 
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
         # Imported here: the binding needs asyncio, which a process that only runs programs never uses.

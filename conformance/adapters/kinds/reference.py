@@ -19,6 +19,9 @@ class Reference(ImplKind):
     reference_of = DEFAULT_PROFILE
     separate_process = False
 
+    def example(self, profile: str) -> str | None:
+        return f"--impl {self.usage} (the bundled reference)" if profile == self.profile else None
+
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
         from conformance.adapters.reference import create
 
