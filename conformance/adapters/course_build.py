@@ -102,6 +102,10 @@ class BuildResult:
             self.workspace.remove()
 
 
+#: Every build root's name starts with this, then the grading process's pid.
+BUILD_ROOT_PREFIX = "pi-build-"
+
+
 def copy_name(name: str) -> str:
     """A folder name for the copy of a submission named ``name``: safe for npm and Node's module URLs."""
     return re.sub(r"[^\w.-]", "_", path_text(name)).lstrip(".") or "submission"
@@ -158,7 +162,10 @@ def build_in_copy(project: Path, where: Path, node: str, settings: ImplSettings)
         isolation = choose_isolation(settings.sandbox)
     except (toolchain.ToolchainMissing, SandboxUnavailable) as error:
         return BuildResult(f"{label} could not run: {error}")
-    root = Path(tempfile.mkdtemp(prefix="pi-build-", dir=settings.build_root))
+    # The grader's pid in the name: a build root whose grader was killed (SIGKILL, a lost
+    # terminal) is found and unmounted by the next build, instead of staying mounted for ever.
+    build_disk.unmount_abandoned(Path(settings.build_root or tempfile.gettempdir()), BUILD_ROOT_PREFIX)
+    root = Path(tempfile.mkdtemp(prefix=f"{BUILD_ROOT_PREFIX}{os.getpid()}-", dir=settings.build_root))
     # Mounted before the copy: everything in the workspace, deleted files included, counts against the cap.
     capped = build_disk.mount_capped(root, build_disk.tmpfs_size(MAX_BUILD_DISK_BYTES), build_disk.tmpfs_size(MAX_BUILD_ENTRIES))
     # The copy's name is the original's with only letters, digits, "-", "_" and ".": npm

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import stat
 import sys
 from pathlib import Path
@@ -58,16 +59,49 @@ def unmount(root: Path) -> None:
 
 def unmount_below(folder: Path) -> None:
     """Detach every mount below ``folder`` (what a killed grading worker's builds left mounted)."""
+    prefix = str(folder).rstrip("/") + "/"
+    for path in sorted(_mount_points(), key=len, reverse=True):
+        if path.startswith(prefix):
+            unmount(Path(path))
+
+
+def unmount_abandoned(folder: Path, prefix: str) -> list[Path]:
+    """Unmount and remove the build roots ``folder/<prefix><pid>-*`` whose grading process ``pid`` is gone; those removed.
+
+    A single ``grade`` killed mid-build cannot unmount its disk; the next build on the machine does.
+    """
+    removed = []
+    folder = folder.resolve()
+    for point in _mount_points():
+        path = Path(point)
+        if path.parent != folder or not path.name.startswith(prefix):
+            continue
+        owner = path.name.removeprefix(prefix).split("-", 1)[0]
+        if owner.isdigit() and not _alive(int(owner)):
+            unmount(path)
+            if not os.path.ismount(path):
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+    return removed
+
+
+def _mount_points() -> list[str]:
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as file:
             points = [line.split()[4] for line in file if len(line.split()) > 4]
     except OSError:
-        return
-    prefix = str(folder).rstrip("/") + "/"
-    for point in sorted(points, key=len, reverse=True):
-        path = point.encode().decode("unicode_escape") if "\\" in point else point
-        if path.startswith(prefix):
-            unmount(Path(path))
+        return []
+    return [point.encode().decode("unicode_escape") if "\\" in point else point for point in points]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def used_bytes(root: Path) -> int:
