@@ -27,8 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.adapters.binding_part import BindingPart
 from conformance.adapters.event_loop import run_coroutine, wait_settled
-from conformance.adapters.interface import DEFAULT_SETTLE_DEADLINE_S, Adapter, HarnessError, ImplementationThrew, OperationNotSupported
+from conformance.adapters.interface import DEFAULT_SETTLE_DEADLINE_S, HarnessError, ImplementationThrew, OperationNotSupported
 from conformance.common.jsontypes import JsonObject, JsonValue
 
 _VALIDATORS = {"string": "string_value", "optional_string": "optional_string", "optional_positive_integer": "optional_positive_integer"}
@@ -127,23 +128,11 @@ class _OpaqueSchema:
         return value
 
 
-class ToolContractOperations(Adapter):
+class ToolContractOperations(BindingPart):
     """The chapter 06 operations; :class:`~conformance.adapters.binding.BindingAdapter` supplies the helpers."""
 
     name: str = "python"
     settle_deadline_s: float = DEFAULT_SETTLE_DEADLINE_S
-
-    def _api(self, name: str) -> Callable[..., Any]:
-        raise NotImplementedError  # supplied by BindingAdapter
-
-    def to_impl(self, value: JsonValue) -> Any:
-        raise NotImplementedError  # supplied by BindingAdapter
-
-    def to_json(self, value: Any, what: str) -> JsonValue:
-        raise NotImplementedError  # supplied by BindingAdapter
-
-    def _fingerprint(self, value: Any) -> str:
-        raise NotImplementedError  # supplied by BindingAdapter
 
     # -- the port's functions, with their errors' messages kept ---------------------------------
 

@@ -2,7 +2,9 @@
 
 Clauses that no case checks come first, so the gap is the first thing a reader sees; within
 each group clauses keep their order in ``spec/spec.md``. A clause marked *withdrawn* needs
-no case and is listed last.
+no case and is listed last. A clause marked *cases pending* is in force but waits for the
+fixture vocabulary its cases need (chapter 09's Agent scenarios): until a case cites it, it is
+listed as pending, after the unchecked ones, and does not fail ``--check``.
 
 Each clause also counts its cases that carry a ``hint:``: a checked clause none of whose
 cases has one is *unhinted*, and a student who breaks it gets no advice at all
@@ -21,7 +23,9 @@ from conformance.model.cases import Case
 from conformance.model.clauses import Clause
 from conformance.model.features import beyond_chapter_sources
 
-Status = Literal["unchecked", "checked", "withdrawn"]
+Status = Literal["unchecked", "pending", "checked", "withdrawn"]
+#: The marker of a clause whose cases wait for a fixture vocabulary (spec/spec.md, Conventions).
+PENDING_MARKER = "*cases pending*"
 _EXCERPT = 70
 
 
@@ -43,10 +47,12 @@ class ClauseCoverage:
 
     @property
     def status(self) -> Status:
-        """``unchecked`` when no case cites a clause in force."""
+        """``unchecked`` when no case cites a clause in force (``pending`` when it says its cases are to come)."""
         if "*withdrawn*" in self.text:
             return "withdrawn"
-        return "checked" if self.cases else "unchecked"
+        if self.cases:
+            return "checked"
+        return "pending" if PENDING_MARKER in self.text else "unchecked"
 
     @property
     def unhinted(self) -> bool:
@@ -72,6 +78,11 @@ class Coverage:
         return [row.id for row in self.rows if row.status == "unchecked"]
 
     @property
+    def pending(self) -> list[str]:
+        """Ids of the clauses in force whose cases are still to come (marked *cases pending*)."""
+        return [row.id for row in self.rows if row.status == "pending"]
+
+    @property
     def unhinted(self) -> list[str]:
         """Ids of the checked clauses none of whose cases has a hint, in spec order."""
         return [row.id for row in sorted(self.rows, key=lambda row: row.line) if row.unhinted]
@@ -93,6 +104,8 @@ class Coverage:
         line = f"coverage: {self.count('checked')}/{in_force} clauses checked by at least one case"
         if self.unchecked:
             line += "; unchecked: " + ", ".join(self.unchecked)
+        if self.pending:
+            line += f"; {len(self.pending)} pending (cases to come): " + ", ".join(self.pending)
         beyond = [row for row in self.rows if row.beyond_chapter]
         if beyond:
             sources: dict[str, int] = {}
@@ -126,7 +139,7 @@ def compute(clauses: Mapping[str, Clause], cases: list[Case], version: str, brok
         ClauseCoverage(clause.id, clause.line, clause.text, tuple(citing[clause.id]), tuple(hinted[clause.id]))
         for clause in clauses.values()
     ]
-    order: dict[Status, int] = {"unchecked": 0, "checked": 1, "withdrawn": 2}
+    order: dict[Status, int] = {"unchecked": 0, "pending": 1, "checked": 2, "withdrawn": 3}
     # sorted() is stable, so spec order survives inside each group.
     return Coverage(version, tuple(sorted(rows, key=lambda row: order[row.status])), broken)
 
@@ -160,6 +173,7 @@ def to_json(coverage: Coverage) -> str:
             "clauses": len(coverage.rows),
             "checked": coverage.count("checked"),
             "unchecked": coverage.count("unchecked"),
+            "pending": coverage.count("pending"),
             "withdrawn": coverage.count("withdrawn"),
             "beyond_chapter": sum(1 for row in coverage.rows if row.beyond_chapter),
             "broken_cases": coverage.broken,

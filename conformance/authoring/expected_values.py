@@ -19,7 +19,12 @@ from conformance.model.schemas import validator
 
 #: A concrete value of each ``$type``.
 SAMPLES: dict[str, JsonValue] = {"string": "s", "number": 0.5, "integer": 0, "boolean": False, "object": {}, "array": [], "null": None}
-_SHAPES = {"make_text": "TextContent", "make_user_message": "UserMessage", "make_assistant_message": "AssistantMessage"}
+_SHAPES = {
+    "make_text": "TextContent",
+    "make_user_message": "UserMessage",
+    "make_assistant_message": "AssistantMessage",
+    "reduce_agent_state": "AgentState",
+}
 
 
 def instances(value: JsonValue, choice: int) -> JsonValue:

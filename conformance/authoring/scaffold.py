@@ -35,6 +35,7 @@ _LABS_OF: dict[str, tuple[str, ...]] = {
     "object_schema": ("6.1",),
     "tool_registry": ("6.2",),
     "execute_tool_call": ("6.3",),
+    "reduce_agent_state": ("9.1",),
 }
 
 

@@ -16,6 +16,7 @@ DEFAULT_PREFIX = {
     "object_schema": "tool-schema-",
     "tool_registry": "tool-reg-",
     "execute_tool_call": "tool-exec-",
+    "reduce_agent_state": "agent-state-",
 }
 EXAMPLE_CLAUSE = {
     "text_of": "IR-TEXT-1",
@@ -30,6 +31,7 @@ EXAMPLE_CLAUSE = {
     "object_schema": "TOOL-SCHEMA-1",
     "tool_registry": "TOOL-REG-2",
     "execute_tool_call": "TOOL-EXEC-1",
+    "reduce_agent_state": "AGENT-STATE-2",
 }
 
 # Operation-specific part of the scaffold, indented as the case's own keys (two spaces per level).
@@ -155,5 +157,16 @@ input:
 # Expected values come from the clauses above; {$type: number} for the timestamp.
 expect:
   result: "TODO: the tool-result message the clauses prescribe"
+""",
+    "reduce_agent_state": """\
+input:
+  state: {status: idle, messages: [], streamingText: "", pendingToolCallIds: [], diagnostics: []}  # TODO: the state before
+  event: {type: run_start, runId: 1, message: {role: user, content: [{type: text, text: "TODO"}], timestamp: 1}}  # TODO: the event
+# Expected values come from the clauses above, never from what an implementation prints.
+# messages_detached (the state's messages unaffected by later changes to the inputs) may be expected too.
+expect:
+  value: "TODO: the whole state the clauses prescribe (absent keys left out)"
+  same_object: false
+  input_unchanged: true
 """,
 }

@@ -183,6 +183,15 @@ HINT_KEYS: frozenset[str] = frozenset(
         "signal",
         "report_progress",
         "progress",
+        # chapter 09's reducer (reduce_agent_state); not "messages" or "status", which name the
+        # parts of other observations (a request's messages) whose own hints name a wider key
+        "streamingText",
+        "pendingToolCallIds",
+        "activeRunId",
+        "lastReason",
+        "diagnostics",
+        "same_object",
+        "messages_detached",
     }
 )
 #: The course functions a hint may name, and the operations whose divergence they can explain.

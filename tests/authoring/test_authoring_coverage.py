@@ -17,8 +17,11 @@ def test_every_clause_of_the_bundled_fixtures_is_checked(capsys: pytest.CaptureF
     code, out, err = run_fixtures(capsys, "coverage", "--check", "--format", "json")
     assert code == 0
     report = json.loads(out)
-    assert [row["id"] for row in report["clauses"]] == list(load_clauses())
-    assert report["summary"]["unchecked"] == 0 and all(row["cases"] for row in report["clauses"])
+    # Pending clauses (chapter 09's Agent, cases to come) first, then the checked ones; each group in spec order.
+    pending = [row["id"] for row in report["clauses"] if row["status"] == "pending"]
+    assert [row["id"] for row in report["clauses"]] == pending + [clause for clause in load_clauses() if clause not in pending]
+    assert pending == [clause for clause in load_clauses() if clause in pending]
+    assert report["summary"]["unchecked"] == 0 and all(row["cases"] or row["status"] == "pending" for row in report["clauses"])
     assert "clauses checked by at least one case" in err
 
 
@@ -32,7 +35,11 @@ def test_unchecked_clauses_come_first_in_spec_order_and_fail_the_check(tmp_path:
     unchecked = [clause for clause, status in zip(rows, statuses, strict=True) if status == "unchecked"]
     assert unchecked and statuses[: len(unchecked)] == ["unchecked"] * len(unchecked)
     assert unchecked == [clause for clause in spec_order if clause in unchecked]
-    assert rows[len(unchecked) :] == [clause for clause in spec_order if clause not in unchecked]
+    # Then the pending clauses (cases to come), then the checked ones, each group in spec order.
+    pending = [clause for clause, status in zip(rows, statuses, strict=True) if status == "pending"]
+    assert pending == [clause for clause in spec_order if clause in pending]
+    checked = [clause for clause in spec_order if clause not in unchecked and clause not in pending]
+    assert rows[len(unchecked) :] == pending + checked
     assert "| IR-MAKE-1 |" in out and "`make-text-empty`" in out
     assert "unchecked: " + ", ".join(unchecked) in err
     # Without --check the same report exits 0; --output writes it to a file.
@@ -55,6 +62,23 @@ def test_a_withdrawn_clause_needs_no_case() -> None:
     assert [(row.id, row.status) for row in table.rows] == [("A-3", "unchecked"), ("A-1", "checked"), ("A-2", "withdrawn")]
     assert table.unchecked == ["A-3"]
     assert table.summary() == "coverage: 1/2 clauses checked by at least one case; unchecked: A-3"
+
+
+def test_a_pending_clause_is_listed_apart_and_passes_the_check_until_a_case_cites_it() -> None:
+    clauses = {
+        "A-1": Clause("A-1", "In force.", 1),
+        "A-2": Clause("A-2", "Waits for a vocabulary. *cases pending*", 2),
+        "A-3": Clause("A-3", "In force, unchecked.", 3),
+    }
+    case = Case("c", "f.yaml", 1, "03", "3.1", ("A-1",), "d", "text_of", {})
+    table = coverage.compute(clauses, [case], "9.9.9")
+    assert [(row.id, row.status) for row in table.rows] == [("A-3", "unchecked"), ("A-2", "pending"), ("A-1", "checked")]
+    assert (table.unchecked, table.pending) == (["A-3"], ["A-2"])
+    assert table.summary() == "coverage: 1/3 clauses checked by at least one case; unchecked: A-3; 1 pending (cases to come): A-2"
+    assert json.loads(coverage.to_json(table))["summary"]["pending"] == 1
+    # Once a case cites it, the marker no longer matters: the clause is checked.
+    cited = Case("d", "f.yaml", 2, "03", "3.1", ("A-2",), "d", "text_of", {})
+    assert coverage.compute(clauses, [case, cited], "9.9.9").pending == []
 
 
 def test_sort_by_cases_puts_the_thinnest_clauses_first(capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.authoring.coverage import PENDING_MARKER
 from conformance.authoring.expected_values import expected_ir, expected_ir_problems
 from conformance.loading.loader import Suite
 from conformance.model.cases import LABS
@@ -17,8 +18,10 @@ def test_at_least_150_cases_across_all_labs(suite: Suite) -> None:
 
 
 def test_every_clause_is_checked_by_some_case(suite: Suite) -> None:
+    # A clause marked *cases pending* (chapter 09's Agent, whose scenarios are to come) needs none yet.
     checked = {clause for case in suite.cases for clause in case.clauses}
-    assert sorted(set(load_clauses()) - checked) == []
+    in_force = {clause.id for clause in load_clauses().values() if PENDING_MARKER not in clause.text}
+    assert sorted(in_force - checked) == []
 
 
 def test_expected_ir_values_are_valid_ir(suite: Suite) -> None:

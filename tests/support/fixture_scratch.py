@@ -22,6 +22,7 @@ DEFAULT_PICKS: dict[str, list[str]] = {
     "ch06/validators.yaml": ["tool-schema-course-parse-null"],
     "ch06/registry.yaml": ["tool-reg-course-initial-list"],
     "ch06/execute.yaml": ["tool-exec-course-success"],
+    "ch09/reducer.yaml": ["agent-state-course-run-start"],
 }
 
 
