@@ -158,7 +158,7 @@ class _Buffer:
         return {"type": "toolCall", "id": self.id, "name": self.name, "arguments": arguments, "rawArguments": self.text}
 
 
-class _Assembly:
+class Assembly:
     """The content of one call, built in first-appearance order, and the partials it shows."""
 
     def __init__(self, provider: str, model: str) -> None:
@@ -224,6 +224,9 @@ def _usage(value: dict[str, Any] | None) -> Usage:
 class OpenAICompatibleModel:
     """A model that asks a transport for chunks and translates them into events."""
 
+    #: How one call's content is assembled (an attribute, so that a variant in the tests can replace it).
+    assembly_type: type[Assembly] = Assembly
+
     def __init__(self, provider: str, model: str, transport: Transport) -> None:
         """Build a model named ``provider``/``model`` over ``transport``."""
         self.provider = provider
@@ -234,7 +237,7 @@ class OpenAICompatibleModel:
     def stream(self, context: Any, signal: AbortSignal | None = None) -> AssistantMessageEventStream:
         """Push ``start`` now and return the stream; the chunks are read in a task of their own."""
         stream = AssistantMessageEventStream()
-        assembly = _Assembly(self.provider, self.model)
+        assembly = self.assembly_type(self.provider, self.model)
         stream.push({"type": "start", "partial": assembly.message("stop")})
         task = asyncio.get_running_loop().create_task(self._produce(stream, assembly, context, signal))
         self._tasks.add(task)
@@ -248,7 +251,7 @@ class OpenAICompatibleModel:
             request["tools"] = tools
         return request
 
-    async def _produce(self, stream: AssistantMessageEventStream, assembly: _Assembly, context: Any, signal: AbortSignal | None) -> None:
+    async def _produce(self, stream: AssistantMessageEventStream, assembly: Assembly, context: Any, signal: AbortSignal | None) -> None:
         try:
             finish = await self._read(stream, assembly, self.transport.stream(self._request(context), signal), signal)
             if finish is None:
@@ -267,7 +270,7 @@ class OpenAICompatibleModel:
             stream.end(failed)
 
     async def _read(
-        self, stream: AssistantMessageEventStream, assembly: _Assembly, chunks: AsyncIterator[dict[str, Any]], signal: AbortSignal | None
+        self, stream: AssistantMessageEventStream, assembly: Assembly, chunks: AsyncIterator[dict[str, Any]], signal: AbortSignal | None
     ) -> dict[str, Any] | None:
         """Apply every chunk, checking the signal before each; the last finish chunk, if any."""
         finish: dict[str, Any] | None = None

@@ -104,6 +104,11 @@ async def read_sse_data(body: AsyncIterator[bytes], signal: AbortSignal | None) 
 class OpenAICompatibleTransport:
     """Streams chat completions from ``base_url`` with ``api_key``, through ``fetch``."""
 
+    # The steps of a stream, as attributes so that one can be replaced alone (a variant in the tests).
+    read_events = staticmethod(read_sse_data)
+    parse = staticmethod(parse_payload)
+    sanitize = staticmethod(sanitized)
+
     def __init__(self, base_url: str, api_key: str, fetch: Fetch | None = None) -> None:
         """Check the endpoint now; a relative ``base_url`` is an error here, not at the first request."""
         self._endpoint = chat_completions_endpoint(base_url)
@@ -117,18 +122,21 @@ class OpenAICompatibleTransport:
                 async for chunk in chunks:
                     yield chunk
         except Exception as error:
-            raise sanitized(error, self._api_key) from None
+            raise self.sanitize(error, self._api_key) from None
 
-    async def _open(self, request: dict[str, Any], signal: AbortSignal | None) -> Any:
-        if self._fetch is None:
-            raise RuntimeError("OpenAI-compatible transport has no fetch")
-        init = {
+    def _init(self, request: dict[str, Any], signal: AbortSignal | None) -> dict[str, Any]:
+        """What ``fetch`` gets besides the URL: the key in the Authorization header only."""
+        return {
             "method": "POST",
             "headers": {"Accept": "text/event-stream", "Authorization": f"Bearer {self._api_key}", "Content-Type": "application/json"},
             "body": json_text({**request, "stream": True, "stream_options": {"include_usage": True}}),
             "signal": signal,
         }
-        response = await self._fetch(self._endpoint, init)
+
+    async def _open(self, request: dict[str, Any], signal: AbortSignal | None) -> Any:
+        if self._fetch is None:
+            raise RuntimeError("OpenAI-compatible transport has no fetch")
+        response = await self._fetch(self._endpoint, self._init(request, signal))
         _throw_if_aborted(signal)
         if not response.ok:
             raise RuntimeError(f"OpenAI-compatible request failed with HTTP {response.status}")
@@ -141,7 +149,7 @@ class OpenAICompatibleTransport:
         body = await self._open(request, signal)
         finish: str | None = None
         usage: dict[str, Any] | None = None
-        async for data in read_sse_data(body, signal):
+        async for data in self.read_events(body, signal):
             _throw_if_aborted(signal)
             if data.strip() == "[DONE]":
                 break
@@ -149,7 +157,7 @@ class OpenAICompatibleTransport:
                 payload = json.loads(data, parse_constant=_not_json)
             except ValueError:
                 raise InvalidProviderChunk("data line is not valid JSON") from None
-            parsed = parse_payload(payload)
+            parsed = self.parse(payload)
             if finish is not None and parsed.chunks:
                 raise InvalidProviderChunk("content arrived after finish_reason")
             if finish is not None and parsed.finish_reason is not None and parsed.finish_reason != finish:
