@@ -17,10 +17,9 @@ is ``str(error)``.
 from __future__ import annotations
 
 import asyncio
-import copy
-import json
-from collections.abc import AsyncIterator, Sequence
-from typing import Any, Protocol
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import aclosing
+from typing import Any, cast
 
 from .abort import AbortSignal
 from .event_stream import AssistantMessageEventStream
@@ -32,19 +31,19 @@ from .ir import (
     DoneReason,
     ErrorReason,
     StopReason,
-    TextContent,
     TextDeltaEvent,
     ToolCall,
     ToolCallDeltaEvent,
     ToolCallEndEvent,
     Usage,
     assistant_message,
+    text,
 )
 from .json_text import json_text
 from .projection import current_system_prompt
+from .provider_chunks import parse_json
 
 ABORTED_MESSAGE = "Request was aborted"
-ZERO_USAGE: Usage = {"input": 0, "output": 0, "totalTokens": 0}
 _STOP_REASONS: dict[str, DoneReason] = {"stop": "stop", "length": "length", "tool_calls": "toolUse"}
 
 
@@ -53,15 +52,15 @@ class AbortError(Exception):
 
 
 def is_abort_error(error: BaseException) -> bool:
-    """Whether ``error`` is an abort error: its class, or its ``name``, is ``AbortError``."""
-    return type(error).__name__ == "AbortError" or getattr(error, "name", None) == "AbortError"
+    """Whether ``error`` is an abort error: its class is named ``AbortError`` (JavaScript: its ``name``)."""
+    return type(error).__name__ == "AbortError"
 
 
 # --- outbound: canonical messages and tools to the wire (PROV-MSG-*, PROV-TOOLS-1) ---------
 
 
 def _text_value(content: Sequence[Any]) -> str:
-    return "\n".join(block["text"] for block in content if block.get("type") == "text" and isinstance(block.get("text"), str))
+    return "\n".join(block["text"] for block in content if block["type"] == "text")
 
 
 def _wire_arguments(call: Any) -> str:
@@ -79,7 +78,7 @@ def _wire_message(message: AgentMessage) -> dict[str, Any]:
     if message["role"] == "toolResult":
         text = _text_value(message["content"])
         return {"role": "tool", "tool_call_id": message["toolCallId"], "name": message["toolName"], "content": text}
-    content: list[Any] = list(message["content"])
+    content = cast(list[Any], message["content"])
     wire: dict[str, Any] = {"role": "assistant", "content": _text_value(content) or None}
     calls = [
         {"id": block["id"], "type": "function", "function": {"name": block["name"], "arguments": _wire_arguments(block)}}
@@ -106,7 +105,7 @@ def to_provider_messages(context: Any) -> list[dict[str, Any]]:
     return result
 
 
-def to_provider_tools(tools: Sequence[Any] | None = None) -> list[dict[str, Any]] | None:
+def to_provider_tools(tools: Sequence[Any] | None) -> list[dict[str, Any]] | None:
     """The wire tools, or None when there are none."""
     if not tools:
         return None
@@ -119,14 +118,6 @@ def to_provider_tools(tools: Sequence[Any] | None = None) -> list[dict[str, Any]
 # --- inbound: chunks to model events (PROV-MODEL-*) -------------------------------------------
 
 
-class Transport(Protocol):
-    """What the model needs of a transport."""
-
-    def stream(self, request: dict[str, Any], signal: AbortSignal | None) -> AsyncIterator[dict[str, Any]]:
-        """The normalized chunks of one request."""
-        ...
-
-
 class FixedTransport:
     """A transport that plays the same chunks for every request (``fixedTransport``)."""
 
@@ -134,7 +125,7 @@ class FixedTransport:
         """Keep ``chunks`` to play them on every ``stream``."""
         self._chunks = chunks
 
-    async def stream(self, request: dict[str, Any], signal: AbortSignal | None = None) -> AsyncIterator[dict[str, Any]]:
+    async def stream(self, request: dict[str, Any], signal: AbortSignal | None) -> AsyncIterator[dict[str, Any]]:
         """Yield each chunk in order."""
         for chunk in self._chunks:
             yield chunk
@@ -148,9 +139,9 @@ def fixed_transport(chunks: Sequence[dict[str, Any]]) -> FixedTransport:
 class _Buffer:
     """One tool call being assembled from the chunks of its provider index."""
 
-    def __init__(self, chunk: dict[str, Any], content_index: int) -> None:
-        self.id = chunk.get("id") or f"call-{chunk['index']}"
-        self.name = chunk.get("name") or ""
+    def __init__(self, index: int, content_index: int) -> None:
+        self.id = f"call-{index}"
+        self.name = ""
         self.text = ""
         self.content_index = content_index
 
@@ -166,6 +157,7 @@ class Assembly:
         self.model = model
         self.content: list[AssistantContent] = []
         self.text_index: int | None = None
+        self.text_so_far = ""
         self.buffers: dict[int, _Buffer] = {}
 
     def message(self, reason: StopReason, usage: Usage | None = None, error: str | None = None) -> AssistantMessage:
@@ -174,43 +166,44 @@ class Assembly:
             overrides["usage"] = usage
         if error is not None:
             overrides["errorMessage"] = error
-        return assistant_message(copy.deepcopy(self.content), reason, overrides)
+        # assistant_message copies the list; blocks are replaced, never changed, so that is a snapshot.
+        return assistant_message(self.content, reason, overrides)
 
     def text(self, chunk: dict[str, Any]) -> TextDeltaEvent:
-        if self.text_index is None:
-            self.text_index = len(self.content)
-            self.content.append({"type": "text", "text": ""})
-        block: TextContent = self.content[self.text_index]  # type: ignore[assignment]
-        self.content[self.text_index] = {"type": "text", "text": block["text"] + chunk["delta"]}
+        self.text_so_far += chunk["delta"]
+        self.text_index = self._place(self.text_index, text(self.text_so_far))
         return {"type": "text_delta", "contentIndex": self.text_index, "delta": chunk["delta"], "partial": self.message("stop")}
 
     def tool(self, chunk: dict[str, Any]) -> ToolCallDeltaEvent:
         buffer = self.buffers.get(chunk["index"])
         if buffer is None:
-            buffer = self.buffers[chunk["index"]] = _Buffer(chunk, len(self.content))
-            self.content.append(buffer.block(""))
+            buffer = self.buffers[chunk["index"]] = _Buffer(chunk["index"], len(self.content))
         buffer.id = chunk.get("id") or buffer.id
         buffer.name = chunk.get("name") or buffer.name
         delta = chunk.get("argumentsDelta") or ""
         buffer.text += delta
-        self.content[buffer.content_index] = buffer.block(buffer.text)
+        self._place(buffer.content_index, buffer.block(buffer.text))
         return {"type": "toolcall_delta", "contentIndex": buffer.content_index, "delta": delta, "partial": self.message("stop")}
+
+    def _place(self, index: int | None, block: AssistantContent) -> int:
+        """Put ``block`` at ``index``, or at the end when it has no place yet; its index."""
+        if index is None or index == len(self.content):
+            self.content.append(block)
+            return len(self.content) - 1
+        self.content[index] = block
+        return index
 
     def end(self, index: int, buffer: _Buffer, reason: StopReason) -> ToolCallEndEvent:
         arguments: object = buffer.text
         if reason == "toolUse":
             try:
-                arguments = json.loads(buffer.text or "{}", parse_constant=_reject)
+                arguments = parse_json(buffer.text or "{}")
             except ValueError:
                 raise ValueError(f"Tool {buffer.name or index} arguments 不是完整 JSON") from None
         call = buffer.block(arguments)
         self.content[buffer.content_index] = call
         partial = self.message(reason)
-        return {"type": "toolcall_end", "contentIndex": buffer.content_index, "toolCall": copy.deepcopy(call), "partial": partial}
-
-
-def _reject(constant: str) -> object:
-    raise ValueError(f"{constant} is not JSON")
+        return {"type": "toolcall_end", "contentIndex": buffer.content_index, "toolCall": call, "partial": partial}
 
 
 def _usage(value: dict[str, Any] | None) -> Usage:
@@ -227,7 +220,7 @@ class OpenAICompatibleModel:
     #: How one call's content is assembled (an attribute, so that a variant in the tests can replace it).
     assembly_type: type[Assembly] = Assembly
 
-    def __init__(self, provider: str, model: str, transport: Transport) -> None:
+    def __init__(self, provider: str, model: str, transport: Any) -> None:
         """Build a model named ``provider``/``model`` over ``transport``."""
         self.provider = provider
         self.model = model
@@ -260,21 +253,21 @@ class OpenAICompatibleModel:
             for index, buffer in sorted(assembly.buffers.items(), key=lambda item: item[1].content_index):
                 stream.push(assembly.end(index, buffer, reason))
             message = assembly.message(reason, usage=_usage(finish.get("usage")))
+            # The terminal event settles result() too (AMS-2): no end() needed.
             stream.push({"type": "done", "reason": reason, "message": message})
-            stream.end(message)
         except Exception as error:
             aborted = (signal is not None and signal.aborted) or is_abort_error(error)
             failure: ErrorReason = "aborted" if aborted else "error"
             failed = assembly.message(failure, error=str(error))
             stream.push({"type": "error", "reason": failure, "error": failed})
-            stream.end(failed)
 
     async def _read(
-        self, stream: AssistantMessageEventStream, assembly: Assembly, chunks: AsyncIterator[dict[str, Any]], signal: AbortSignal | None
+        self, stream: AssistantMessageEventStream, assembly: Assembly, chunks: AsyncGenerator[dict[str, Any], None], signal: Any
     ) -> dict[str, Any] | None:
         """Apply every chunk, checking the signal before each; the last finish chunk, if any."""
         finish: dict[str, Any] | None = None
-        try:
+        # As JavaScript's for-await does on an early exit: the transport releases what it holds.
+        async with aclosing(chunks):
             async for chunk in chunks:
                 if signal is not None and signal.aborted:
                     raise AbortError(ABORTED_MESSAGE)
@@ -284,14 +277,9 @@ class OpenAICompatibleModel:
                     stream.push(assembly.tool(chunk))
                 else:
                     finish = chunk
-        finally:
-            # As JavaScript's for-await does on an early exit: let the transport release what it holds.
-            close = getattr(chunks, "aclose", None)
-            if close is not None:
-                await close()
         return finish
 
 
-def create_openai_compatible_model(provider: str, model: str, transport: Transport) -> OpenAICompatibleModel:
+def create_openai_compatible_model(provider: str, model: str, transport: Any) -> OpenAICompatibleModel:
     """``createOpenAICompatibleModel({provider, model, transport})``."""
     return OpenAICompatibleModel(provider, model, transport)

@@ -6,7 +6,8 @@ of which fails with ``Invalid provider chunk: DETAIL``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass
 from typing import Any
 
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -25,16 +26,24 @@ class InvalidProviderChunk(ValueError):
 class ParsedPayload:
     """What one payload carries: text and tool chunks, a finish reason, usage."""
 
-    chunks: list[dict[str, Any]] = field(default_factory=list)
-    finish_reason: str | None = None
-    usage: dict[str, Any] | None = None
+    chunks: list[dict[str, Any]]
+    finish_reason: str | None
+    usage: dict[str, Any] | None
+
+
+def parse_json(text: str) -> Any:
+    """``JSON.parse``: like ``json.loads``, except that NaN and the infinities are not JSON."""
+    return json.loads(text, parse_constant=_not_json)
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(constant)
 
 
 def _is_count(value: Any) -> bool:
     """A non-negative safe integer, as JavaScript sees numbers (``2.0`` is the integer 2)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    return float(value).is_integer() and 0 <= value <= MAX_SAFE_INTEGER
+    number = not isinstance(value, bool) and isinstance(value, int | float)
+    return number and float(value).is_integer() and 0 <= value <= MAX_SAFE_INTEGER
 
 
 def _optional_string(record: dict[str, Any], key: str, path: str) -> str | None:
@@ -68,10 +77,8 @@ def parse_usage(value: Any) -> dict[str, Any] | None:
 
 def parse_finish_reason(value: Any) -> str | None:
     """The finish reason, or None; any other value than the three known ones is rejected."""
-    if value is None:
-        return None
-    if value in FINISH_REASONS:
-        return str(value)
+    if value is None or value in FINISH_REASONS:
+        return value  # type: ignore[no-any-return]
     raise InvalidProviderChunk("finish_reason is not supported")
 
 
@@ -131,7 +138,7 @@ def parse_payload(value: Any) -> ParsedPayload:
     if not choices:
         if usage is None:
             raise InvalidProviderChunk("empty choices require usage")
-        return ParsedPayload(usage=usage)
+        return ParsedPayload([], None, usage)
     choice = choices[0]
     if not isinstance(choice, dict):
         raise InvalidProviderChunk("choices[0] must be an object")

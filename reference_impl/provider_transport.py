@@ -9,7 +9,6 @@ every error that leaves the transport has it replaced by ``[redacted]``.
 from __future__ import annotations
 
 import codecs
-import json
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
@@ -19,18 +18,15 @@ from urllib.parse import urlsplit
 from .abort import AbortSignal
 from .json_text import json_text
 from .provider_adapter import ABORTED_MESSAGE, AbortError, is_abort_error
-from .provider_chunks import InvalidProviderChunk, parse_payload
+from .provider_chunks import InvalidProviderChunk, parse_json, parse_payload
 
+#: ``fetch(url, init)``: what the transport posts through.
 Fetch = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
 
 def _throw_if_aborted(signal: AbortSignal | None) -> None:
     if signal is not None and signal.aborted:
         raise AbortError(ABORTED_MESSAGE)
-
-
-def _not_json(constant: str) -> object:
-    raise ValueError(f"{constant} is not JSON")  # JSON.parse rejects NaN and Infinity
 
 
 def sanitized(error: Exception, api_key: str) -> Exception:
@@ -74,7 +70,7 @@ async def read_sse_data(body: AsyncIterator[bytes], signal: AbortSignal | None) 
     data_lines: list[str] = []
     buffer = ""
     pieces = body.__aiter__()
-    try:
+    async with aclosing(pieces):  # type: ignore[type-var]
         while True:
             _throw_if_aborted(signal)
             try:
@@ -95,10 +91,6 @@ async def read_sse_data(body: AsyncIterator[bytes], signal: AbortSignal | None) 
             yield data
         if data_lines:
             yield "\n".join(data_lines)
-    finally:
-        close = getattr(pieces, "aclose", None)
-        if close is not None:
-            await close()
 
 
 class OpenAICompatibleTransport:
@@ -109,13 +101,13 @@ class OpenAICompatibleTransport:
     parse = staticmethod(parse_payload)
     sanitize = staticmethod(sanitized)
 
-    def __init__(self, base_url: str, api_key: str, fetch: Fetch | None = None) -> None:
+    def __init__(self, base_url: str, api_key: str, fetch: Fetch) -> None:
         """Check the endpoint now; a relative ``base_url`` is an error here, not at the first request."""
         self._endpoint = chat_completions_endpoint(base_url)
         self._api_key = api_key
         self._fetch = fetch
 
-    async def stream(self, request: dict[str, Any], signal: AbortSignal | None = None) -> AsyncGenerator[dict[str, Any], None]:
+    async def stream(self, request: dict[str, Any], signal: AbortSignal | None) -> AsyncGenerator[dict[str, Any], None]:
         """The normalized chunks of one request; every error comes out sanitized."""
         try:
             async with aclosing(self._chunks(request, signal)) as chunks:
@@ -134,8 +126,6 @@ class OpenAICompatibleTransport:
         }
 
     async def _open(self, request: dict[str, Any], signal: AbortSignal | None) -> Any:
-        if self._fetch is None:
-            raise RuntimeError("OpenAI-compatible transport has no fetch")
         response = await self._fetch(self._endpoint, self._init(request, signal))
         _throw_if_aborted(signal)
         if not response.ok:
@@ -154,7 +144,7 @@ class OpenAICompatibleTransport:
             if data.strip() == "[DONE]":
                 break
             try:
-                payload = json.loads(data, parse_constant=_not_json)
+                payload = parse_json(data)
             except ValueError:
                 raise InvalidProviderChunk("data line is not valid JSON") from None
             parsed = self.parse(payload)
@@ -171,6 +161,6 @@ class OpenAICompatibleTransport:
             yield {"type": "finish", "reason": finish, **({} if usage is None else {"usage": usage})}
 
 
-def create_openai_compatible_transport(base_url: str, api_key: str, fetch: Fetch | None = None) -> OpenAICompatibleTransport:
+def create_openai_compatible_transport(base_url: str, api_key: str, fetch: Fetch) -> OpenAICompatibleTransport:
     """``createOpenAICompatibleTransport({baseUrl, apiKey, fetch})``."""
     return OpenAICompatibleTransport(base_url, api_key, fetch)

@@ -76,7 +76,7 @@ def pieces(body: bytes, split: JsonValue) -> list[bytes]:
 class _Response:
     """What the scripted fetch resolves with: ``status``, ``ok``, ``headers`` and the body's pieces."""
 
-    def __init__(self, status: int, body: AsyncIterator[bytes]) -> None:
+    def __init__(self, status: int, body: AsyncIterator[bytes] | None) -> None:
         self.status = status
         self.ok = 200 <= status <= 299
         self.headers = {"content-type": "text/event-stream"}
@@ -96,7 +96,8 @@ class ScriptedFetch:
         self.calls.append((url, init))
         if "throw" in self._spec:
             raise RuntimeError(self._spec["throw"])
-        return _Response(int(self._spec.get("status", 200)), self._body())  # type: ignore[arg-type]
+        body = None if self._spec.get("no_body") else self._body()
+        return _Response(int(self._spec.get("status", 200)), body)  # type: ignore[arg-type]
 
     async def _body(self) -> AsyncIterator[bytes]:
         for piece in pieces(sse_body(self._spec), self._spec.get("split")):
