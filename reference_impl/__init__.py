@@ -1,9 +1,10 @@
-"""Python reference implementation of the pi-conformance spec (chapters 03, 04, 06 and 09's reducer).
+"""Python reference implementation of the pi-conformance spec (chapters 03 to 06 and 09's reducer).
 
 The message IR and its constructors, text projection and system replay, the event
-streams, ``ScriptedModel`` with its abort signal, ``json_text``, and the tool contract
-(validators, ``object_schema``, ``ToolRegistry``, ``execute_tool_call``), and the
-stateful agent's pure ``reduce_agent_state``.
+streams, ``ScriptedModel`` with its abort signal, ``json_text``, the tool contract
+(validators, ``object_schema``, ``ToolRegistry``, ``execute_tool_call``), the provider
+adapter (``to_provider_messages``, ``to_provider_tools``, the model over a transport, the
+OpenAI-compatible SSE transport), and the stateful agent's pure ``reduce_agent_state``.
 """
 
 from .abort import AbortController, AbortSignal
@@ -17,20 +18,26 @@ from .projection import (
     system_message_text,
     text_of,
 )
+from .provider_adapter import AbortError, create_openai_compatible_model, fixed_transport, to_provider_messages, to_provider_tools
+from .provider_transport import create_openai_compatible_transport
 from .scripted_model import ScriptedModel
 from .tool import ToolRegistry, execute_tool_call, object_schema, optional_positive_integer, optional_string, string_value
 
 __all__ = [
     "AbortController",
+    "AbortError",
     "AbortSignal",
     "AssistantMessageEventStream",
     "EventStream",
     "ScriptedModel",
     "ToolRegistry",
     "assistant_message",
+    "create_openai_compatible_model",
+    "create_openai_compatible_transport",
     "current_system_message",
     "current_system_prompt",
     "execute_tool_call",
+    "fixed_transport",
     "json_text",
     "object_schema",
     "optional_positive_integer",
@@ -40,5 +47,7 @@ __all__ = [
     "system_message_text",
     "text",
     "text_of",
+    "to_provider_messages",
+    "to_provider_tools",
     "user_message",
 ]

@@ -49,7 +49,9 @@ def expected_ir(case: Case) -> Iterator[tuple[str, str, JsonValue]]:
         yield "expect.value", _SHAPES[case.operation], case.expect["value"]
     if case.operation == "current_system_message" and case.expect and case.expect.get("value") is not None:
         yield "expect.value", "SystemMessage", case.expect["value"]
-    model_events = case.operation == "scripted_model" or case.input.get("kind") == "assistant"
+    model_events = case.operation in {"scripted_model", "provider_model_stream"} or case.input.get("kind") == "assistant"
+    # Chapter 05's requests are wire requests and fetch calls, not IR contexts.
+    contexts = case.operation not in {"provider_model_stream", "provider_fetch_stream"}
     for index, step in enumerate(case.steps):
         expect = step.get("expect")
         if not isinstance(expect, dict):
@@ -59,7 +61,7 @@ def expected_ir(case: Case) -> Iterator[tuple[str, str, JsonValue]]:
             yield f"steps[{index}].expect.events", "ModelEventList", events
         if model_events and expect.get("state") == "resolved" and "value" in expect:
             yield f"steps[{index}].expect.value", "AssistantMessage", expect["value"]
-        requests = expect.get("requests")
+        requests = expect.get("requests") if contexts else None
         for request_index, request in enumerate(requests if isinstance(requests, list) else []):
             yield f"steps[{index}].expect.requests[{request_index}]", "AgentContext", request
 

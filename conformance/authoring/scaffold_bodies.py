@@ -13,6 +13,10 @@ DEFAULT_PREFIX = {
     "make_assistant_message": "make-assistant-",
     "event_stream": "stream-",
     "scripted_model": "sm-",
+    "to_provider_messages": "prov-msg-",
+    "to_provider_tools": "prov-tools-",
+    "provider_model_stream": "prov-model-",
+    "provider_fetch_stream": "prov-sse-",
     "object_schema": "tool-schema-",
     "tool_registry": "tool-reg-",
     "execute_tool_call": "tool-exec-",
@@ -28,6 +32,10 @@ EXAMPLE_CLAUSE = {
     "make_assistant_message": "IR-MAKE-3",
     "event_stream": "STREAM-1",
     "scripted_model": "SM-PLAY-1",
+    "to_provider_messages": "PROV-MSG-1",
+    "to_provider_tools": "PROV-TOOLS-1",
+    "provider_model_stream": "PROV-MODEL-2",
+    "provider_fetch_stream": "PROV-SSE-3",
     "object_schema": "TOOL-SCHEMA-1",
     "tool_registry": "TOOL-REG-2",
     "execute_tool_call": "TOOL-EXEC-1",
@@ -145,6 +153,52 @@ steps:
   - action: definitions
     expect:
       value: ["TODO: the definitions, in order"]
+""",
+    "to_provider_messages": """\
+input:
+  context: {messages: ["TODO: the transcript, e.g. {role: user, content: [{type: text, text: hi}], timestamp: 1}"]}
+# Expected values come from the clauses above, never from what an implementation prints.
+expect:
+  value: ["TODO: the wire messages the clauses prescribe"]
+  input_unchanged: true
+""",
+    "to_provider_tools": """\
+input:
+  tools: ["TODO: tool definitions, e.g. {name: read, description: Read one file, parameters: {type: object}}"]
+# Expected values come from the clauses above, never from what an implementation prints.
+expect:
+  value: ["TODO: the wire tools, or null"]
+  input_unchanged: true
+""",
+    "provider_model_stream": """\
+input:
+  provider: fixture
+  model: fixture-1
+  transport: {chunks: [{type: text, delta: "TODO"}, {type: finish, reason: stop}]}
+steps:
+  - action: stream
+    context: {messages: [{role: user, content: [{type: text, text: go}], timestamp: 1}]}
+    expect: {threw: null}
+  # Expected values come from the clauses above; {$type: number} for timestamps.
+  - action: consume
+    expect:
+      finished: true
+      events: ["TODO: every event, in order"]
+""",
+    "provider_fetch_stream": """\
+input:
+  base_url: https://provider.invalid/v1
+  api_key: offline-test-key
+  fetch: {payloads: ["TODO: the SSE payloads, e.g. {choices: [{index: 0, delta: {content: hi}, finish_reason: stop}]}", "[DONE]"]}
+steps:
+  - action: stream
+    request: {model: fixture-1, messages: [{role: user, content: go}]}
+    expect: {threw: null}
+  # Expected values come from the clauses above, never from what an implementation prints.
+  - action: consume
+    expect:
+      chunks: ["TODO: the normalized chunks, in order"]
+      error: null
 """,
     "execute_tool_call": """\
 input:

@@ -168,6 +168,14 @@ HINT_KEYS: frozenset[str] = frozenset(
         "input_unchanged",
         "turns_unchanged",
         "context",
+        # chapter 05 (to_provider_messages, to_provider_tools, provider_model_stream, provider_fetch_stream)
+        "tool_calls",
+        "chunks",
+        "abort_error",
+        "request",
+        "url",
+        "headers",
+        "body",
         # chapter 06 (object_schema, tool_registry, execute_tool_call)
         "json_schema",
         "keys",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conformance.adapters.binding import BindingAdapter
-from conformance.loading.cases import Case
 from conformance.loading.loader import Suite
+from conformance.model.cases import Case
 from conformance.running.engine import run_alone
 from tests.support.clause_variants import assert_fails_only_its_clause, chapter_outcomes
 from tests.support.reducer_variants import REDUCER_VARIANTS, ReducerVariant

@@ -10,8 +10,8 @@ from typing import Any
 
 from conformance.adapters.binding import BindingAdapter
 from conformance.judging.outcome import Outcome
-from conformance.loading.cases import Case
 from conformance.loading.loader import Suite
+from conformance.model.cases import Case
 from conformance.running.engine import run_alone
 
 
