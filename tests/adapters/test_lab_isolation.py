@@ -20,6 +20,7 @@ from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
 from conformance.grading.scoring import Score
 from tests.support.attack_projects import MODULES, copy_project
+from tests.support.grading_batch import patched_copy
 from tests.support.isolation_projects import make_bypass_project, make_forging_project
 from tests.support.js_variants import JS, ensure_generated
 from tests.support.node_versions import node_on_path, node_params
@@ -62,11 +63,21 @@ def test_the_reference_modules_pass_every_lab_3_case_as_a_students_own(tmp_path:
     assert all(status == "passed" for status in statuses(score, ("3.1", "3.2", *LAB_4)).values())
 
 
+def _never_emits(root: Path) -> Path:
+    """push() delivers nothing (tests/support/grading_batch.py's never-emits): every lab 3.2 stream stays silent."""
+    patched_copy(root / "never-emits", "event-stream.js", "    if (this.#closed) return;\n    this.#buffer.push(event);", "    return;")
+    return root / "never-emits"
+
+
+@pytest.mark.parametrize("bug", ["result-is-a-copy", "never-emits"])
 @pytest.mark.parametrize("release", node_params())
-def test_a_lab_3_2_bug_changes_no_lab_4_outcome(release: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_lab_3_2_bug_changes_no_lab_4_outcome(release: str | None, bug: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ensure_generated()
+    project = JS / "variants" / bug if bug != "never-emits" else _never_emits(tmp_path)
+    if bug == "never-emits" and release is None:
+        pytest.skip("without isolation every lab 4 stream is silent too: that is the grading batch's (tests/farm)")
     with node_on_path(release, monkeypatch):
-        correct, buggy = graded(JS / "course-correct"), graded(JS / "variants" / "result-is-a-copy")
+        correct, buggy = graded(JS / "course-correct"), graded(project)
     assert buggy.lab("3.2").points < 25  # type: ignore[union-attr]
     if not isolating(release):
         # Node.js 20: no isolation; the bug fails lab 4 cases, which attribution excuses (lab 4 keeps its points).
