@@ -52,7 +52,7 @@ A case that timed out, threw or errored has no divergence and is always charged.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from conformance.common.jsontypes import JsonValue
 from conformance.common.value_paths import join_index
@@ -81,6 +81,8 @@ class Inherited:
     excused_lab: str = ""
     #: The share of its points the case earns here (rule 3), set when scoring.
     share: float = 1.0
+    #: False when the evidence lab comes after the case's (rule 5: the site's home is a later lab of the chapter).
+    earlier: bool = True
 
     @property
     def group_label(self) -> str:
@@ -246,7 +248,7 @@ def _within_chapters(
                 evidence.append((other, homed))
         explanation = _explain(case, found, evidence)
         if explanation is not None:
-            excused[case.id] = explanation
+            excused[case.id] = replace(explanation, earlier=lab_order.index(explanation.lab) < lab_order.index(case.lab))
     return excused
 
 

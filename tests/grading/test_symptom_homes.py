@@ -40,7 +40,7 @@ def _failures(lab: str, count: int, prefix: str) -> list[tuple[Case, Outcome]]:
 def test_one_planted_earlier_failure_excuses_no_dearer_later_ones_and_is_itself_excused() -> None:
     plant, real = _failures("4.1", 1, "plant"), _failures("4.2", 3, "real")
     excused = attribute([*plant, *real], LABS)
-    assert set(excused) == {"plant-0"} and excused["plant-0"].lab == "4.2"
+    assert set(excused) == {"plant-0"} and excused["plant-0"].lab == "4.2" and not excused["plant-0"].earlier
 
 
 def test_a_real_earlier_bug_dearer_than_its_later_failures_is_charged_where_it_is() -> None:
