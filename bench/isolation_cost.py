@@ -1,6 +1,6 @@
 """The cost of the adapters' in-process isolation (docs/isolation.md): adapter start-up with and without it.
 
-Usage: python bench/isolation_cost.py [--runs N] [PROJECT]
+Usage: python bench/isolation_cost.py [--runs N] [--preload] [PROJECT]
 
 Starts the course adapter on PROJECT's compiled modules (default ``tests/support/js/course-correct``)
 ``--runs`` times each way, alternated: bare (``node adapter.mjs``) and confined (the permission
@@ -10,6 +10,10 @@ student's module) and ``stop``, as a submission's first start does. Prints the m
 wall time of each way and what the isolation adds, on the machine's Node.js and on each release
 ``make node-versions`` installed. A graded submission pays this once per adapter start (one, plus
 one per retry after a crash or a timeout).
+
+``--preload`` adds the runner's ``preload`` request after the handshake: every student module is
+imported, and where lab isolation holds (Node.js 22.19+, ``lab_isolation.mjs``) the lab 4 module
+again in its context, over the reference's modules, which is what lab isolation adds to a start.
 """
 
 from __future__ import annotations
@@ -32,8 +36,10 @@ from conformance.adapters.pi_course import NODE_ADAPTER, modules_dir  # noqa: E4
 
 #: Where ``make node-versions`` puts the other releases (tests/support/node_versions.py reads the same).
 NODE_CACHE = Path.home() / ".cache" / "pi-conformance" / "node"
+HELLO = {"seq": 0, "op": "hello", "protocol": 1, "channel_key": "ab" * 32}
+PRELOAD = {"seq": 3, "op": "preload"}
 REQUESTS = [
-    {"seq": 0, "op": "hello", "protocol": 1, "channel_key": "ab" * 32},
+    HELLO,
     {"seq": 1, "op": "text_of", "input": {"message": {"role": "user", "content": "hi"}}},
     {"seq": 2, "op": "stop"},
 ]
@@ -50,14 +56,15 @@ def _children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def one_run(argv: list[str]) -> tuple[float, float]:
-    """Wall and CPU seconds for one adapter process to answer the requests and exit."""
-    stdin = "".join(json.dumps(request) + "\n" for request in REQUESTS)
+def one_run(argv: list[str], preload: bool = False) -> tuple[float, float]:
+    """Wall and CPU seconds for one adapter process to answer the requests (the preload too, if asked) and exit."""
+    requests = [HELLO, PRELOAD, *REQUESTS[1:]] if preload else REQUESTS
+    stdin = "".join(json.dumps(request) + "\n" for request in requests)
     cpu = _children_cpu_s()
     started = time.perf_counter()
     result = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=60)
     elapsed = time.perf_counter() - started
-    if result.returncode != 0 or result.stdout.count("\n") < 3:
+    if result.returncode != 0 or result.stdout.count("\n") < len(requests):
         raise RuntimeError(f"{argv[0]} failed: {result.stderr[-500:]}")
     return elapsed, _children_cpu_s() - cpu
 
@@ -69,6 +76,7 @@ def main() -> int:
         "project", nargs="?", default=str(REPO / "tests" / "support" / "js" / "course-correct"), help="a built course project"
     )
     parser.add_argument("--runs", type=int, default=15, help="runs per way and Node.js (default 15)")
+    parser.add_argument("--preload", action="store_true", help="send the preload request too (every module imported)")
     args = parser.parse_args()
     project = Path(args.project).resolve()
     modules = modules_dir(project)
@@ -86,7 +94,7 @@ def main() -> int:
         cpu: dict[str, list[float]] = {way: [] for way in ways}
         for _ in range(args.runs):
             for way, argv in ways.items():
-                wall, used = one_run(argv)
+                wall, used = one_run(argv, args.preload)
                 times[way].append(wall)
                 cpu[way].append(used)
         medians = {way: statistics.median(values) for way, values in times.items()}

@@ -56,9 +56,8 @@ def headline(graded: GradedCase, group_label: str = "lab") -> str:
     if state == "passed":
         return "passed"
     if state == "excused" and graded.inherited is not None:
-        return (
-            f"excused: an earlier {group_label}'s bug ({group_label} {graded.inherited.lab}) explains this failure; it earns {worth} here"
-        )
+        which = "an earlier" if graded.inherited.earlier else "a later"  # later: a site's home inside a chapter
+        return f"excused: {which} {group_label}'s bug ({group_label} {graded.inherited.lab}) explains this failure; it earns {worth} here"
     if state == "not run":
         return f"not run: {outcome.message.removeprefix(NOT_RUN).strip()} (it earns {worth})"
     if state == "skipped":

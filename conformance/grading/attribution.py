@@ -36,18 +36,27 @@ Another profile's groups work the same way in that profile's order: for ``pi-ai-
 areas ``messages``, ``system-replay``, ``event-streams``, ``faux-provider`` (the faux
 provider streams through the event streams), and feedback says "fails because of area ...".
 
-A case that timed out, threw or errored has no divergence and is always charged. The ideal
-is lab isolation (a later lab's cases run over the reference's earlier modules), which needs
-a JavaScript reference in the package; until then these rules stand in for it.
+5. **Inside a chapter, where it costs most** (:mod:`conformance.grading.symptom_homes`).
+   Rule 2's "earlier lab" holds across chapters only. Labs of one chapter test one module, so
+   a symptom (by its site, e.g. ``consume: events``) is charged in the chapter's lab where its
+   failures cost most, and excuses the chapter's other labs' failures, earlier or later: one
+   planted lab 4.1 failure cannot excuse lab 4.2's dearer real ones, and is itself excused
+   when it shows nothing but their symptoms.
+6. **Isolated labs** (``isolated``): when a lab's cases run over a reference of the earlier
+   chapters' modules (lab isolation, :mod:`conformance.adapters.lab_isolation`), those labs are
+   no evidence for it; rules 2-4 stand in for isolation where an implementation cannot have it.
+
+A case that timed out, threw or errored has no divergence and is always charged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from conformance.common.jsontypes import JsonValue
 from conformance.common.value_paths import join_index
+from conformance.grading.symptom_homes import chapter_of, site, symptom_homes
 from conformance.judging.matcher import MISSING, first_divergence, literal_key
 from conformance.judging.outcome import Outcome
 from conformance.model.cases import Case
@@ -72,6 +81,8 @@ class Inherited:
     excused_lab: str = ""
     #: The share of its points the case earns here (rule 3), set when scoring.
     share: float = 1.0
+    #: False when the evidence lab comes after the case's (rule 5: the site's home is a later lab of the chapter).
+    earlier: bool = True
 
     @property
     def group_label(self) -> str:
@@ -171,35 +182,74 @@ def _clauses(case: Case) -> frozenset[str]:
 
 
 def attribute(
-    results: Iterable[tuple[Case, Outcome]], lab_order: Sequence[str], weight: Callable[[Case], float] | None = None
+    results: Iterable[tuple[Case, Outcome]],
+    lab_order: Sequence[str],
+    weight: Callable[[Case], float] | None = None,
+    cost: Callable[[Case], float] | None = None,
+    isolated: Mapping[str, frozenset[str]] | None = None,
 ) -> dict[str, Inherited]:
-    """The failed cases an earlier lab's bug explains, by case id.
+    """The failed cases another lab's bug explains, by case id.
 
     ``lab_order`` lists the labs from first to last; cases of other labs are left alone.
     ``weight`` is a case's weight in the rubric (default 1 for every case): a failure that
-    weighs 0 cost nothing, so it is evidence for nothing.
+    weighs 0 cost nothing, so it is evidence for nothing. ``cost`` is what a failure costs
+    (default: its weight), to find a symptom's home inside a chapter (rule 5).
+    ``isolated`` maps a lab to the earlier labs whose code its cases never run (lab isolation):
+    those are no evidence for it.
     """
     weight_of = weight or (lambda _case: 1.0)
-    by_lab: dict[str, list[tuple[Case, Outcome]]] = {lab: [] for lab in lab_order}
+    apart = isolated or {}
+    failures: dict[str, list[tuple[Case, Outcome, frozenset[str]]]] = {lab: [] for lab in lab_order}
     for case, outcome in results:
-        if case.lab in by_lab and outcome.status == "failed" and outcome.divergence is not None:
-            by_lab[case.lab].append((case, outcome))
+        if case.lab in failures and outcome.status == "failed" and outcome.divergence is not None:
+            failures[case.lab].append((case, outcome, symptoms(case, outcome.observation)))
     inherited: dict[str, Inherited] = {}
-    # Per earlier lab: each symptom of its charged, weighted failures, and the cases that show it.
+    # Rule 2 across chapters, lab by lab: each symptom of an earlier lab's charged, weighted failures.
     charged: list[tuple[str, dict[str, list[tuple[Case, Outcome]]]]] = []
     for lab in lab_order:
         shown: dict[str, list[tuple[Case, Outcome]]] = {}
-        for case, outcome in by_lab[lab]:
-            found = symptoms(case, outcome.observation)
-            explanation = _explain(case, found, charged) if found else None
+        earlier = [(other, seen) for other, seen in charged if chapter_of(other) != chapter_of(lab) and other not in apart.get(lab, ())]
+        for case, outcome, found in failures[lab]:
+            explanation = _explain(case, found, earlier) if found else None
             if explanation is not None:
                 inherited[case.id] = explanation
-                continue
-            if weight_of(case) > 0:
+            elif weight_of(case) > 0:
                 for symptom in sorted(found):
                     shown.setdefault(symptom, []).append((case, outcome))
         charged.append((lab, shown))
+    inherited.update(_within_chapters(failures, charged, inherited, lab_order, cost or weight_of, apart))
     return inherited
+
+
+def _within_chapters(
+    failures: Mapping[str, Sequence[tuple[Case, Outcome, frozenset[str]]]],
+    charged: Sequence[tuple[str, Mapping[str, Sequence[tuple[Case, Outcome]]]]],
+    inherited: Mapping[str, Inherited],
+    lab_order: Sequence[str],
+    cost: Callable[[Case], float],
+    apart: Mapping[str, frozenset[str]],
+) -> dict[str, Inherited]:
+    """Rule 5: the charged failures a symptom's home lab in the same chapter explains (with any earlier chapter's evidence)."""
+    left = [(case, outcome, found) for lab in lab_order for case, outcome, found in failures[lab] if case.id not in inherited]
+    homes = symptom_homes(((case, found) for case, _, found in left), lab_order, cost)
+    excused: dict[str, Inherited] = {}
+    for case, _, found in left:
+        if not found:
+            continue
+        chapter = chapter_of(case.lab)
+        evidence = []
+        for other, shown in charged:
+            if chapter_of(other) != chapter:
+                if other in apart.get(case.lab, ()) or lab_order.index(other) > lab_order.index(case.lab):
+                    continue
+                evidence.append((other, shown))
+            elif other != case.lab:
+                homed = {symptom: pairs for symptom, pairs in shown.items() if homes.get((chapter, site(symptom))) == other}
+                evidence.append((other, homed))
+        explanation = _explain(case, found, evidence)
+        if explanation is not None:
+            excused[case.id] = replace(explanation, earlier=lab_order.index(explanation.lab) < lab_order.index(case.lab))
+    return excused
 
 
 def _explain(

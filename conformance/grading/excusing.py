@@ -13,9 +13,8 @@ attribution's rules 3 and 4 on top of it:
 - **No refund cap.** Capping what excused cases earn back by what their evidence lost made a
   lab 3.2 bug seen by 82 lab 4 cases cost lab 4 points again (its cost followed how many
   fixtures touch it), so it is not applied. A failure planted in lab 4.1, with the symptom of
-  a real lab 4.2 bug and a clause the lab 4.2 cases cite, still excuses them: that attack is
-  open (``tests/grading/test_planted_evidence.py`` keeps it as a strict expected failure)
-  until lab 4 runs over the reference's lab 3.2 stream or evidence must be consistent.
+  a real lab 4.2 bug, excuses nothing: inside a chapter a symptom is charged where it costs
+  most (:mod:`conformance.grading.symptom_homes`, ``tests/grading/test_planted_evidence.py``).
 """
 
 from __future__ import annotations
@@ -37,15 +36,20 @@ def excuse(
     weighted: Weighted,
     held_out: frozenset[str],
     weight_of: Callable[[Case], float],
+    isolated: Mapping[str, frozenset[str]] | None = None,
 ) -> dict[str, Inherited]:
     """The excused cases by id, each with the share of its points it earns (``Inherited.share``).
 
     ``ordered`` holds every graded case, earlier labs first; ``held_out`` the ids students do
-    not see before publication.
+    not see before publication; ``isolated`` the earlier labs whose code a lab's cases never run.
     """
+
+    def cost(case: Case) -> float:
+        return weighted[case.id][1]
+
     visible = [pair for pair in ordered if pair[0].id not in held_out]
-    seen = attribute(visible, lab_order, weight_of)
-    hidden = {case_id: why for case_id, why in attribute(ordered, lab_order, weight_of).items() if case_id in held_out}
+    seen = attribute(visible, lab_order, weight_of, cost, isolated)
+    hidden = {case_id: why for case_id, why in attribute(ordered, lab_order, weight_of, cost, isolated).items() if case_id in held_out}
     seen = _shared(seen, own_pass_rates(visible, seen, weighted))
     everything = {**hidden, **seen}
     # Over held-out cases only: public answers (a table of them) must not lift a held-out case's share.

@@ -242,7 +242,7 @@ class _Submission:
         notes: tuple[str, ...] = (),
     ) -> SubmissionResult:
         """The submission's result: its outcomes scored, and every text that quotes it bounded."""
-        graded = score(self.context.rubric, zip(self.context.cases, outcomes, strict=True))
+        graded = score(self.context.rubric, zip(self.context.cases, outcomes, strict=True), self.parsed.isolated_labs())
         duration = time.perf_counter() - self.started
         isolation = isolation or self.parsed.planned_isolation(self.options.settings)
         # The implementation's name, the detail and the build log quote the submission: bounded, valid Unicode.

@@ -41,6 +41,8 @@ def result_to_json(result: SubmissionResult) -> dict[str, Any]:
         "limits": result.limits,
         "notes": list(result.notes),
         "outcomes": [graded.outcome.to_json() for graded in result.score.cases],
+        # Lab isolation, as the worker's adapter had it: the parent scores the same way.
+        "isolated": {lab: sorted(labs) for lab, labs in result.score.isolated.items()},
     }
 
 
@@ -57,7 +59,10 @@ def result_from_json(data: object, context: GradingContext) -> SubmissionResult:
         whole = len(by_id) == len(outcomes) == len(context.cases) and all(case.id in by_id for case in context.cases)
         _require(whole, "its cases are not this run's cases")
         ordered = [by_id[case.id] for case in context.cases]
-        graded = score(context.rubric, zip(context.cases, ordered, strict=True))
+        isolated = data.get("isolated") or {}
+        _require(isinstance(isolated, dict) and all(isinstance(labs, list) for labs in isolated.values()), "isolated is not a table")
+        apart = {str(lab): frozenset(map(str, labs)) for lab, labs in isolated.items()}
+        graded = score(context.rubric, zip(context.cases, ordered, strict=True), apart)
         build_report = data.get("build_report")
         return SubmissionResult(
             name=str(data["name"]),

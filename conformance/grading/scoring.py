@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from conformance.grading.attribution import Inherited
 from conformance.grading.confirmation import confirmed
@@ -97,6 +97,8 @@ class Score:
 
     cases: tuple[GradedCase, ...]
     labs: tuple[LabScore, ...]
+    #: Per lab, the earlier labs whose code its cases never ran (lab isolation), as scoring was told.
+    isolated: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     @property
     def points(self) -> float:
@@ -123,10 +125,11 @@ class Score:
         return next((score for score in self.labs if score.lab == lab), None)
 
 
-def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]]) -> Score:
+def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]], isolated: Mapping[str, frozenset[str]] | None = None) -> Score:
     """Score the outcomes of a submission's cases (cases of labs the rubric omits are ignored).
 
     A visible case's points never depend on a held-out outcome (:mod:`conformance.grading.excusing`).
+    ``isolated``: per lab, the earlier labs whose code its cases never ran (lab isolation), so no evidence for it.
     """
     by_lab: dict[str, list[tuple[Case, Outcome]]] = {lab: [] for lab in rubric.labs}
     for case, outcome in results:
@@ -137,7 +140,7 @@ def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]]) -> Score:
     lab_order = sorted(rubric.labs, key=lambda lab: groups.index(lab) if lab in groups else len(groups))
     weighted = _weighted(rubric, by_lab)
     ordered = [pair for lab in lab_order for pair in by_lab[lab]]
-    excused = excuse(ordered, lab_order, weighted, rubric.held_out, _case_weight(rubric))
+    excused = excuse(ordered, lab_order, weighted, rubric.held_out, _case_weight(rubric), isolated)
     graded: list[GradedCase] = []
     labs: list[LabScore] = []
     for lab, rule in rubric.labs.items():
@@ -150,7 +153,7 @@ def score(rubric: Rubric, results: Iterable[tuple[Case, Outcome]]) -> Score:
             lab_cases = confirmed(lab_cases)
         graded.extend(lab_cases)
         labs.append(_lab_score(lab, rule.weight, lab_cases))
-    return Score(tuple(graded), tuple(labs))
+    return Score(tuple(graded), tuple(labs), dict(isolated or {}))
 
 
 def _weighted(rubric: Rubric, by_lab: Mapping[str, list[tuple[Case, Outcome]]]) -> dict[str, tuple[float, float]]:

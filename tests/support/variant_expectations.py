@@ -15,6 +15,15 @@ EXPECTATIONS: dict[str, dict[str, object]] = {
 }
 
 
+def expected_outcomes(spec: dict[str, object]) -> dict[str, dict[str, int | str]]:
+    """A variants.json entry's per-lab outcomes under the Node.js on PATH: ``outcomes_isolated`` where lab isolation holds."""
+    from conformance.adapters.lab_isolation import isolates
+    from conformance.adapters.pi_course import find_node, node_version
+
+    isolated = "outcomes_isolated" in spec and isolates("node", node_version(find_node()))
+    return spec["outcomes_isolated" if isolated else "outcomes"]  # type: ignore[return-value]
+
+
 def per_lab(results: dict[str, Outcome], suite: Suite) -> dict[str, dict[str, int]]:
     """Per lab, how many of ``results`` ended with each status."""
     labs = {case.id: case.lab for case in suite.cases}

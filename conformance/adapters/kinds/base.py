@@ -9,7 +9,7 @@ the text before the colon.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -111,6 +111,10 @@ class ImplKind:
         """What its processes read besides the submission (the adapter, the runtime): for ``--run-as`` to check."""
         return []
 
+    def isolated_labs(self, target: str) -> Mapping[str, frozenset[str]]:
+        """Per lab, the earlier labs whose code its cases never run (lab isolation: :mod:`..lab_isolation`); none by default."""
+        return {}
+
     def is_reference(self, target: str, profile: str) -> bool:
         """Whether ``target`` is the implementation ``profile``'s expected values were read from.
 
@@ -173,6 +177,10 @@ class Impl:
     def process_needs(self, build: bool) -> list[Path]:
         """What its processes read besides the submission, ``build`` or not (see :meth:`ImplKind.process_needs`)."""
         return self.kind.process_needs(build)
+
+    def isolated_labs(self) -> Mapping[str, frozenset[str]]:
+        """Per lab, the earlier labs whose code its cases never run (see :meth:`ImplKind.isolated_labs`)."""
+        return self.kind.isolated_labs(self.target)
 
     def planned_isolation(self, settings: ImplSettings) -> str:
         """The isolation it gets (or would have got) with ``settings``: ``bwrap``, ``none`` or ``in-process``."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from conformance.adapters.interface import Adapter
@@ -76,6 +77,18 @@ class Course(ImplKind):
             return None  # starting it says why
         built = build(project.resolve(), settings)
         return Built(built.report, with_runtime(str(built.project(project.resolve())), runtime), built.remove)
+
+    def isolated_labs(self, target: str) -> Mapping[str, frozenset[str]]:
+        """Lab 4 runs over the reference's lab 3 modules where the runtime has in-thread module hooks (Node.js 22.19+)."""
+        from conformance.adapters.lab_isolation import NONE, isolated_labs, isolates
+        from conformance.adapters.pi_course import CourseLayoutError, find_node, node_version, split_runtime
+
+        try:
+            runtime = split_runtime(target)[1]
+            version = node_version(find_node()) if runtime == "node" else None
+        except (CourseLayoutError, ValueError, OSError):
+            return NONE  # it cannot start either; its cases are not run
+        return isolated_labs() if isolates(runtime, version) else NONE
 
     def process_needs(self, build: bool) -> list[Path]:
         from conformance.adapters.pi_course import student_process_needs

@@ -10,6 +10,9 @@
 //   them), list live objects by prototype (queryObjects) or switch on V8 flags at run time
 //   (--allow-natives-syntax: functions that read and corrupt memory). Those functions are
 //   replaced by ones that throw, in node:v8's exports and its ES module view alike.
+// - node:module's register and registerHooks add module hooks that run before those already
+//   there: code under test could undo lab isolation (lab_isolation.mjs, installed just before).
+//   They are replaced by functions that throw.
 // - The global bindings (Promise, JSON, Object, setTimeout, structuredClone, ...) are not part
 //   of the frozen intrinsics: code under test could point `globalThis.Promise` elsewhere and so
 //   answer for the adapter (its `Promise.race` decides each response). They are made read-only.
@@ -17,7 +20,7 @@
 // No dependencies: Node.js 20 built-ins only.
 
 import v8 from "node:v8";
-import { syncBuiltinESMExports } from "node:module";
+import nodeModule, { syncBuiltinESMExports } from "node:module";
 
 /** node:v8's functions that read the heap or change V8's flags. */
 const REFLECTING = ["getHeapSnapshot", "writeHeapSnapshot", "setHeapSnapshotNearHeapLimit", "queryObjects", "setFlagsFromString"];
@@ -32,18 +35,24 @@ const GLOBALS = [
   "AbortController", "AbortSignal", "process",
 ];
 
+/** node:module's functions that add module hooks: hooks added later run first and could undo lab isolation's. */
+const HOOKING = ["register", "registerHooks"];
+
 function refused(name) {
   return () => {
-    throw new Error(`v8.${name} is not available to the code under test (docs/isolation.md)`);
+    throw new Error(`${name} is not available to the code under test (docs/isolation.md)`);
   };
 }
 
 /** Close what the permission model leaves open (see above); call it before importing the code under test. */
 export function lockDown() {
   for (const name of REFLECTING) {
-    if (typeof v8[name] === "function") v8[name] = refused(name);
+    if (typeof v8[name] === "function") v8[name] = refused(`v8.${name}`);
   }
-  if (typeof syncBuiltinESMExports === "function") syncBuiltinESMExports(); // `import { getHeapSnapshot } from "node:v8"` now gets the refusing one too
+  for (const name of HOOKING) {
+    if (typeof nodeModule[name] === "function") nodeModule[name] = refused(`module.${name}`);
+  }
+  if (typeof syncBuiltinESMExports === "function") syncBuiltinESMExports(); // `import { getHeapSnapshot } from "node:v8"` (or registerHooks from node:module) now gets the refusing one too
   Object.freeze(v8);
   for (const name of GLOBALS) {
     const found = Object.getOwnPropertyDescriptor(globalThis, name);

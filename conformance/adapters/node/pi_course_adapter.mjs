@@ -18,6 +18,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 // protocol.mjs first: it loads channel.mjs, which captures the built-ins the channel relies on.
 import { importWatched, serve } from "./protocol.mjs";
+import { isolate } from "./lab_isolation.mjs";
 import { LoadFailed, NotImplemented, ProtocolError, Threw, describe, isNotImplemented, safeString } from "./failures.mjs";
 import {
   ASSISTANT_TERMINAL_FIELDS,
@@ -52,8 +53,9 @@ const EXPORTS = {
 };
 
 class Modules {
-  constructor(directory) {
+  constructor(directory, isolation = null) {
     this.directory = path.resolve(directory);
+    this.isolation = isolation; // lab_isolation.mjs: imports under an operation's context, or null
     this.packageInfo = findPackageJson(this.directory);
     this.loaded = new Map(); // file name -> Promise<{namespace} | {missing} | {error}>
   }
@@ -64,28 +66,31 @@ class Modules {
     return this.packageInfo ? path.relative(this.packageInfo.root, full) : full;
   }
 
-  /** Import a module once, lazily; a missing file or a failed import is remembered too. */
-  load(file) {
-    if (!this.loaded.has(file)) {
+  /** Import a module once (in an operation's isolation context, if any), lazily; a missing file or a failed import is remembered too. */
+  load(file, context = null) {
+    const isolated = context !== null && this.isolation !== null;
+    const key = isolated ? `${context}:${file}` : file;
+    if (!this.loaded.has(key)) {
       const full = path.join(this.directory, file);
+      const url = isolated ? this.isolation.url(context, file) : pathToFileURL(full).href;
       const loading = existsSync(full)
-        ? importWatched(this.display(file), pathToFileURL(full).href).then(
+        ? importWatched(this.display(file), url).then(
             (namespace) => ({ namespace }),
             (error) => (error instanceof LoadFailed ? { failed: error } : { error }),
           )
         : Promise.resolve({ missing: true });
-      this.loaded.set(file, loading);
+      this.loaded.set(key, loading);
     }
-    return this.loaded.get(file);
+    return this.loaded.get(key);
   }
 
   /** The named export, searched in its home module first, then in the two others. */
-  async find(name) {
+  async find(name, context = null) {
     const [home, lab] = EXPORTS[name];
     const order = [home, ...MODULE_FILES.filter((file) => file !== home)];
     const outcomes = new Map();
     for (const file of order) {
-      const outcome = await this.load(file);
+      const outcome = await this.load(file, context);
       if (outcome.failed) throw outcome.failed; // loading it would end this process as it ended the last
       outcomes.set(file, outcome);
       if (outcome.namespace && typeof outcome.namespace[name] === "function") return outcome.namespace[name];
@@ -238,7 +243,7 @@ async function playEventStream(modules, input, steps, deadlineS) {
 const CALL_ACTIONS = new Set(["mutate_context", "abort", "start_consumer", "consume", "result", "mutate_result", "context"]);
 
 async function playScriptedModel(modules, input, steps, deadlineS) {
-  const ScriptedModel = await modules.find("ScriptedModel");
+  const ScriptedModel = await modules.find("ScriptedModel", "scripted_model"); // over the reference's lab 3 modules
   const turns = structuredClone(input.turns);
   const turnsBefore = fingerprint(turns);
   const model = construct("ScriptedModel", ScriptedModel, [turns]);
@@ -373,10 +378,12 @@ serve({
   name: "pi_course_adapter",
   argument: "MODULES_DIR",
   profile: "course",
-  open: (modulesDir) => new Modules(modulesDir),
+  isolate, // before lockdown and any student module: see lab_isolation.mjs
+  open: (modulesDir, isolation) => new Modules(modulesDir, isolation),
   // One module at a time, so that a death while loading is charged to the module it happened in.
   preload: async (modules) => {
     for (const file of MODULE_FILES) await modules.load(file);
+    for (const [operation, entry] of Object.entries(modules.isolation?.table ?? {})) await modules.load(entry.module, operation);
   },
   implementation(modules) {
     const info = modules.packageInfo;

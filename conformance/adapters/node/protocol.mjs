@@ -66,6 +66,13 @@ function errorResponse(kind, message) {
 export function serve(adapter) {
   // Taken before any implementation module loads: nobody else can have it afterwards.
   const { startSealing, writeLine } = openChannel();
+  const [argument, ...extra] = process.argv.slice(2);
+  if (!argument || extra.length > 0) {
+    process.stderr.write(`usage: node ${adapter.name}.mjs <${adapter.argument}>\n`);
+    process.exit(2);
+  }
+  // Lab isolation's module hooks go in first; lockdown then refuses any others.
+  const isolation = typeof adapter.isolate === "function" ? adapter.isolate(argument) : null;
   lockDown(); // and what the permission model leaves open is closed before any implementation module loads
   // Implementation code may console.log at import time or while playing a turn; one stray
   // line on stdout would break the protocol, so everything except our responses goes to stderr.
@@ -80,12 +87,7 @@ export function serve(adapter) {
   const log = (text) => writeStderr(`[${adapter.name}] ${text}\n`);
   installStrayErrorHandlers(log);
 
-  const [argument, ...extra] = process.argv.slice(2);
-  if (!argument || extra.length > 0) {
-    process.stderr.write(`usage: node ${adapter.name}.mjs <${adapter.argument}>\n`);
-    process.exit(2);
-  }
-  const server = new Server(adapter, adapter.open(argument), respond, log, startSealing);
+  const server = new Server(adapter, adapter.open(argument, isolation), respond, log, startSealing);
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   // One request at a time, in order, even if the runner writes ahead.
   let queue = Promise.resolve();

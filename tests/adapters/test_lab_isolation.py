@@ -1,0 +1,112 @@
+"""Lab isolation: lab 4 plays over the reference's chapter 02-03 modules (conformance/adapters/node/lab_isolation.mjs).
+
+With in-thread module hooks (Node.js 22.19+ and 24), a student's lab 4 module imports the
+package's reference (``conformance/adapters/node/reference/``) wherever it imports its own lab 3
+modules, so a lab 3.2 bug changes no lab 4 outcome, and grading takes lab 3 out of lab 4's
+evidence. Node.js 20 has no such hooks (its hooks run in a worker, which the permission model
+denies): there lab 4 plays over the student's own modules, and the attribution rules stand in.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters.lab_isolation import isolated_labs, isolates
+from conformance.adapters.settings import ImplSettings
+from conformance.grading.grader import GradeOptions, grade_submission, prepare
+from conformance.grading.rubric import load_rubric
+from conformance.grading.scoring import Score
+from tests.support.attack_projects import MODULES, copy_project
+from tests.support.grading_batch import patched_copy
+from tests.support.isolation_projects import make_bypass_project, make_forging_project
+from tests.support.js_variants import JS, ensure_generated
+from tests.support.node_versions import node_on_path, node_params
+from tests.support.paths import REPO
+from tests.support.requirements import needs_node
+
+pytestmark = needs_node
+REFERENCE = REPO / "conformance" / "adapters" / "node" / "reference"
+LAB_4 = ("4.1", "4.2")
+
+
+def graded(project: Path) -> Score:
+    """The default rubric's score of the (unbuilt) project, unsandboxed: the permission model and the hooks alone hold."""
+    options = GradeOptions(settings=ImplSettings(sandbox="none"), build=False)
+    result = grade_submission(f"pi-course:{project}", prepare(load_rubric()), options, name=project.name)
+    assert result.status in ("ok", "hung"), result.detail
+    return result.score
+
+
+def statuses(score: Score, labs: tuple[str, ...]) -> dict[str, str]:
+    return {case.case.id: case.outcome.status for case in score.cases if case.case.lab in labs}
+
+
+def isolating(release: str | None) -> bool:
+    """Whether the Node.js the release puts on PATH isolates (None: the machine's, 20.x here)."""
+    return release is not None
+
+
+def test_the_table_names_lab_4_isolated_from_lab_3_on_node_22_and_later_only() -> None:
+    assert isolated_labs() == {"4.1": frozenset({"3.1", "3.2"}), "4.2": frozenset({"3.1", "3.2"})}
+    assert not isolates("node", (20, 20, 2)) and isolates("node", (22, 19, 0)) and isolates("node", (24, 0, 0))
+    assert not isolates("bun", (24, 0, 0))
+
+
+def test_the_reference_modules_pass_every_lab_3_case_as_a_students_own(tmp_path: Path) -> None:
+    project = copy_project(tmp_path / "reference-as-student")
+    for name in ("types", "event-stream"):
+        shutil.copyfile(REFERENCE / f"{name}.mjs", project / MODULES / f"{name}.js")
+    score = graded(project)
+    assert all(status == "passed" for status in statuses(score, ("3.1", "3.2", *LAB_4)).values())
+
+
+def _never_emits(root: Path) -> Path:
+    """push() delivers nothing (tests/support/grading_batch.py's never-emits): every lab 3.2 stream stays silent."""
+    patched_copy(root / "never-emits", "event-stream.js", "    if (this.#closed) return;\n    this.#buffer.push(event);", "    return;")
+    return root / "never-emits"
+
+
+@pytest.mark.parametrize("bug", ["result-is-a-copy", "never-emits"])
+@pytest.mark.parametrize("release", node_params())
+def test_a_lab_3_2_bug_changes_no_lab_4_outcome(release: str | None, bug: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ensure_generated()
+    project = JS / "variants" / bug if bug != "never-emits" else _never_emits(tmp_path)
+    if bug == "never-emits" and release is None:
+        pytest.skip("without isolation every lab 4 stream is silent too: that is the grading batch's (tests/farm)")
+    with node_on_path(release, monkeypatch):
+        correct, buggy = graded(JS / "course-correct"), graded(project)
+    assert buggy.lab("3.2").points < 25  # type: ignore[union-attr]
+    if not isolating(release):
+        # Node.js 20: no isolation; the bug fails lab 4 cases, which attribution excuses (lab 4 keeps its points).
+        assert buggy.isolated == {} and statuses(buggy, LAB_4) != statuses(correct, LAB_4)
+        assert all(buggy.lab(lab).points == 25 for lab in LAB_4)  # type: ignore[union-attr]
+        return
+    assert buggy.isolated == isolated_labs()
+    assert statuses(buggy, LAB_4) == statuses(correct, LAB_4) and set(statuses(buggy, LAB_4).values()) == {"passed"}
+    assert all(graded_case.inherited is None for graded_case in buggy.cases)
+    assert [buggy.lab(lab).points for lab in LAB_4] == [25, 25]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("release", node_params())
+def test_the_redirect_cannot_be_bypassed(release: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another query, a hash, a file URL, import.meta.resolve, a symlink, percent-encoding, a helper, require, own hooks."""
+    project = make_bypass_project(tmp_path / "bypass")
+    with node_on_path(release, monkeypatch):
+        score = graded(project)
+    lab_4 = set(statuses(score, LAB_4).values())
+    if isolating(release):
+        assert lab_4 == {"passed"}, "some attempt reached the student's own event-stream.js"
+    else:
+        # Without isolation the first attempt hands the drill its own buggy stream: the drill can fail.
+        assert "failed" in lab_4
+
+
+@pytest.mark.parametrize("release", node_params())
+def test_lab_3_code_cannot_enter_the_isolation_context(release: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = make_forging_project(tmp_path / "forging")
+    with node_on_path(release, monkeypatch):
+        score = graded(project)
+    assert "passed" not in set(statuses(score, ("3.2",)).values()), "lab 3.2 passed on the reference's code"
