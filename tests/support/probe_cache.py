@@ -19,7 +19,7 @@ from pathlib import Path
 from tests.support.paths import REPO
 
 #: The code whose bytes decide the probes' draws.
-_DRAWING_CODE = ("conformance/fuzz", "conformance/yamlio", "conformance/common", "conformance/spec")
+_DRAWING_CODE = ("conformance/fuzz", "conformance/yamlio", "conformance/common", "conformance/model")
 
 
 def _key() -> str:
