@@ -20,6 +20,7 @@ from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds import Impl, ImplSpecError, parse_impl
 from conformance.adapters.settings import ImplSettings
 from conformance.common.student_text import BUILD_LOG_LIMIT, QUOTE_LIMIT, Budget, cap, path_text, prune_json, scrub
+from conformance.grading.chapter_scope import scope_of, scoped
 from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import Score, score
 from conformance.grading.status import NOT_RUN, SubmissionStatus, classify
@@ -39,6 +40,8 @@ class GradingContext:
     rubric: Rubric
     cases: tuple[Case, ...]
     clauses: Mapping[str, Clause]
+    #: The rubric's labs left out for the chapter the submission is at (:func:`.chapter_scope.scoped`).
+    left_out: tuple[str, ...] = ()
 
 
 def prepare(rubric: Rubric, fixtures: Path | None = None, held_out: Path | None = None) -> GradingContext:
@@ -167,6 +170,8 @@ class SubmissionResult:
     isolation: str = "none"
     #: Which resource limits held for its programs, and by what (``conformance.adapters.limits.describe``).
     limits: str = ""
+    #: The chapter it was graded at and why, and the labs left out (:mod:`.chapter_scope`); empty: every lab.
+    chapter: str = ""
 
     def __post_init__(self) -> None:
         # The name and the --impl quote a folder's name, whose bytes need not be UTF-8: every
@@ -199,6 +204,9 @@ def grade_submission(
     problem = parsed.layout_problem()
     if problem is not None:
         return submission.not_run("not-a-project", problem, problem)
+    # The labs of chapters the submission has not reached are left out of its rubric (docs/grading.md).
+    context, chapter = scoped(context, scope_of(parsed))
+    submission = replace(submission, context=context, chapter=chapter)
     # Built here rather than when the adapter starts, which prints the build log on stderr:
     # in a batch that log belongs in the submission's row and report, not the terminal.
     # The rubric decides how a submission is built (its staff files, the grader's command), never the submission.
@@ -214,7 +222,8 @@ def grade_submission(
         graded = grade_submission(copy, context, replace(options, build=False), submission.name, stop, given, on_outcome)
     finally:
         built.remove()
-    return replace(graded, impl=parsed.spec, duration_s=time.perf_counter() - submission.started)
+    # The chapter as read from the submission itself (the copy is graded on the labs already chosen).
+    return replace(graded, impl=parsed.spec, duration_s=time.perf_counter() - submission.started, chapter=submission.chapter)
 
 
 @dataclass(frozen=True)
@@ -227,6 +236,7 @@ class _Submission:
     options: GradeOptions
     name: str
     started: float = field(default_factory=time.perf_counter)
+    chapter: str = ""
 
     def result(
         self,
@@ -246,7 +256,18 @@ class _Submission:
         build_report = cap(scrub(build_report), BUILD_LOG_LIMIT) if build_report is not None else None
         limits = self.parsed.planned_limits(self.options.settings)
         return SubmissionResult(
-            self.name, self.impl, implementation, status, detail, graded, self.context.rubric, duration, build_report, isolation, limits
+            self.name,
+            self.impl,
+            implementation,
+            status,
+            detail,
+            graded,
+            self.context.rubric,
+            duration,
+            build_report,
+            isolation,
+            limits,
+            self.chapter,
         )
 
     def not_run(self, status: SubmissionStatus, detail: str, reason: str, build_report: str | None = None) -> SubmissionResult:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
+from conformance.adapters.kinds import parse_impl
+from conformance.grading.chapter_scope import scope_of, scoped
 from conformance.grading.grader import GradingContext, SubmissionResult
 from conformance.grading.scoring import score
 from conformance.grading.status import SubmissionStatus
@@ -39,6 +41,7 @@ def result_to_json(result: SubmissionResult) -> dict[str, Any]:
         "build_report": result.build_report,
         "isolation": result.isolation,
         "limits": result.limits,
+        "chapter": result.chapter,
         "outcomes": [graded.outcome.to_json() for graded in result.score.cases],
     }
 
@@ -48,6 +51,8 @@ def result_from_json(data: object, context: GradingContext) -> SubmissionResult:
     try:
         _require(isinstance(data, dict) and data.get("format") == FORMAT, "not a result of this format")
         assert isinstance(data, dict)
+        # The chapter is read again here, from the submission's files: the worker's file does not choose the labs scored.
+        context, chapter = scoped(context, scope_of(parse_impl(str(data["impl"]))))  # ImplSpecError is a ValueError
         status = data["status"]
         _require(status in get_args(SubmissionStatus), f"unknown status {status!r}")
         outcomes = [Outcome.from_json(item) for item in data["outcomes"]]
@@ -70,6 +75,7 @@ def result_from_json(data: object, context: GradingContext) -> SubmissionResult:
             build_report=str(build_report) if build_report is not None else None,
             isolation=str(data.get("isolation", "none")),
             limits=str(data.get("limits", "")),
+            chapter=chapter,
         )
     except ResultFormatError:
         raise

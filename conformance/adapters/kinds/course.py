@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds.base import Built, ImplKind, ImplSpecError
@@ -10,6 +11,9 @@ from conformance.adapters.kinds.command import request_profile
 from conformance.adapters.settings import ImplSettings
 from conformance.spec.profiles import DEFAULT_PROFILE
 from conformance.toolchain.node_versions import MINIMUM_MAJOR
+
+if TYPE_CHECKING:
+    from conformance.adapters.course_chapters import DetectedChapter
 
 
 class Course(ImplKind):
@@ -73,6 +77,13 @@ class Course(ImplKind):
             return None  # starting it says why
         built = build(project.resolve(), settings)
         return Built(built.report, with_runtime(str(built.project(project.resolve())), runtime), built.remove)
+
+    def detected_chapter(self, target: str) -> DetectedChapter | None:
+        """The chapter the project is at, from its modules (:mod:`conformance.adapters.course_chapters`); None: not a folder."""
+        from conformance.adapters.course_chapters import detect_chapter
+
+        project = Path(self.folder_of(target)).expanduser()
+        return detect_chapter(project) if project.is_dir() else None
 
     def process_needs(self, build: bool) -> list[Path]:
         from conformance.adapters.pi_course import student_process_needs

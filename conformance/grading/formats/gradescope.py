@@ -103,6 +103,7 @@ def _document(result: SubmissionResult, output: str, labs: list[JsonValue], test
             "detail": result.detail,
             "sandbox": result.isolation,
             "limits": result.limits,
+            **({"chapter": result.chapter} if result.chapter else {}),
             f"{result.rubric.group_label}s": labs,
         },
         "tests": tests,

@@ -79,6 +79,7 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
         "build_report": result.build_report,
         "sandbox": result.isolation,
         "limits": result.limits,
+        "chapter": result.chapter,
         f"{label}s": [
             {label: lab.lab, "points": round(lab.points, _DIGITS), "max_points": round(lab.max_points, _DIGITS), **lab.counts}
             for lab in result.score.labs
