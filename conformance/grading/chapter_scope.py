@@ -46,15 +46,20 @@ def scope_of(impl: Impl) -> ChapterScope:
     return ChapterScope() if detected is None else ChapterScope(detected.chapter, detected.reason)
 
 
+def lab_chapter(lab: str) -> str | None:
+    """The course chapter of a lab ("6.1" -> "06"); None for a name that is no course lab (a pi-ai-1 area)."""
+    head, dot, tail = lab.partition(".")
+    return f"{int(head):02d}" if dot and head.isdigit() and tail.isdigit() else None
+
+
 def scoped(context: GradingContext, scope: ChapterScope) -> tuple[GradingContext, str]:
     """``context`` without the labs of chapters ``scope`` leaves out, and the report line that says so."""
-    kept = tuple(case for case in context.cases if scope.includes(case.chapter))
+    kept_labs = {lab: rule for lab, rule in context.rubric.labs.items() if scope.includes(lab_chapter(lab) or "00")}
     # A rubric of later chapters only would keep nothing: then every lab is graded, as without a scope.
     # Scoping a scoped context changes nothing and says the same (a batch scopes in two processes).
-    if len(kept) == len(context.cases) or not kept:
+    if len(kept_labs) == len(context.rubric.labs) or not kept_labs:
         return context, scope.sentence(list(context.left_out))
-    kept_labs = {case.lab for case in kept}
     left_out = (*context.left_out, *sorted(lab for lab in context.rubric.labs if lab not in kept_labs))
-    labs = {lab: rule for lab, rule in context.rubric.labs.items() if lab in kept_labs}
-    rubric = replace(context.rubric, labs=labs)
-    return replace(context, rubric=rubric, cases=kept, left_out=left_out), scope.sentence(list(left_out))
+    cases = tuple(case for case in context.cases if case.lab in kept_labs)
+    rubric = replace(context.rubric, labs=kept_labs)
+    return replace(context, rubric=rubric, cases=cases, left_out=left_out), scope.sentence(list(left_out))

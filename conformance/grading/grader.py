@@ -201,12 +201,13 @@ def grade_submission(
     options = options or GradeOptions()
     parsed = impl if isinstance(impl, Impl) else parse_impl(impl)
     submission = _Submission(parsed.spec, parsed, context, options, name or parsed.name)
+    # The labs of chapters the submission has not reached are left out of its rubric (docs/grading.md):
+    # a folder with no project is at chapter 04 too, so its not-run result is out of what a start earns.
+    context, chapter = scoped(context, scope_of(parsed))
+    submission = replace(submission, context=context, chapter=chapter)
     problem = parsed.layout_problem()
     if problem is not None:
         return submission.not_run("not-a-project", problem, problem)
-    # The labs of chapters the submission has not reached are left out of its rubric (docs/grading.md).
-    context, chapter = scoped(context, scope_of(parsed))
-    submission = replace(submission, context=context, chapter=chapter)
     # Built here rather than when the adapter starts, which prints the build log on stderr:
     # in a batch that log belongs in the submission's row and report, not the terminal.
     # The rubric decides how a submission is built (its staff files, the grader's command), never the submission.

@@ -198,6 +198,7 @@ def student_summary(result: SubmissionResult) -> str:
     lines = [
         f"pi-conformance: {result.name}" + (f" (profile {profile})" if profile else ""),
         "  visible cases (held-out cases are graded too; they are shown when grades are published)",
+        *([f"  graded at {result.chapter}"] if result.chapter else []),
     ]
     for lab in result.score.labs:
         visible = [graded for graded in result.score.cases if graded.case.lab == lab.lab and not graded.held_out]
