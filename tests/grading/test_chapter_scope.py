@@ -20,7 +20,7 @@ from conformance.grading.formats import gradescope, terminal
 from conformance.grading.grader import GradingContext, SubmissionResult, grade_submission, prepare
 from conformance.grading.result_json import result_from_json, result_to_json
 from conformance.grading.rubric import load_rubric
-from tests.support.course_projects import single_package
+from tests.support.course_projects import chapter_06
 from tests.support.js_variants import JS, ensure_generated
 from tests.support.requirements import needs_node
 
@@ -46,7 +46,7 @@ def test_the_chapter_is_read_from_the_modules_the_project_has(tmp_path: Path) ->
     starter = detect_chapter(JS / "variants" / "tool-starter")
     assert starter.chapter == "06" and "placeholder" in starter.reason
     # Sources are enough: a repository that was never built is at chapter 06 once src/tool.ts exists.
-    sources = detect_chapter(single_package(tmp_path / "single"))
+    sources = detect_chapter(chapter_06(tmp_path / "repository"))
     assert (sources.chapter, sources.reason) == ("06", "src/tool.ts exists")
 
 

@@ -40,11 +40,9 @@ def test_both_shapes_keep_the_course_repository_layout(tmp_path: Path) -> None:
         assert sources == [
             "src/event-stream.ts",
             "src/scripted-model.ts",
-            "src/tool.ts",
             "src/types.ts",
             "test/03-message-ir.test.ts",
             "test/04-scripted-model.test.ts",
-            "test/06-tool-contract.test.ts",
         ]
         assert not (project / "dist").exists()
         assert "node:test" in (project / "test" / "03-message-ir.test.ts").read_text(encoding="utf-8")
