@@ -145,3 +145,24 @@ def test_an_old_node_is_refused_and_the_version_is_asked_once_per_executable(tmp
     assert find_node() == str(upgraded)
     assert find_node() == str(upgraded)
     assert (tmp_path / "bin" / "starts").read_text(encoding="utf-8").count("started") == 2
+
+
+def test_a_tool_call_that_never_settles_fails_its_cases_quickly(tmp_path: Path, suite: Suite) -> None:
+    # Chapter 06's operations wait as the others do (spec/protocol.md, "Settling"): a pending
+    # executeToolCall is answered when the event loop is idle, not after the case's timeout.
+    project = tmp_path / "pending"
+    shutil.copytree(JS / "variants" / "chapter-06", project)
+    tool = project / "packages" / "pi-course" / "dist" / "src" / "tool.js"
+    tool.write_text(
+        tool.read_text(encoding="utf-8") + "\nexport function executeToolCall() {\n  return new Promise(() => {});\n}\n", encoding="utf-8"
+    )
+    text = tool.read_text(encoding="utf-8").replace("export async function executeToolCall(", "async function correctExecuteToolCall(")
+    tool.write_text(text, encoding="utf-8")
+    adapter = pi_course_adapter(str(project), ImplSettings(build=False))
+    try:
+        outcomes = [run_alone(adapter, case) for case in suite.cases if case.lab == "6.3"][:4]
+    finally:
+        adapter.close()
+    assert {outcome.status for outcome in outcomes} == {"failed"}
+    assert all(isinstance(o.observation, dict) and o.observation["error"] == "executeToolCall() never settled" for o in outcomes)
+    assert all(outcome.duration_s < 1 for outcome in outcomes)
