@@ -39,7 +39,12 @@ function attempt(what, run) {
 
 /** A method of an implementation object, or a skip naming what it lacks (tool_binding's _method). */
 function method(target, owner, name) {
-  const found = target === null || target === undefined ? undefined : target[name];
+  let found;
+  try {
+    found = target === null || target === undefined ? undefined : target[name];
+  } catch (error) {
+    throw new Threw(`reading ${owner}.${name} threw ${describe(error)}`); // a getter of the student's
+  }
   if (typeof found !== "function") throw new NotImplemented(`${owner} has no ${name}`);
   return (...args) => found.apply(target, args);
 }
