@@ -81,6 +81,19 @@ def is_full(points: float, max_points: float) -> bool:
     return math.isclose(points, max_points, rel_tol=1e-9, abs_tol=1e-9)
 
 
+def _not_graded(chapter: str, labs: list[str], asked: list[str] | None, verdicts: list[bool]) -> None:
+    """Say which labs the project's chapter leaves out (docs/grading.md); one asked for by --lab is not full."""
+    if not labs:
+        return
+    at = chapter.partition(":")[0] or "an earlier chapter"
+    if not asked:  # the chapters it has reached are the whole check
+        print(f"check: not graded at {at}: {', '.join(labs)}")
+        return
+    for lab in labs:
+        verdicts.append(False)
+        print(f"check: lab {lab} NOT full (not graded: the project is at {at})")
+
+
 def check_command(args: argparse.Namespace) -> int:
     """Grade the project against the public cases; exit 0 only when every lab judged is full."""
     from conformance.grading.grader import GradeOptions, grade_submission, prepare
@@ -114,5 +127,11 @@ def check_command(args: argparse.Namespace) -> int:
         state = "full" if full else "NOT full"
         earlier = f"; {lab.inherited} charged to an earlier lab" if lab.inherited else ""
         print(f"check: lab {lab.lab} {state} ({lab.passed}/{lab.total} public cases passed{earlier})")
+    _not_graded(
+        result.chapter,
+        [lab for lab in labs if lab in context.rubric.labs and lab not in {lab.lab for lab in shown.score.labs}],
+        args.lab,
+        verdicts,
+    )
     print(f"check: {HELD_OUT_NOTE}.")
     return EXIT_FULL if verdicts and all(verdicts) else EXIT_NOT_FULL

@@ -132,9 +132,7 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
         choices=list(PROFILES),
         help="the profile to grade: course (default; points per lab) or pi-ai-1 (upstream pi-ai 1.x; points per area)",
     )
-    parser.add_argument(
-        "--rubric", metavar="FILE", help="rubric YAML of the --profile (default: the profile's shipped one, 4 x 25 points, cases equal)"
-    )
+    parser.add_argument("--rubric", metavar="FILE", help="rubric YAML of the --profile (default: the profile's own, 25 points a lab)")
     parser.add_argument(
         "--build",
         action=argparse.BooleanOptionalAction,

@@ -25,11 +25,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from conformance.adapters.course_build import BUILD_TIMEOUT_S
-from conformance.adapters.kinds import Impl
+from conformance.adapters.kinds import Impl, ImplSpecError, parse_impl
 from conformance.adapters.settings import ImplSettings
 from conformance.farm.reaper import Reaper
 from conformance.farm.spawner import Worker, WorkerSpawner, WorkerStartError
 from conformance.farm.worker import EXIT_GRADER_FAILED, Job
+from conformance.grading.chapter_scope import scope_of, scoped
 from conformance.grading.grader import GradeOptions, GradingContext, SubmissionResult
 from conformance.grading.result_json import ResultFormatError, result_from_json
 from conformance.grading.scoring import score
@@ -94,6 +95,7 @@ def grade_supervised(
             return grade_supervised(impl, name, context, options, work_dir, stop, limit_s, reaper, own)
         finally:
             own.close()
+    context = scoped(context, scope_of(impl))[0]  # the cases its workers will grade (the chapter it is at)
     limit_s = limit_s if limit_s is not None else hard_limit_s(options, context.cases)
     work_dir = work_dir.absolute()  # the worker may not share our idea of "here"
     work_dir.mkdir(parents=True, exist_ok=True)
@@ -280,9 +282,18 @@ def failed_result(
     ``isolation`` is the one its workers used (:func:`planned_isolation`), for its row and reports.
     """
     known = known or {}
+    context, chapter = _scoped_for(impl, context)
     outcomes = [known.get(case.id) or Outcome(case.id, "errored", f"{NOT_RUN}{detail}", 0.0, timed_out=timed_out) for case in context.cases]
     graded = score(context.rubric, zip(context.cases, outcomes, strict=True))
-    return SubmissionResult(name, impl, name, status, detail, graded, context.rubric, duration_s, isolation=isolation)
+    return SubmissionResult(name, impl, name, status, detail, graded, context.rubric, duration_s, isolation=isolation, chapter=chapter)
+
+
+def _scoped_for(impl: str, context: GradingContext) -> tuple[GradingContext, str]:
+    """``context`` scoped to the chapter ``impl`` is at; unchanged when ``impl`` names no implementation."""
+    try:
+        return scoped(context, scope_of(parse_impl(impl)))
+    except ImplSpecError:
+        return context, ""
 
 
 def _wait(worker: Worker, limit_s: float, stop: threading.Event | None) -> int | None:

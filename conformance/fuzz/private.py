@@ -69,11 +69,15 @@ def seed_number(secret: str) -> int:
 
 
 def quotas(rubric: Rubric, total: int) -> dict[str, int]:
-    """Cases per lab, in proportion to the rubric's lab weights (largest remainders), at least one each."""
-    labs = list(rubric.labs)
+    """Cases per lab, in proportion to the rubric's lab weights (largest remainders), at least one each.
+
+    Only the labs the fuzzer draws programs for (:data:`LAB_OPERATIONS`): it has no strategy for
+    chapter 06's tool operations yet, so a private set holds no lab 6.x case.
+    """
+    labs = [lab for lab in rubric.labs if lab in LAB_OPERATIONS]
     if total < len(labs):
-        raise PrivateSetError(f"--cases {total}: the rubric grades {len(labs)} labs, and each needs at least one case")
-    weight = sum(rule.weight for rule in rubric.labs.values())
+        raise PrivateSetError(f"--cases {total}: the rubric grades {len(labs)} labs the generator covers, and each needs at least one case")
+    weight = sum(rubric.labs[lab].weight for lab in labs)
     exact = {lab: total * rubric.labs[lab].weight / weight for lab in labs}
     counts = {lab: max(1, math.floor(share)) for lab, share in exact.items()}
     # Hand out what is left (or take back what the minimum of one added) by the largest remainders.

@@ -106,6 +106,7 @@ def _document(result: SubmissionResult, output: str, labs: list[JsonValue], test
             "detail": result.detail,
             "sandbox": result.isolation,
             "limits": result.limits,
+            **({"chapter": result.chapter} if result.chapter else {}),
             f"{result.rubric.group_label}s": labs,
         },
         "tests": tests,
@@ -200,6 +201,7 @@ def student_summary(result: SubmissionResult) -> str:
     lines = [
         f"pi-conformance: {result.name}" + (f" (profile {profile})" if profile else ""),
         "  visible cases (held-out cases are graded too; they are shown when grades are published)",
+        *([f"  graded at {result.chapter}"] if result.chapter else []),
     ]
     for lab in result.score.labs:
         visible = [graded for graded in result.score.cases if graded.case.lab == lab.lab and not graded.held_out]

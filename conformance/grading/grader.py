@@ -21,6 +21,7 @@ from conformance.adapters.kinds import Impl, ImplSpecError, parse_impl
 from conformance.adapters.settings import ImplSettings
 from conformance.adapters.stray_output import StrayOutput
 from conformance.common.student_text import BUILD_LOG_LIMIT, QUOTE_LIMIT, Budget, cap, path_text, prune_json, scrub
+from conformance.grading.chapter_scope import scope_of, scoped
 from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import Score, score
 from conformance.grading.status import NOT_RUN, SubmissionStatus, classify
@@ -40,6 +41,8 @@ class GradingContext:
     rubric: Rubric
     cases: tuple[Case, ...]
     clauses: Mapping[str, Clause]
+    #: The rubric's labs left out for the chapter the submission is at (:func:`.chapter_scope.scoped`).
+    left_out: tuple[str, ...] = ()
 
 
 def prepare(rubric: Rubric, fixtures: Path | None = None, held_out: Path | None = None) -> GradingContext:
@@ -170,6 +173,8 @@ class SubmissionResult:
     limits: str = ""
     #: Notes for the student that cost nothing (output written outside the protocol): visible phase only.
     notes: tuple[str, ...] = ()
+    #: The chapter it was graded at and why, and the labs left out (:mod:`.chapter_scope`); empty: every lab.
+    chapter: str = ""
 
     def __post_init__(self) -> None:
         # The name and the --impl quote a folder's name, whose bytes need not be UTF-8: every
@@ -199,6 +204,10 @@ def grade_submission(
     options = options or GradeOptions()
     parsed = impl if isinstance(impl, Impl) else parse_impl(impl)
     submission = _Submission(parsed.spec, parsed, context, options, name or parsed.name)
+    # The labs of chapters the submission has not reached are left out of its rubric (docs/grading.md):
+    # a folder with no project is at chapter 04 too, so its not-run result is out of what a start earns.
+    context, chapter = scoped(context, scope_of(parsed))
+    submission = replace(submission, context=context, chapter=chapter)
     problem = parsed.layout_problem()
     if problem is not None:
         return submission.not_run("not-a-project", problem, problem)
@@ -217,7 +226,8 @@ def grade_submission(
         graded = grade_submission(copy, context, replace(options, build=False), submission.name, stop, given, on_outcome)
     finally:
         built.remove()
-    return replace(graded, impl=parsed.spec, duration_s=time.perf_counter() - submission.started)
+    # The chapter as read from the submission itself (the copy is graded on the labs already chosen).
+    return replace(graded, impl=parsed.spec, duration_s=time.perf_counter() - submission.started, chapter=submission.chapter)
 
 
 @dataclass(frozen=True)
@@ -230,6 +240,7 @@ class _Submission:
     options: GradeOptions
     name: str
     started: float = field(default_factory=time.perf_counter)
+    chapter: str = ""
 
     def result(
         self,
@@ -262,6 +273,7 @@ class _Submission:
             isolation,
             limits,
             notes,
+            self.chapter,
         )
 
     def not_run(self, status: SubmissionStatus, detail: str, reason: str, build_report: str | None = None) -> SubmissionResult:

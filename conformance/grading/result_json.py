@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
+from conformance.adapters.kinds import parse_impl
+from conformance.grading.chapter_scope import scope_of, scoped
 from conformance.grading.grader import GradingContext, SubmissionResult
 from conformance.grading.scoring import score
 from conformance.grading.status import SubmissionStatus
@@ -40,6 +42,7 @@ def result_to_json(result: SubmissionResult) -> dict[str, Any]:
         "isolation": result.isolation,
         "limits": result.limits,
         "notes": list(result.notes),
+        "chapter": result.chapter,
         "outcomes": [graded.outcome.to_json() for graded in result.score.cases],
         # Lab isolation, as the worker's adapter had it: the parent scores the same way.
         "isolated": {lab: sorted(labs) for lab, labs in result.score.isolated.items()},
@@ -51,6 +54,8 @@ def result_from_json(data: object, context: GradingContext) -> SubmissionResult:
     try:
         _require(isinstance(data, dict) and data.get("format") == FORMAT, "not a result of this format")
         assert isinstance(data, dict)
+        # The chapter is read again here, from the submission's files: the worker's file does not choose the labs scored.
+        context, chapter = scoped(context, scope_of(parse_impl(str(data["impl"]))))  # ImplSpecError is a ValueError
         status = data["status"]
         _require(status in get_args(SubmissionStatus), f"unknown status {status!r}")
         outcomes = [Outcome.from_json(item) for item in data["outcomes"]]
@@ -77,6 +82,7 @@ def result_from_json(data: object, context: GradingContext) -> SubmissionResult:
             isolation=str(data.get("isolation", "none")),
             limits=str(data.get("limits", "")),
             notes=tuple(str(note) for note in data.get("notes", [])),
+            chapter=chapter,
         )
     except ResultFormatError:
         raise

@@ -176,7 +176,11 @@ def test_the_pi_ai_default_rubric_has_four_equal_areas_and_fits_the_fixtures() -
 
 def test_the_course_default_rubric_is_still_the_course() -> None:
     rubric = load_rubric()
-    assert rubric.profile == "course" and rubric.group_label == "lab" and list(rubric.labs) == ["3.1", "3.2", "4.1", "4.2"]
+    assert (
+        rubric.profile == "course"
+        and rubric.group_label == "lab"
+        and list(rubric.labs) == ["3.1", "3.2", "4.1", "4.2", "6.1", "6.2", "6.3"]
+    )
     with pytest.raises(RubricError, match=r"a rubric of profile 'course'.*--profile pi-ai-1"):
         load_rubric(DEFAULT_RUBRIC, "pi-ai-1")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -34,6 +35,7 @@ from tests.support.attack_projects import (
     wait_until_gone,
 )
 from tests.support.cli_runner import cli, cli_env
+from tests.support.js_variants import JS
 from tests.support.paths import REPO
 from tests.support.requirements import needs_bwrap, needs_node
 from tests.support.sandbox_attacks import classmate_reexport, fixture_forger, output_rewriter, reference_proxy
@@ -233,9 +235,13 @@ def test_cheat_b_reading_the_fixtures_and_forging_answers(sandbox: str, tmp_path
 @pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
 def test_cheat_c_re_exporting_a_classmates_modules(sandbox: str, tmp_path: Path, empty_points: float) -> None:
     classmate = copy_project(tmp_path / "classmate")
+    # A classmate at chapter 06, so that the copier's tool.js re-exports one worth 75 points more.
+    shutil.copy(JS / "chapter-06" / "tool.js", classmate / "packages" / "pi-course" / "dist" / "src" / "tool.js")
     project = empty_project(tmp_path / "copier")
     replace_modules(project, classmate_reexport(classmate))
-    points = grade(project, sandbox)["points"]
+    data = grade(project, sandbox)
+    points = data["points"]
+    assert data["max_points"] == 175 and str(data["chapter"]).startswith("chapter 06: dist/src/tool.js exists")
     # Held without the sandbox too (issue 32): the adapter reads only below itself and the submission.
     # Before, unsandboxed, the copy earned 100.
     assert points <= empty_points

@@ -17,6 +17,7 @@ from conformance import toolchain
 from conformance.adapters.kinds import parse_impl
 from conformance.adapters.settings import ImplSettings
 from conformance.commands.matrix import run_implementation
+from conformance.grading.chapter_scope import scope_of, scoped
 from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
 from conformance.model.profiles import DEFAULT_PROFILE
@@ -58,7 +59,8 @@ def statuses_of_grade(impl: str) -> dict[str, str]:
 
 
 def statuses_of_matrix(impl: str) -> dict[str, str]:
-    context = prepare(load_rubric(None, DEFAULT_PROFILE))
+    # The cases grade runs: those of the chapters the project has reached (chapter 04 here).
+    context, _ = scoped(prepare(load_rubric(None, DEFAULT_PROFILE)), scope_of(parse_impl(impl)))
     _, outcomes = run_implementation(parse_impl(impl), list(context.cases), SETTINGS, None, DEFAULT_PROFILE)
     return {outcome.case_id: outcome.status for outcome in outcomes}
 

@@ -14,6 +14,8 @@ import shutil
 from pathlib import Path
 
 COURSE_TS = Path(__file__).resolve().parent / "js" / "course-ts"
+#: What chapter 06 adds to course-ts: ``src/tool.ts`` and its focused test (course-ts itself is at chapter 04).
+CHAPTER_06 = Path(__file__).resolve().parent / "js" / "course-ts-06"
 PACKAGE = Path("packages") / "pi-course"
 
 # Build output and installs a developer may have left in the tracked tree by hand (git
@@ -37,4 +39,11 @@ def single_package(target: Path) -> Path:
     the project names TypeScript or ``@types/node``.
     """
     shutil.copytree(COURSE_TS / PACKAGE, target, ignore=_UNTRACKED)
+    return target
+
+
+def chapter_06(target: Path) -> Path:
+    """The whole monorepo at chapter 06 (course-ts plus ``course-ts-06``'s ``tool.ts``) at ``target``, and return it."""
+    monorepo(target)
+    shutil.copytree(CHAPTER_06, target, ignore=_UNTRACKED, dirs_exist_ok=True)
     return target

@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from conformance.adapters.interface import Adapter
+
+if TYPE_CHECKING:
+    from conformance.adapters.course_chapters import DetectedChapter
 from conformance.adapters.settings import ImplSettings
 from conformance.model.profiles import DEFAULT_PROFILE
 
@@ -107,6 +110,10 @@ class ImplKind:
         """Build the target before it is graded; None when this kind (or this target) has nothing to build."""
         return None
 
+    def detected_chapter(self, target: str) -> DetectedChapter | None:
+        """The course chapter the target is at, read from its files; None: this kind says nothing (every lab is graded)."""
+        return None
+
     def process_needs(self, build: bool) -> list[Path]:
         """What its processes read besides the submission (the adapter, the runtime): for ``--run-as`` to check."""
         return []
@@ -173,6 +180,10 @@ class Impl:
     def build(self, settings: ImplSettings) -> Built | None:
         """Build it (see :meth:`ImplKind.build`)."""
         return self.kind.build(self.target, settings)
+
+    def detected_chapter(self) -> DetectedChapter | None:
+        """The course chapter it is at (see :meth:`ImplKind.detected_chapter`)."""
+        return self.kind.detected_chapter(self.target)
 
     def process_needs(self, build: bool) -> list[Path]:
         """What its processes read besides the submission, ``build`` or not (see :meth:`ImplKind.process_needs`)."""

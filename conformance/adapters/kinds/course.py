@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds.base import Built, ImplKind
@@ -11,6 +12,9 @@ from conformance.adapters.kinds.command import request_profile
 from conformance.adapters.settings import ImplSettings
 from conformance.model.profiles import DEFAULT_PROFILE
 from conformance.toolchain.node_versions import MINIMUM_MAJOR
+
+if TYPE_CHECKING:
+    from conformance.adapters.course_chapters import DetectedChapter
 
 
 class Course(ImplKind):
@@ -89,6 +93,13 @@ class Course(ImplKind):
         except (CourseLayoutError, ValueError, OSError):
             return NONE  # it cannot start either; its cases are not run
         return isolated_labs() if isolates(runtime, version) else NONE
+
+    def detected_chapter(self, target: str) -> DetectedChapter | None:
+        """The chapter the project is at, from its modules (:mod:`conformance.adapters.course_chapters`); None: not a folder."""
+        from conformance.adapters.course_chapters import detect_chapter
+
+        project = Path(self.folder_of(target)).expanduser()
+        return detect_chapter(project) if project.is_dir() else None
 
     def process_needs(self, build: bool) -> list[Path]:
         from conformance.adapters.pi_course import student_process_needs

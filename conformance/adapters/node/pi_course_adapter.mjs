@@ -3,13 +3,13 @@
 //
 //   node pi_course_adapter.mjs <MODULES_DIR>
 //
-// MODULES_DIR holds the student's compiled `types.js`, `event-stream.js` and
-// `scripted-model.js` (the course builds packages/pi-course/src/*.ts into
+// MODULES_DIR holds the student's compiled `types.js`, `event-stream.js`,
+// `scripted-model.js` and `tool.js` (the course builds packages/pi-course/src/*.ts into
 // packages/pi-course/dist/src/*.js). The program speaks the JSON-lines protocol of
 // spec/protocol.md on stdin/stdout and observes exactly as the in-process Python adapter
 // (conformance/adapters/binding.py) does, so the same fixtures judge both. The protocol server
 // (protocol.mjs), the failures (failures.mjs) and the observing machinery (observation.mjs)
-// are shared with pi_ai_adapter.mjs.
+// are shared with pi_ai_adapter.mjs; chapter 06's operations are tool_ops.mjs's.
 //
 // No dependencies: Node.js 20 built-ins only.
 
@@ -30,12 +30,13 @@ import {
   track,
   waitFor,
 } from "./observation.mjs";
+import { toolOperations } from "./tool_ops.mjs";
 
 // ---------------------------------------------------------------------------------------
 // the student's modules
 // ---------------------------------------------------------------------------------------
 
-const MODULE_FILES = ["types.js", "event-stream.js", "scripted-model.js"];
+const MODULE_FILES = ["types.js", "event-stream.js", "scripted-model.js", "tool.js"];
 
 // Where each export lives in the course, and the lab that introduces it: used to order
 // the search and to say precisely what is missing.
@@ -50,6 +51,12 @@ const EXPORTS = {
   EventStream: ["event-stream.js", "3.2"],
   AssistantMessageEventStream: ["event-stream.js", "3.2"],
   ScriptedModel: ["scripted-model.js", "4.1"],
+  stringValue: ["tool.js", "6.1"],
+  optionalString: ["tool.js", "6.1"],
+  optionalPositiveInteger: ["tool.js", "6.1"],
+  objectSchema: ["tool.js", "6.1"],
+  ToolRegistry: ["tool.js", "6.2"],
+  executeToolCall: ["tool.js", "6.3"],
 };
 
 class Modules {
@@ -100,7 +107,7 @@ class Modules {
     if (homeOutcome.error) {
       throw new NotImplemented(`${this.display(home)} failed to import (${name}, lab ${lab}): ${describe(homeOutcome.error)}`);
     }
-    throw new NotImplemented(`export ${name} missing from ${MODULE_FILES.join("/")}`);
+    throw new NotImplemented(`export ${name} missing from ${MODULE_FILES.join("/")} (lab ${lab})`);
   }
 }
 
@@ -370,6 +377,9 @@ function applyChange(target, step) {
   parent[Array.isArray(parent) ? Number.parseInt(last, 10) : last] = value;
 }
 
+// Chapter 06 (labs 6.1-6.3): played by tool_ops.mjs over the same lookup of exports.
+const TOOL = toolOperations((modules, name) => modules.find(name));
+
 // ---------------------------------------------------------------------------------------
 // the protocol server
 // ---------------------------------------------------------------------------------------
@@ -391,6 +401,6 @@ serve({
     if (typeof info?.version === "string") implementation.version = info.version;
     return implementation;
   },
-  operations: PURE,
-  scenarios: { event_stream: playEventStream, scripted_model: playScriptedModel },
+  operations: { ...PURE, ...TOOL.operations },
+  scenarios: { event_stream: playEventStream, scripted_model: playScriptedModel, ...TOOL.scenarios },
 });

@@ -56,7 +56,7 @@ function errorResponse(kind, message) {
  * - `profile`: the profile its handshake states;
  * - `open(argument)`: the implementation (loaded lazily by the adapter), given to handlers;
  * - `implementation(impl)`: the handshake's `implementation` object;
- * - `operations`: op -> `async (impl, input) => observation`;
+ * - `operations`: op -> `async (impl, input, deadlineS) => observation` (most ignore the deadline);
  * - `scenarios`: op -> `async (impl, input, steps, deadlineS) => observation`;
  * - `preload(impl)`: optional, imports every implementation module now, for the runner's
  *   `preload` request: the import is timed apart from the first case (spec/protocol.md, "preload").
@@ -137,7 +137,9 @@ class Server {
   async operation(request) {
     const { op, input, steps } = request;
     if (!isObject(input)) throw new ProtocolError(`${op} needs an input object`);
-    if (Object.hasOwn(this.adapter.operations, op)) return { ok: true, observation: await this.adapter.operations[op](this.impl, input) };
+    if (Object.hasOwn(this.adapter.operations, op)) {
+      return { ok: true, observation: await this.adapter.operations[op](this.impl, input, this.settleDeadlineS) };
+    }
     if (!Array.isArray(steps)) throw new ProtocolError(`${op} needs a steps array`);
     return { ok: true, observation: await this.adapter.scenarios[op](this.impl, input, steps, this.settleDeadlineS) };
   }

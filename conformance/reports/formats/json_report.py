@@ -31,31 +31,7 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
     """The report as a JSON object."""
     label = result.rubric.group_label
     profile = profile_of(result)
-    cases: list[JsonValue] = []
-    for graded in result.score.cases:
-        outcome = graded.outcome
-        divergence: JsonValue = outcome.divergence.to_json() if outcome.divergence is not None else None
-        cases.append(
-            {
-                "id": graded.case.id,
-                label: graded.case.lab,
-                "status": outcome.status,
-                # A visible case's points as students see them; what held-out cases confirm is in its lab's points.
-                "points": round(graded.visible_points, _DIGITS),
-                "max_points": round(graded.max_points, _DIGITS),
-                "weight": graded.weight,
-                "held_out": graded.held_out,
-                "fixture": graded.case.location,
-                "clauses": list(graded.case.clauses),
-                "message": outcome.message,
-                "divergence": divergence,
-                "step_index": outcome.step_index,
-                "hint": None if graded.passed else fitting_hint(graded.case, outcome),
-                "inherited": _inherited(graded, clauses, label),
-                "feedback": case_feedback(graded, clauses),
-                "duration_s": round(outcome.duration_s, 6),
-            }
-        )
+    cases: list[JsonValue] = [_case(graded, clauses, label) for graded in result.score.cases]
     return {
         "format": "pi-conformance-grade",
         "version": FORMAT_VERSION,
@@ -80,12 +56,38 @@ def document(result: SubmissionResult, clauses: Mapping[str, Clause]) -> JsonObj
         "notes": list(result.notes),
         "sandbox": result.isolation,
         "limits": result.limits,
+        "chapter": result.chapter,
         f"{label}s": [
             {label: lab.lab, "points": round(lab.points, _DIGITS), "max_points": round(lab.max_points, _DIGITS), **lab.counts}
             for lab in result.score.labs
         ],
         "causes": _causes(result, clauses),
         "cases": cases,
+    }
+
+
+def _case(graded: GradedCase, clauses: Mapping[str, Clause], label: str) -> JsonValue:
+    """One case's entry: status, points, divergence, hint and feedback."""
+    outcome = graded.outcome
+    divergence: JsonValue = outcome.divergence.to_json() if outcome.divergence is not None else None
+    return {
+        "id": graded.case.id,
+        label: graded.case.lab,
+        "status": outcome.status,
+        # A visible case's points as students see them; what held-out cases confirm is in its lab's points.
+        "points": round(graded.visible_points, _DIGITS),
+        "max_points": round(graded.max_points, _DIGITS),
+        "weight": graded.weight,
+        "held_out": graded.held_out,
+        "fixture": graded.case.location,
+        "clauses": list(graded.case.clauses),
+        "message": outcome.message,
+        "divergence": divergence,
+        "step_index": outcome.step_index,
+        "hint": None if graded.passed else fitting_hint(graded.case, outcome),
+        "inherited": _inherited(graded, clauses, label),
+        "feedback": case_feedback(graded, clauses),
+        "duration_s": round(outcome.duration_s, 6),
     }
 
 

@@ -68,6 +68,7 @@ def _summary(result: SubmissionResult) -> list[str]:
         f"- rubric: {result.rubric.name}" + (f" ({result.rubric.scoring_note})" if result.rubric.scoring_note else ""),
         f"- sandbox: `{result.isolation}`",
         *([f"- limits: {result.limits}"] if result.limits else []),
+        *([f"- graded at {markdown_text(result.chapter)}"] if result.chapter else []),
         "",
     ]
 

@@ -62,6 +62,7 @@ def _heading(result: SubmissionResult) -> list[str]:
         f"pi-conformance grade: {result.name}" + (f" (profile {profile})" if profile else ""),
         f"  implementation: {result.implementation}   rubric: {_rubric_name(result)}   sandbox: {result.isolation}",
         *([f"  limits: {result.limits}"] if result.limits else []),
+        *([f"  graded at {result.chapter}"] if result.chapter else []),
         "",
     ]
 

@@ -22,6 +22,9 @@ const SRC = "packages/pi-course/dist/src";
 const TYPES = `${SRC}/types.js`;
 const EVENT_STREAM = `${SRC}/event-stream.js`;
 const SCRIPTED_MODEL = `${SRC}/scripted-model.js`;
+const TOOL = `${SRC}/tool.js`;
+// course-correct is at chapter 04 (no tool.js); the chapter 06 folders add this correct tool.js.
+const TOOL_CORRECT = readFileSync(path.join(HERE, "chapter-06", "tool.js"), "utf8");
 // The course's tsconfig.json, as the grader pins it by default (conformance/toolchain/course/).
 const COURSE_TSCONFIG = readFileSync(path.join(HERE, "..", "..", "..", "conformance", "toolchain", "course", "tsconfig.json"), "utf8");
 
@@ -30,6 +33,24 @@ const patch = (file, find, replace, count = 1) => ({ kind: "patch", file, find, 
 const remove = (file) => ({ kind: "remove", file });
 /** Create `file` (which must not exist yet) holding `text`. */
 const add = (file, text) => ({ kind: "add", file, text });
+
+// What the course's chapter 06 starter (starters/06-tool.ts) compiles to, in effect: the
+// exports exist, the constructor accepts tools and does nothing, everything else throws
+// "<lab> 尚未实现" ("not implemented yet"); executeToolCall is async, so it rejects.
+const TOOL_STARTER = `const pending = (what) => new Error(\`\${what} 尚未实现\`);
+export const stringValue = () => { throw pending("Lab 6.1 stringValue"); };
+export const optionalString = () => { throw pending("Lab 6.1 optionalString"); };
+export const optionalPositiveInteger = () => { throw pending("Lab 6.1 optionalPositiveInteger"); };
+export function objectSchema() { throw pending("Lab 6.1 objectSchema"); }
+export class ToolRegistry {
+  constructor(_tools = []) {}
+  register() { throw pending("Lab 6.2 ToolRegistry.register"); }
+  get() { throw pending("Lab 6.2 ToolRegistry.get"); }
+  list() { throw pending("Lab 6.2 ToolRegistry.list"); }
+  definitions() { throw pending("Lab 6.2 ToolRegistry.definitions"); }
+}
+export async function executeToolCall() { throw pending("Lab 6.3 executeToolCall"); }
+`;
 
 const VARIANT_SPECS = {
   // ---- one bug each ------------------------------------------------------------------
@@ -116,6 +137,24 @@ const VARIANT_SPECS = {
     changes: [patch(SCRIPTED_MODEL, "const turn = this.#turns[this.#cursor++];", "const turn = options.signal?.aborted ? undefined : this.#turns[this.#cursor++];")],
   },
 
+  // ---- chapter 06 (course-correct plus chapter-06/tool.js): one bug each, costing only its own lab
+  "chapter-06": {
+    bug: "no bug: course-correct with chapter 06's tool.js, a repository at chapter 06 that passes every case",
+    changes: [add(TOOL, TOOL_CORRECT)],
+  },
+  "required-lists-optional": {
+    bug: "objectSchema's JSON Schema lists the optional keys as required too (lab 6.1)",
+    changes: [add(TOOL, TOOL_CORRECT), patch(TOOL, "required: entries.filter(([, check]) => !check.optional).map(([key]) => key),", "required: entries.map(([key]) => key),")],
+  },
+  "duplicate-overwrites": {
+    bug: "register replaces a tool whose name is taken instead of throwing (lab 6.2)",
+    changes: [add(TOOL, TOOL_CORRECT), patch(TOOL, "    if (this.#tools.has(tool.name)) throw new Error(`Tool 已存在：${tool.name}`);\n", "")],
+  },
+  "failure-names-error-type": {
+    bug: "a failure result quotes String(error) (\"Error: exploded\") instead of the error's message (lab 6.3)",
+    changes: [add(TOOL, TOOL_CORRECT), patch(TOOL, "return failure(call, error instanceof Error ? error.message : String(error));", "return failure(call, String(error));")],
+  },
+
   // ---- partial credit ----------------------------------------------------------------
   "lab31-only": {
     bug: "a student who finished lab 3.1: the temporary AssistantMessageEventStream, no scripted-model.js",
@@ -158,6 +197,19 @@ const VARIANT_SPECS = {
       }
       play(stream, terminalMessage(turn));`,
       ),
+    ],
+  },
+  "tool-starter": {
+    bug: "a student who has just started chapter 06: tool.js is the course's starter, every export throws \"Lab 6.x ... 尚未实现\"",
+    changes: [add(TOOL, TOOL_STARTER)],
+  },
+  "lab61-only": {
+    bug: "a student who finished lab 6.1: ToolRegistry and executeToolCall still throw the starter's \"尚未实现\"",
+    changes: [
+      add(TOOL, TOOL_CORRECT),
+      patch(TOOL, "    this.#tools.set(tool.name, tool);\n", "    throw new Error(\"Lab 6.2 ToolRegistry.register 尚未实现\");\n"),
+      patch(TOOL, "    return this.#tools.get(name);\n", "    throw new Error(\"Lab 6.2 ToolRegistry.get 尚未实现\");\n"),
+      patch(TOOL, "  const tool = registry.get(call.name);\n", "  throw new Error(\"Lab 6.3 executeToolCall 尚未实现\");\n  const tool = registry.get(call.name);\n"),
     ],
   },
   "build-fails": {

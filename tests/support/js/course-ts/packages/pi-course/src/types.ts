@@ -64,9 +64,17 @@ export interface ToolResultMessage<TDetails = unknown> {
 
 export type AgentMessage = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage;
 
+/** What a provider is told about one tool: its name, what it does, its parameters' JSON Schema. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
 /** The input of one model call. */
 export interface AgentContext {
   messages: AgentMessage[];
+  tools?: ToolDefinition[];
 }
 
 export type ModelEvent =

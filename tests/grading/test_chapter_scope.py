@@ -1,0 +1,116 @@
+"""A course repository is graded on the chapters it has reached (docs/grading.md, "The chapter a repository is at").
+
+course-correct is at chapter 04 (no tool.js); the chapter 06 folders of tests/support/js/variants add
+tool.js. A chapter 04 repository keeps its 100/100 with the default rubric, whose chapter 06 labs it
+is not charged for; a chapter 06 one is graded on all seven labs; every report says which chapter
+was detected and why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters.course_chapters import detect_chapter
+from conformance.gradescope import results as gradescope
+from conformance.grading.chapter_scope import ChapterScope, lab_chapter, scoped
+from conformance.grading.grader import GradingContext, SubmissionResult, grade_submission, prepare
+from conformance.grading.result_json import result_from_json, result_to_json
+from conformance.grading.rubric import load_rubric
+from conformance.reports.formats import terminal
+from tests.support.course_projects import chapter_06
+from tests.support.js_variants import JS, ensure_generated
+from tests.support.requirements import needs_node
+
+CHAPTER_04_LABS = {"3.1", "3.2", "4.1", "4.2"}
+
+
+@pytest.fixture(scope="module")
+def context() -> GradingContext:
+    ensure_generated()
+    return prepare(load_rubric())
+
+
+def _grade(folder: str, context: GradingContext) -> SubmissionResult:
+    return grade_submission(f"pi-course:{JS / folder}", context)
+
+
+def test_the_chapter_is_read_from_the_modules_the_project_has(tmp_path: Path) -> None:
+    ensure_generated()
+    at_04 = detect_chapter(JS / "course-correct")
+    assert (at_04.chapter, at_04.reason) == ("04", "there is no src/tool.ts (nor its compiled .js): chapters 03 and 04 are graded")
+    assert detect_chapter(JS / "variants" / "chapter-06").reason == "dist/src/tool.js exists"
+    # The course's starter still counts: the student has started chapter 06.
+    starter = detect_chapter(JS / "variants" / "tool-starter")
+    assert starter.chapter == "06" and "placeholder" in starter.reason
+    # Sources are enough: a repository that was never built is at chapter 06 once src/tool.ts exists.
+    sources = detect_chapter(chapter_06(tmp_path / "repository"))
+    assert (sources.chapter, sources.reason) == ("06", "src/tool.ts exists")
+
+
+def test_the_default_rubric_grades_chapter_06(context: GradingContext) -> None:
+    assert set(context.rubric.labs) == CHAPTER_04_LABS | {"6.1", "6.2", "6.3"}
+    assert context.rubric.max_score == 175
+
+
+@needs_node
+def test_a_chapter_04_repository_keeps_full_marks_and_is_told_why(context: GradingContext) -> None:
+    result = _grade("course-correct", context)
+    assert (result.status, result.score.points, result.score.max_points) == ("ok", 100, 100)
+    assert {lab.lab for lab in result.score.labs} == CHAPTER_04_LABS
+    assert not any(graded.case.chapter == "06" for graded in result.score.cases)
+    assert result.chapter.startswith("chapter 04: there is no src/tool.ts") and result.chapter.endswith("not graded: labs 6.1, 6.2, 6.3")
+    assert f"graded at {result.chapter}" in terminal.render(result, context.clauses)
+    document = json.loads(gradescope.render(result, context.clauses))
+    assert document["score"] == 100 and document["extra_data"]["chapter"] == result.chapter
+    assert result.chapter in str(document["output"])
+
+
+@needs_node
+def test_a_chapter_06_repository_is_graded_on_every_lab(context: GradingContext) -> None:
+    result = _grade("variants/chapter-06", context)
+    assert (result.status, result.score.points, result.score.max_points) == ("ok", 175, 175)
+    assert result.chapter == "chapter 06: dist/src/tool.js exists"
+
+
+@needs_node
+@pytest.mark.parametrize(("folder", "lab"), [("variants/duplicate-overwrites", "6.2"), ("variants/failure-names-error-type", "6.3")])
+def test_a_tool_bug_costs_only_its_own_lab(folder: str, lab: str, context: GradingContext) -> None:
+    result = _grade(folder, context)
+    short = {graded.lab: graded.max_points - graded.points for graded in result.score.labs if graded.points < graded.max_points}
+    assert list(short) == [lab] and result.score.max_points == 175
+
+
+@needs_node
+def test_the_starter_earns_nothing_in_chapter_06_and_keeps_chapter_04(context: GradingContext) -> None:
+    result = _grade("variants/tool-starter", context)
+    points = {lab.lab: lab.points for lab in result.score.labs}
+    assert points == {"3.1": 25, "3.2": 25, "4.1": 25, "4.2": 25, "6.1": 0, "6.2": 0, "6.3": 0}
+    assert result.status == "ok" and "placeholder" in result.chapter
+
+
+@needs_node
+def test_a_batch_parent_scopes_a_workers_result_itself(context: GradingContext) -> None:
+    # The parent of a batch rebuilds the score from the worker's outcomes and the chapter it reads itself.
+    result = _grade("course-correct", context)
+    rebuilt = result_from_json(result_to_json(result), context)
+    assert (rebuilt.score.points, rebuilt.score.max_points, rebuilt.chapter) == (100, 100, result.chapter)
+
+
+def test_scoping_leaves_out_later_labs_once_and_keeps_other_names(context: GradingContext) -> None:
+    at_04 = ChapterScope("04", "why")
+    narrowed, line = scoped(context, at_04)
+    assert set(narrowed.rubric.labs) == CHAPTER_04_LABS and {case.lab for case in narrowed.cases} == CHAPTER_04_LABS
+    assert line == "chapter 04: why; not graded: labs 6.1, 6.2, 6.3"
+    # Again (the batch parent after the worker): the same context and the same line.
+    assert scoped(narrowed, at_04) == (narrowed, line)
+    # No chapter (reference, python:, cmd:) or a chapter every lab is in: unchanged, and no line without a chapter.
+    assert scoped(context, ChapterScope()) == (context, "")
+    assert scoped(context, ChapterScope("06", "tool.ts"))[0] is context
+    # A rubric of chapter 06 only, for a repository at chapter 04: every lab graded rather than nothing out of nothing.
+    later = dataclasses.replace(context, rubric=dataclasses.replace(context.rubric, labs={"6.1": context.rubric.labs["6.1"]}))
+    assert scoped(later, at_04)[0] is later
+    assert (lab_chapter("6.3"), lab_chapter("4.1"), lab_chapter("streaming")) == ("06", "04", None)
