@@ -1,11 +1,13 @@
-"""Python reference implementation of the pi-conformance spec (chapters 03, 04 and 06).
+"""Python reference implementation of the pi-conformance spec (chapters 03, 04, 06 and 07).
 
 The message IR and its constructors, text projection and system replay, the event
 streams, ``ScriptedModel`` with its abort signal, ``json_text``, and the tool contract
-(validators, ``object_schema``, ``ToolRegistry``, ``execute_tool_call``).
+(validators, ``object_schema``, ``ToolRegistry``, ``execute_tool_call``) and the agent loop
+(``run_agent_loop``).
 """
 
 from .abort import AbortController, AbortSignal
+from .agent_loop import run_agent_loop
 from .event_stream import AssistantMessageEventStream, EventStream
 from .ir import assistant_message, text, user_message
 from .json_text import json_text
@@ -33,6 +35,7 @@ __all__ = [
     "object_schema",
     "optional_positive_integer",
     "optional_string",
+    "run_agent_loop",
     "string_value",
     "system_message_text",
     "text",
