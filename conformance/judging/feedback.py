@@ -183,6 +183,11 @@ HINT_KEYS: frozenset[str] = frozenset(
         "signal",
         "report_progress",
         "progress",
+        # chapter 07 (run_agent_loop; its result, requests, received and error are above)
+        "trace",
+        "stalled",
+        "fresh_messages",
+        "context_unchanged",
     }
 )
 #: The course functions a hint may name, and the operations whose divergence they can explain.

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from conformance.loading.cases import LABS
 from conformance.spec.profiles import DEFAULT_PROFILE, PROFILES, get_profile
 
-CHAPTERS = ("03", "04", "06")
+CHAPTERS = ("03", "04", "06", "07")
 
 
 def selection_problems(
