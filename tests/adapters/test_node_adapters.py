@@ -63,8 +63,8 @@ def test_the_handshake_lists_exactly_the_profiles_operations(profile_name: str, 
     assert set(operations) == profile.operations - NOT_PLAYED_YET.get(profile_name, frozenset())
 
 
-#: Operations a Node adapter does not play yet: chapter 06's tool contract (issue 35), whose cases it skips.
-NOT_PLAYED_YET = {"course": frozenset({"object_schema", "tool_registry", "execute_tool_call"})}
+#: Operations a Node adapter does not play yet: chapter 06's tool contract and chapter 07's loop (issue 35), whose cases it skips.
+NOT_PLAYED_YET = {"course": frozenset({"object_schema", "tool_registry", "execute_tool_call", "run_agent_loop"})}
 
 
 @pytest.mark.parametrize("profile_name", ["course", "pi-ai-1"])
