@@ -45,7 +45,7 @@ def skipped_result(call: dict[str, Any], reason: str) -> dict[str, Any]:
 
 
 class LoopRun:
-    """One run's state: its transcript, its events, and whether ``turn_end`` went out.
+    """One run's state: its transcript, its options, and its limit.
 
     A class with one method per decision, so that a reader finds each clause in one place.
     """
@@ -60,7 +60,6 @@ class LoopRun:
         limit = options.get("maxSteps")
         # ``??``, not ``or``: a maxSteps of 0 is zero steps (LOOP-LIMIT-1).
         self.max_steps: int = self.default_max_steps if limit is None else limit
-        self.ended = False
 
     def emit(self, event: dict[str, Any]) -> None:
         on_event = self.options.get("onEvent")
@@ -77,9 +76,8 @@ class LoopRun:
         return self.aborted()
 
     def finish(self, reason: str, steps: int) -> dict[str, Any]:
-        if not self.ended:
-            self.ended = True
-            self.emit({"type": "turn_end", "reason": reason})
+        # Called once per run, on every path of drive(): the one turn_end (LOOP-END-2).
+        self.emit({"type": "turn_end", "reason": reason})
         return {"reason": reason, "messages": self.messages, "steps": steps}
 
     def request(self) -> dict[str, Any]:
