@@ -1,13 +1,15 @@
-"""Python reference implementation of the pi-conformance spec (chapters 03 to 06 and 09's reducer).
+"""Python reference implementation of the pi-conformance spec (chapters 03 to 07 and 09's reducer).
 
 The message IR and its constructors, text projection and system replay, the event
 streams, ``ScriptedModel`` with its abort signal, ``json_text``, the tool contract
 (validators, ``object_schema``, ``ToolRegistry``, ``execute_tool_call``), the provider
 adapter (``to_provider_messages``, ``to_provider_tools``, the model over a transport, the
-OpenAI-compatible SSE transport), and the stateful agent's pure ``reduce_agent_state``.
+OpenAI-compatible SSE transport), the agent loop (``run_agent_loop``) and the stateful
+agent's pure ``reduce_agent_state``.
 """
 
 from .abort import AbortController, AbortSignal
+from .agent_loop import run_agent_loop
 from .agent_state import reduce_agent_state
 from .event_stream import AssistantMessageEventStream, EventStream
 from .ir import assistant_message, text, user_message
@@ -43,6 +45,7 @@ __all__ = [
     "optional_positive_integer",
     "optional_string",
     "reduce_agent_state",
+    "run_agent_loop",
     "string_value",
     "system_message_text",
     "text",

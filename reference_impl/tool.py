@@ -1,4 +1,4 @@
-"""Chapter 06: the tool contract (spec/spec.md section 8).
+"""Chapter 06: the tool contract (spec/spec.md section 9).
 
 Validators narrow an unknown value, ``object_schema`` builds a tool's schema from them,
 ``ToolRegistry`` fixes the tools of a run, and ``execute_tool_call`` turns every call, a
@@ -123,7 +123,8 @@ def _now() -> int:
     return int(time.time() * 1000)
 
 
-def _failed(call: Mapping[str, Any], error: BaseException) -> dict[str, Any]:
+def failed_result(call: Mapping[str, Any], error: BaseException) -> dict[str, Any]:
+    """The paired failure result of a call: the error's message only, never the error object (TOOL-EXEC-2)."""
     message = str(error)
     return {
         "role": "toolResult",
@@ -140,12 +141,12 @@ async def execute_tool_call(call: Mapping[str, Any], registry: ToolRegistry, con
     """Run one tool call: lookup, parse, execute, and a paired result for success and failure alike."""
     tool = registry.get(call["name"])
     if tool is None:
-        return _failed(call, ValueError("未知工具"))
+        return failed_result(call, ValueError("未知工具"))
     try:
         params = tool.schema.parse(call["arguments"])
         output = await tool.execute(params, {**(context if context is not None else {}), "callId": call["id"]})
     except Exception as error:
-        return _failed(call, error)
+        return failed_result(call, error)
     result = {"role": "toolResult", "toolCallId": call["id"], "toolName": call["name"], "content": output["content"]}
     if "details" in output:
         result["details"] = output["details"]

@@ -2,19 +2,22 @@
 
 :func:`run_coroutine` runs a scenario on one loop per thread, closing a loop that a case left
 anything on; :func:`wait_settled` waits for a future until it is done, the loop is idle (nothing
-can complete it any more) or a deadline passes; :func:`settle` lets deferred callbacks run.
+can complete it any more) or a deadline passes; :func:`wait_until` waits for a condition the same
+way; :func:`settle` lets deferred callbacks run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 _SETTLE_TICKS = 20
 
 _IDLE_TURNS = 3
+
+_TIMER_POLL_S = 0.001
 
 
 async def wait_settled(future: asyncio.Future[Any], deadline_s: float) -> bool:
@@ -40,6 +43,28 @@ async def wait_settled(future: asyncio.Future[Any], deadline_s: float) -> bool:
             await asyncio.wait({future}, timeout=max(0.0, min(ends, _next_timer(loop)) - loop.time()))
         else:
             await asyncio.sleep(0)
+    return True
+
+
+async def wait_until(condition: Callable[[], bool], deadline_s: float) -> bool:
+    """Wait until ``condition()`` holds, the event loop is idle, or ``deadline_s`` passes; True when it holds.
+
+    The predicate form of :func:`wait_settled`, for a scenario step that waits for something
+    the implementation does (a tool to start, an event): once the loop is idle and the
+    condition still fails, nothing can make it hold any more, so the step is reported as
+    stalled instead of hanging (spec/fixture-format.md, "Scenarios").
+    """
+    loop = asyncio.get_running_loop()
+    ends = loop.time() + deadline_s
+    quiet = 0
+    while not condition():
+        if loop.time() >= ends:
+            return False
+        quiet = quiet + 1 if _loop_is_idle(loop) else 0
+        if quiet >= _IDLE_TURNS:
+            return False
+        # Only a timer is live: poll at a millisecond rather than spin (nothing else can change the condition sooner).
+        await asyncio.sleep(_TIMER_POLL_S if quiet == 0 and not getattr(loop, "_ready", True) and getattr(loop, "_scheduled", None) else 0)
     return True
 
 

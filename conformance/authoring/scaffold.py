@@ -39,6 +39,7 @@ _LABS_OF: dict[str, tuple[str, ...]] = {
     "object_schema": ("6.1",),
     "tool_registry": ("6.2",),
     "execute_tool_call": ("6.3",),
+    "run_agent_loop": ("7.1", "7.2", "7.3", "7.4", "7.5"),
     "reduce_agent_state": ("9.1",),
 }
 

@@ -20,6 +20,7 @@ DEFAULT_PREFIX = {
     "object_schema": "tool-schema-",
     "tool_registry": "tool-reg-",
     "execute_tool_call": "tool-exec-",
+    "run_agent_loop": "loop-",
     "reduce_agent_state": "agent-state-",
 }
 EXAMPLE_CLAUSE = {
@@ -39,6 +40,7 @@ EXAMPLE_CLAUSE = {
     "object_schema": "TOOL-SCHEMA-1",
     "tool_registry": "TOOL-REG-2",
     "execute_tool_call": "TOOL-EXEC-1",
+    "run_agent_loop": "LOOP-END-1",
     "reduce_agent_state": "AGENT-STATE-2",
 }
 
@@ -211,6 +213,20 @@ input:
 # Expected values come from the clauses above; {$type: number} for the timestamp.
 expect:
   result: "TODO: the tool-result message the clauses prescribe"
+""",
+    "run_agent_loop": """\
+input:
+  context: {messages: [{role: user, content: [{type: text, text: "TODO: the prompt"}], timestamp: 1}]}
+  model:
+    turns:
+      - message: "TODO: an assistant message, e.g. {role: assistant, content: [...], stopReason: stop, ...}"
+  tools: []  # TODO: scripted tools, e.g. {name: echo, description: echo, schema: {shape: {value: string}}}
+  steps: [start, await_run]  # TODO: the steps that drive the run (fixture-format.md, Scenarios)
+# Expected values come from the clauses above; {$type: number} for timestamps.
+expect:
+  trace: ["TODO: every event as TYPE:NAME, in order, ending turn_end:REASON"]
+  result: "TODO: {reason, messages, steps} as the clauses prescribe"
+  stalled: null
 """,
     "reduce_agent_state": """\
 input:

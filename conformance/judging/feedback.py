@@ -191,6 +191,11 @@ HINT_KEYS: frozenset[str] = frozenset(
         "signal",
         "report_progress",
         "progress",
+        # chapter 07 (run_agent_loop; its result, requests, received and error are above)
+        "trace",
+        "stalled",
+        "fresh_messages",
+        "context_unchanged",
         # chapter 09's reducer (reduce_agent_state); not "messages" or "status", which name the
         # parts of other observations (a request's messages) whose own hints name a wider key
         "streamingText",

@@ -110,7 +110,20 @@ def _discriminator_problem(error: ValidationError) -> tuple[Path, str] | None:
             value = error.instance[key]
             return (*path, key), f"{short(value)} is not a {key} this IR knows here (one of {choices}){no_such_block(value)}"
     unnamed = without_discriminator(error.instance, alternatives)
-    return None if unnamed is None else ((*path, *unnamed[0]), unnamed[1])
+    if unnamed is None:
+        return _unknown_action(path, error.instance, alternatives)
+    return (*path, *unnamed[0]), unnamed[1]
+
+
+def _unknown_action(path: Path, instance: Mapping[str, Any], alternatives: list[Mapping[str, Any]]) -> tuple[Path, str] | None:
+    """A one-key action (a script's ``{wait: G}``, a step's ``{release: G}``) whose key no alternative has: that key."""
+    actions = [alternative["required"][0] for alternative in alternatives if len(alternative.get("required", ())) == 1]
+    if not actions or len(actions) != sum(isinstance(alternative.get("required"), list) for alternative in alternatives):
+        return None
+    unknown = [key for key in instance if isinstance(key, str) and key not in actions]
+    if len(instance) != 1 or not unknown:
+        return None
+    return (*path, unknown[0]), unknown_key_message(unknown[0], actions)
 
 
 def unknown_matcher_message(key: str) -> str:

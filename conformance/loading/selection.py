@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from conformance.model.cases import LABS
 from conformance.model.profiles import DEFAULT_PROFILE, PROFILES, get_profile
 
-CHAPTERS = ("03", "04", "05", "06", "09")
+CHAPTERS = ("03", "04", "05", "06", "07", "09")
 
 
 def selection_problems(

@@ -1,6 +1,6 @@
 """Profiles: which standard a fixture case belongs to.
 
-``course`` is the course's chapters 03 to 06 and 09 (``spec/spec.md``, the default); ``pi-ai-1`` is the
+``course`` is the course's chapters 03 to 07 and 09 (``spec/spec.md``, the default); ``pi-ai-1`` is the
 published upstream library ``@earendil-works/pi-ai`` 1.x (``spec/pi-ai-1/spec.md``). A fixture
 file states its profile (``profile:``, default ``course``); a run checks one profile at a
 time, and an implementation may say which profile it implements (``Adapter.profile``, the
@@ -71,7 +71,7 @@ COURSE: Final = Profile(
     spec="spec/spec.md",
     fixture_schema="fixture-file.schema.json",
     observation_schema="observation.schema.json",
-    clause_prefixes=("IR-", "SYS-", "STREAM-", "AMS-", "EV-", "SM-", "PROV-", "TOOL-", "AGENT-"),
+    clause_prefixes=("IR-", "SYS-", "STREAM-", "AMS-", "EV-", "SM-", "PROV-", "TOOL-", "LOOP-", "AGENT-"),
     scenario_operations=frozenset({"event_stream", "scripted_model", "provider_model_stream", "provider_fetch_stream", "tool_registry"}),
     operations=frozenset(
         {
@@ -91,6 +91,7 @@ COURSE: Final = Profile(
             "object_schema",
             "tool_registry",
             "execute_tool_call",
+            "run_agent_loop",
             "reduce_agent_state",
         }
     ),

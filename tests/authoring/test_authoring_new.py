@@ -73,6 +73,7 @@ def test_every_operation_scaffolds_a_case_that_only_its_placeholders_break(tmp_p
         "make_assistant_message": "3.1",
         "event_stream": "3.2",
         "scripted_model": "4.2",
+        "run_agent_loop": "7.4",
     }
     for operation, lab in operations.items():
         code, _, err = new(capsys, root, "--operation", operation, "--lab", lab, "--file", f"ch0{lab[0]}/new.yaml")

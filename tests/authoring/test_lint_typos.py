@@ -23,6 +23,9 @@ MULTI = "ch04/multi-turn-and-requests.yaml"
 ABORTS = "ch04/aborts.yaml"
 ERRORS = "ch04/error-turns.yaml"
 TEXT_OF = "ch03/text-of.yaml"
+BATCH = "ch07/batch.yaml"
+LIMITS = "ch07/limits.yaml"
+LOOP_TEXT = "ch07/text-stop.yaml"
 PICKS = {
     **DEFAULT_PICKS,
     MULTI: ["sm-multi-opening-example-two-text-turns"],
@@ -136,6 +139,26 @@ TYPOS: dict[str, tuple[Typo, str]] = {
     "topc as a file-level key": (
         lambda root: (ABORTS, edit_line(root / ABORTS, "topic:", "topic:", "topc:")),
         "topc: unknown key 'topc' (did you mean 'topic'?)",
+    ),
+    "await_startd as a loop step": (
+        lambda root: (BATCH, edit_line(root / BATCH, "- {await_started: [slow, fast]}", "await_started", "await_startd")),
+        "input.steps[1].await_startd: unknown key 'await_startd' (did you mean 'await_started'?)",
+    ),
+    "callid in an awaited event": (
+        lambda root: (BATCH, edit_line(root / BATCH, "callId: fast-call}}", "callId", "callid")),
+        "input.steps[3].await_event.callid: unknown key 'callid' (did you mean 'callId'?)",
+    ),
+    "wiat in a loop tool's script": (
+        lambda root: (BATCH, edit_line(root / BATCH, "{wait: fast}", "{wait:", "{wiat:")),
+        "input.tools[1].script[0].wiat: unknown key 'wiat' (did you mean 'wait'?)",
+    ),
+    "sigal in the loop's options": (
+        lambda root: (LIMITS, edit_line(root / LIMITS, "options: {signal: pre_aborted}", "signal:", "sigal:")),
+        "input.options.sigal: unknown key 'sigal' (did you mean 'signal'?)",
+    ),
+    "fresh_message in a loop's expect": (
+        lambda root: (LOOP_TEXT, edit_line(root / LOOP_TEXT, "fresh_messages: true", "fresh_messages", "fresh_message")),
+        "expect.fresh_message: unknown key 'fresh_message' (did you mean 'fresh_messages'?)",
     ),
     "a copied case with anchors": (
         lambda root: (ABORTS, copy_first_case(root / ABORTS)),

@@ -25,6 +25,11 @@ DEFAULT_PICKS: dict[str, list[str]] = {
     "ch06/validators.yaml": ["tool-schema-course-parse-null"],
     "ch06/registry.yaml": ["tool-reg-course-initial-list"],
     "ch06/execute.yaml": ["tool-exec-course-success"],
+    "ch07/text-stop.yaml": ["loop-course-text-stop"],
+    "ch07/round-trip.yaml": ["loop-course-system-prefix"],
+    "ch07/skipped.yaml": ["loop-course-skip-length"],
+    "ch07/batch.yaml": ["loop-course-gated-batch"],
+    "ch07/limits.yaml": ["loop-course-pre-aborted"],
     "ch09/reducer.yaml": ["agent-state-course-run-start"],
 }
 

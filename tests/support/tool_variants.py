@@ -113,7 +113,7 @@ async def _execute_with_raw_arguments(call: Any, registry: Any, context: Any = N
     try:
         output = await found.execute(call["arguments"], {**(context or {}), "callId": call["id"]})
     except Exception as error:
-        return tool._failed(call, error)
+        return tool.failed_result(call, error)
     return {
         "role": "toolResult",
         "toolCallId": call["id"],
