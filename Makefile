@@ -81,12 +81,14 @@ mutation: $(BIN)/pi-conformance
 	$(BIN)/python -m conformance.mutation --report mutation-report.json
 
 ## Wall time of the suite next to a trivial parametrized pytest run; build time per submission;
-## the first run of a fresh venv from the wheel (target: <= 1 s of suite time).
+## the first run of a fresh venv from the wheel (target: <= 1 s of suite time); fixtures lint on the
+## whole tree (target: <= 2 s of CPU, the same answer every round).
 bench: $(BIN)/pi-conformance toolchain
 	$(BIN)/python bench/suite_overhead.py
 	$(BIN)/python bench/build_time.py
 	$(BIN)/python bench/isolation_cost.py
 	$(BIN)/python bench/first_run.py
+	$(BIN)/python bench/lint_time.py
 
 ## Build the wheel autograders install (dist/pi_conformance-VERSION-py3-none-any.whl), with the proof
 ## that its bundled fixtures were checked (hatch_build.py).

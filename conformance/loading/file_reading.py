@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +19,54 @@ from conformance.model.profiles import DEFAULT_PROFILE
 
 if TYPE_CHECKING:  # yaml is imported only when a file misses the parsed cache
     import yaml
+
+#: Inside :func:`parsed_once`, each text's parse (its node tree and data, or its YAML error).
+_parsed: dict[str, tuple[yaml.Node | None, object] | BaseException] | None = None
+
+
+@contextmanager
+def parsed_once() -> Iterator[None]:
+    """Inside this block a fixture text is parsed once, however many readers ask for it.
+
+    ``fixtures lint`` loads the tree once per profile and reads every file's lines for its own
+    checks: without this, each file was parsed three times. The parses are shared, so no reader
+    may change the data (none does); they are dropped when the block ends.
+    """
+    global _parsed
+    outer = _parsed
+    _parsed = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _parsed = outer
+
+
+def parse_text(text: str) -> tuple[yaml.Node | None, object]:
+    """The text's node tree (within the limits of :mod:`conformance.yamlio.safe`) and the data built from it.
+
+    Raises what parsing raises (``yaml.YAMLError``, ``RecursionError``), the same error again
+    for the same text inside :func:`parsed_once`.
+    """
+    import yaml
+
+    from conformance.yamlio import safe as yamlsafe
+
+    known = _parsed.get(text) if _parsed is not None else None
+    if isinstance(known, BaseException):
+        raise known
+    if known is not None:
+        return known
+    try:
+        node = yamlsafe.compose(text)
+        # Built from the composed node, so the text is parsed once for both data and lines.
+        data = yaml.constructor.SafeConstructor().construct_document(node) if node is not None else None
+    except (yaml.YAMLError, RecursionError) as error:
+        if _parsed is not None:
+            _parsed[text] = error
+        raise
+    if _parsed is not None:
+        _parsed[text] = (node, data)
+    return node, data
 
 
 class NodeLines:
@@ -73,9 +122,7 @@ def read_fixture_file(path: Path, relative: str, profile: str) -> ReadFile | lis
     try:
         text = path.read_text(encoding="utf-8")
         # Bounded: a billion-laughs or 1000-level file is one problem, not a hang or a RecursionError.
-        node = yamlsafe.compose(text)
-        # Built from the composed node, so the text is parsed once for both data and lines.
-        data = yaml.constructor.SafeConstructor().construct_document(node) if node is not None else None
+        node, data = parse_text(text)
     except UnicodeDecodeError as error:
         problem = f"cannot read the file: it is not UTF-8 text ({error.reason} at byte {error.start})"
         return [BrokenCase(stem_id, relative, 1, (problem,))] if reported_here else []
