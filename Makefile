@@ -48,7 +48,10 @@ compat-page: $(BIN)/pi-conformance
 # -n auto: one pytest-xdist worker more than the cores (tests/conftest.py says why);
 # --dist loadgroup keeps each xdist_group (the graded class, shared by two modules) on one
 # worker, so it is graded once.
+# fixtures check first: a case that moves a one-bug variant's points into another lab is said in
+# an author's words (which case, which bug, which lab) before any test fails on it.
 test: $(BIN)/pi-conformance toolchain
+	$(BIN)/pi-conformance fixtures check
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup
 
 ## The fast tier, for working on one stage: every test that needs no Node.js, npm, bun, toolchain,
