@@ -8,9 +8,11 @@ from pathlib import Path
 import yaml
 
 from conformance.common.jsontypes import JsonObject, JsonValue
+from conformance.loading import broken_yaml
 from conformance.loading.file_reading import parse_text
 from conformance.loading.loader import display_path
 from conformance.yamlio import positions as yamltext
+from conformance.yamlio import safe as yamlsafe
 
 
 @dataclass
@@ -66,11 +68,14 @@ def real_path(display: str, root: Path) -> Path:
     return root.resolve().parent / display
 
 
-def read(path: Path, root: Path) -> FixtureText:
+def read(path: Path, root: Path, recover: bool = False) -> FixtureText:
     """Read a fixture file; ``document`` and ``data`` are None when it is not valid YAML.
 
     Not UTF-8, nesting too deep or aliases that expand without bound also give None (the
-    loader reports those problems): the toolkit's checks walk the data.
+    loader reports those problems): the toolkit's checks walk the data. With ``recover`` (lint),
+    a file that is not valid YAML is read with the case entry holding the mistake blanked out,
+    as the loader reads it, so that its other cases' text is checked too; never for a tool that
+    writes the file back.
     """
     try:
         text = path.read_text(encoding="utf-8")
@@ -79,6 +84,23 @@ def read(path: Path, root: Path) -> FixtureText:
     try:
         # The loader's parse of the same text when lint shares it; refuses billion laughs before anything walks them.
         _, data = parse_text(text)
-    except (yaml.YAMLError, RecursionError):
+    except yamlsafe.YamlLimitError:
         return FixtureText(path, display_path(path, root), text, False, None)
+    except (yaml.YAMLError, RecursionError) as error:
+        rest = _without_the_mistake(error, text) if recover else None
+        if rest is None:
+            return FixtureText(path, display_path(path, root), text, False, None)
+        text, data = rest
     return FixtureText(path, display_path(path, root), text, True, data)  # type: ignore[arg-type]
+
+
+def _without_the_mistake(error: BaseException, text: str) -> tuple[str, object] | None:
+    """The text with the case entry holding a YAML error blanked out (lines kept) and its data, when that parses."""
+    mark = getattr(error, "problem_mark", None)
+    found = broken_yaml.without_entry_at(text, mark.line + 1) if mark is not None else None
+    if found is None:
+        return None
+    try:
+        return found[0], parse_text(found[0])[1]
+    except (yaml.YAMLError, RecursionError):
+        return None

@@ -59,7 +59,7 @@ def lint(root: Path | None = None, only: Collection[Path] | None = None, extra: 
         # Every other profile's files are loaded (and checked) against that profile's schema and clauses.
         others = [load_suite(root, profile=name) for name in PROFILES if name != DEFAULT_PROFILE]
         chosen = None if only is None else {path.resolve() for path in only}
-        texts = [read(path, root) for path in fixture_files(root) if chosen is None or path.resolve() in chosen]
+        texts = [read(path, root, recover=True) for path in fixture_files(root) if chosen is None or path.resolve() in chosen]
     problems: list[Problem] = []
     # Loader problems caused by a placeholder are replaced by the placeholder's own message.
     placeholder_paths: dict[tuple[str, int], list[str]] = {}

@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from conformance.loading import yaml_errors
-from conformance.model.cases import BrokenCase
+from conformance.model.cases import BrokenCase, Case
 from conformance.model.profiles import DEFAULT_PROFILE
 
 if TYPE_CHECKING:  # yaml is imported only when a file misses the parsed cache
@@ -99,12 +99,36 @@ class NodeLines:
 
 
 @dataclass(frozen=True)
+class Damage:
+    """A file YAML cannot parse, read with the case entries around the error blanked out."""
+
+    #: The YAML error in words, said for every case of the file.
+    problem: str
+    #: The line the error is at.
+    line: int
+    #: The blanked entries, each reported with the error (by the default profile's load only).
+    blanked: tuple[BrokenCase, ...]
+
+    def spoil(self, entry: Case | BrokenCase) -> BrokenCase:
+        """A case read from around the error: broken (the file is unusable), with its own problems and the error."""
+        if isinstance(entry, Case):
+            return BrokenCase(entry.id, entry.file, entry.line, (self.problem,), entry.lab, entry.chapter, entry.profile, (self.line,))
+        lines = entry.problem_lines if len(entry.problem_lines) == len(entry.problems) else (entry.line,) * len(entry.problems)
+        return replace(entry, problems=(*entry.problems, self.problem), problem_lines=(*lines, self.line))
+
+
+@dataclass(frozen=True)
 class ReadFile:
-    """A fixture file's text, its data as YAML builds it, and the line of each of its nodes."""
+    """A fixture file's text, its data as YAML builds it, and the line of each of its nodes.
+
+    For a file YAML cannot parse, ``damage`` says why and the rest describes the text with the
+    entries around the error blanked out, so that its other cases are still checked.
+    """
 
     text: str
     data: object
     lines: NodeLines
+    damage: Damage | None = None
 
 
 def read_fixture_file(path: Path, relative: str, profile: str) -> ReadFile | list[BrokenCase]:
@@ -131,8 +155,53 @@ def read_fixture_file(path: Path, relative: str, profile: str) -> ReadFile | lis
     except yamlsafe.YamlLimitError as error:
         return [BrokenCase(stem_id, relative, 1, (f"refused: the YAML is {error}",))]
     except yaml.YAMLError as error:
+        recovered = _recovered(error, text, relative, reported_here)
+        if recovered is not None:
+            return recovered
         return list(_unparsable_file_entries(error, text, stem_id, relative)) if reported_here else []
     return ReadFile(text, data, NodeLines(node))
+
+
+def _recovered(error: yaml.YAMLError, text: str, relative: str, reported_here: bool) -> ReadFile | None:
+    """The file read without the case entries around a YAML error, when the rest parses and holds cases."""
+    import yaml
+
+    from conformance.loading import broken_yaml
+
+    mark = getattr(error, "problem_mark", None)
+    if mark is None:
+        return None
+    line = mark.line + 1
+    found = broken_yaml.without_entry_at(text, line)
+    if found is None:
+        return None
+    rest, blanked = found
+    try:
+        node, data = parse_text(rest)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    cases = data.get("cases") if isinstance(data, dict) else None
+    if not isinstance(cases, list) or not cases:
+        return None
+    problem = f"{yaml_problem(error, text)} (the whole file is unusable, so each of its cases is reported)"
+    chapter, _ = broken_yaml.textual_cases(text)
+    entries = tuple(
+        BrokenCase(
+            entry.id,
+            relative,
+            entry.line,
+            (problem,),
+            entry.lab,
+            chapter or (f"0{entry.lab[0]}" if entry.lab else None),
+            problem_lines=(line,),
+        )
+        for entry in blanked
+    )
+    return ReadFile(rest, data, NodeLines(node), Damage(problem, line, entries if reported_here else ()))
+
+
+def _chapter_of(lab: str | None) -> str | None:
+    return f"0{lab[0]}" if lab else None
 
 
 def _unparsable_file_entries(error: yaml.YAMLError, text: str, stem_id: str, relative: str) -> Iterator[BrokenCase]:

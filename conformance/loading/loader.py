@@ -120,6 +120,15 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
     if not isinstance(read, ReadFile):
         yield from read
         return
+    if read.damage is None:
+        yield from _entries_of(read, path, relative, clauses, profile)
+        return
+    # Not valid YAML: the cases around the mistake are checked too, each reported with it, in file order.
+    spoiled = [read.damage.spoil(entry) for entry in _entries_of(read, path, relative, clauses, profile)]
+    yield from sorted([*read.damage.blanked, *spoiled], key=lambda entry: entry.line)
+
+
+def _entries_of(read: ReadFile, path: Path, relative: str, clauses: Mapping[str, Clause], profile: str) -> Iterator[Case | BrokenCase]:
     selected = _select_profile(read.data, read.lines, relative, f"{path.stem}::file", profile)
     if not isinstance(selected, tuple):
         if selected is not None:
