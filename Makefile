@@ -48,7 +48,10 @@ compat-page: $(BIN)/pi-conformance
 # -n auto: one pytest-xdist worker more than the cores (tests/conftest.py says why);
 # --dist loadgroup keeps each xdist_group (the graded class, shared by two modules) on one
 # worker, so it is graded once.
+# fixtures check first: a case that moves a one-bug variant's points into another lab is said in
+# an author's words (which case, which bug, which lab) before any test fails on it.
 test: $(BIN)/pi-conformance toolchain
+	$(BIN)/pi-conformance fixtures check
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup
 
 ## The fast tier, for working on one stage: every test that needs no Node.js, npm, bun, toolchain,
@@ -81,12 +84,14 @@ mutation: $(BIN)/pi-conformance
 	$(BIN)/python -m conformance.mutation --report mutation-report.json
 
 ## Wall time of the suite next to a trivial parametrized pytest run; build time per submission;
-## the first run of a fresh venv from the wheel (target: <= 1 s of suite time).
+## the first run of a fresh venv from the wheel (target: <= 1 s of suite time); fixtures lint on the
+## whole tree (target: <= 2 s of CPU, the same answer every round).
 bench: $(BIN)/pi-conformance toolchain
 	$(BIN)/python bench/suite_overhead.py
 	$(BIN)/python bench/build_time.py
 	$(BIN)/python bench/isolation_cost.py
 	$(BIN)/python bench/first_run.py
+	$(BIN)/python bench/lint_time.py
 
 ## Build the wheel autograders install (dist/pi_conformance-VERSION-py3-none-any.whl), with the proof
 ## that its bundled fixtures were checked (hatch_build.py).

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from conformance.authoring.problems import Problem
 from conformance.common.jsontypes import JsonValue
 from conformance.judging.matcher import is_matcher, literal_key
+from conformance.loading import quick_schema
 from conformance.model.cases import Case
-from conformance.model.schemas import validator
 
 #: A concrete value of each ``$type``.
 SAMPLES: dict[str, JsonValue] = {"string": "s", "number": 0.5, "integer": 0, "boolean": False, "object": {}, "array": [], "null": None}
@@ -70,9 +70,8 @@ def _first_error(shape: str, value: JsonValue) -> str | None:
     """Why ``value`` is not a valid ``shape`` (a list of model events for ``ModelEventList``), or None."""
     items = value if shape == "ModelEventList" and isinstance(value, list) else [value]
     definition = "ModelEvent" if shape == "ModelEventList" else shape
-    check = validator("ir.schema.json", f"/$defs/{definition}")
     for position, item in enumerate(items):
-        error = next(iter(check.iter_errors(item)), None)
+        error = next(quick_schema.errors("ir.schema.json", item, f"/$defs/{definition}"), None)
         if error is not None:
             at = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path)
             prefix = f"[{position}]" if shape == "ModelEventList" else ""

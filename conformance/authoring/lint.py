@@ -23,6 +23,7 @@ from conformance.authoring.problems import Problem
 from conformance.common.jsontypes import JsonObject
 from conformance.judging.feedback import unshowable_hint
 from conformance.loading import shared_files, validation_cache
+from conformance.loading.file_reading import parsed_once
 from conformance.loading.loader import Suite, display_path, fixture_files, load_suite
 from conformance.model.cases import LABS, Case
 from conformance.model.clauses import Clause, load_clauses
@@ -52,22 +53,25 @@ def lint(root: Path | None = None, only: Collection[Path] | None = None, extra: 
     root = root or fixtures_dir()
     # Every check runs every time: a cache entry (per user, perhaps another checkout's) never
     # stands in for one, so the same bytes always give the same answer.
-    with validation_cache.bypassed():
+    # Each file is parsed once, for every profile's load and for the checks of its text.
+    with validation_cache.bypassed(), parsed_once():
         suite = load_suite(root)
         # Every other profile's files are loaded (and checked) against that profile's schema and clauses.
         others = [load_suite(root, profile=name) for name in PROFILES if name != DEFAULT_PROFILE]
-    chosen = None if only is None else {path.resolve() for path in only}
-    texts = [read(path, root) for path in fixture_files(root) if chosen is None or path.resolve() in chosen]
+        chosen = None if only is None else {path.resolve() for path in only}
+        texts = [read(path, root, recover=True) for path in fixture_files(root) if chosen is None or path.resolve() in chosen]
     problems: list[Problem] = []
     # Loader problems caused by a placeholder are replaced by the placeholder's own message.
     placeholder_paths: dict[tuple[str, int], list[str]] = {}
     for fixture in texts:
         problems.extend(_header_problems(fixture))
-        for node, raw in fixture.cases:
-            found = _placeholder_problems(fixture, node, raw)
-            placeholder_paths[(fixture.display, node.line)] = [path for path, _ in found]
+        # A file's nodes are read only for the line of a problem found in its data.
+        for index, raw in fixture.raw_cases:
+            found = _placeholder_problems(fixture, index, raw)
+            if found:
+                placeholder_paths[(fixture.display, fixture.case_node(index).line)] = [path for path, _ in found]
             problems.extend(problem for _, problem in found)
-            problems.extend(_description_problems(fixture, node, raw))
+            problems.extend(_description_problems(fixture, index, raw))
         problems.extend(_file_placeholder_problems(fixture))
     for broken in [entry for loaded in (suite, *others) for entry in loaded.broken]:
         covered = placeholder_paths.get((broken.file, broken.line), [])
@@ -133,7 +137,7 @@ def _header_problems(fixture: FixtureText) -> list[Problem]:
         return [Problem(fixture.display, 1, "-", f"first line must be the schema header for editors: {wanted}")]
     target = first_line[len(HEADER_PREFIX) :].strip()
     # A file that does not parse (its YAML error is reported) may be of any kind.
-    if target.rsplit("/", 1)[-1] != schema and fixture.document is not None:
+    if target.rsplit("/", 1)[-1] != schema and fixture.parsed:
         return [Problem(fixture.display, 1, "-", f"the schema header names {target!r}, not this file's schema {schema}: {wanted}")]
     if not _URL.match(target) and not (fixture.path.parent / target).is_file():
         return [Problem(fixture.display, 1, "-", f"the schema header's path {target!r} does not exist relative to this file")]
@@ -149,43 +153,40 @@ def header_schema(data: object) -> str:
     return profile.fixture_schema if profile is not None else SCHEMA_FILE
 
 
-def _placeholder_problems(fixture: FixtureText, node: yamltext.Node, raw: JsonObject) -> list[tuple[str, Problem]]:
-    case_id = _case_id(raw, fixture, node)
+def _placeholder_problems(fixture: FixtureText, index: int, raw: JsonObject) -> list[tuple[str, Problem]]:
+    case_id = _case_id(raw, fixture, index)
     found: list[tuple[str, Problem]] = []
     for where, value in placeholders.find(raw):
         path = yamltext.format_path(where)
         message = f"{path}: placeholder left by `fixtures new`, fill it in: {value}"
-        found.append((path, Problem(fixture.display, yamltext.line_of(node, where), case_id, message)))
+        found.append((path, Problem(fixture.display, yamltext.line_of(fixture.case_node(index), where), case_id, message)))
     return found
 
 
 def _file_placeholder_problems(fixture: FixtureText) -> list[Problem]:
-    if not isinstance(fixture.data, dict) or fixture.document is None or fixture.document.root is None:
+    if not isinstance(fixture.data, dict) or not fixture.parsed:
         return []
     found: list[Problem] = []
     for key, value in fixture.data.items():
-        if key != "cases" and placeholders.is_placeholder(value):
+        if key != "cases" and placeholders.is_placeholder(value) and fixture.document is not None and fixture.document.root is not None:
             line = yamltext.line_of(fixture.document.root, [key])
             found.append(Problem(fixture.display, line, "-", f"{key}: placeholder left by `fixtures new`, fill it in: {value}"))
     return found
 
 
-def _description_problems(fixture: FixtureText, node: yamltext.Node, raw: JsonObject) -> list[Problem]:
+def _description_problems(fixture: FixtureText, index: int, raw: JsonObject) -> list[Problem]:
     description = raw.get("description")
     # A block scalar (`description: |`) ends in a newline even when it holds one line of text.
     if isinstance(description, str) and "\n" in description:
-        line = yamltext.line_of(node, ["description"])
+        line = yamltext.line_of(fixture.case_node(index), ["description"])
         message = "description: must be one line (why this case exists); put details in `hint` or a YAML comment"
-        return [Problem(fixture.display, line, _case_id(raw, fixture, node), message)]
+        return [Problem(fixture.display, line, _case_id(raw, fixture, index), message)]
     return []
 
 
-def _case_id(raw: JsonObject, fixture: FixtureText, node: yamltext.Node) -> str:
+def _case_id(raw: JsonObject, fixture: FixtureText, index: int) -> str:
     identifier = raw.get("id")
-    if isinstance(identifier, str):
-        return identifier
-    index = yamltext.case_nodes(fixture.document).index(node) if fixture.document is not None else 0
-    return f"{fixture.path.stem}::case-{index}"
+    return identifier if isinstance(identifier, str) else f"{fixture.path.stem}::case-{index}"
 
 
 def _duplicate_inputs(cases: list[Case]) -> list[Problem]:

@@ -1,4 +1,4 @@
-"""``pi-conformance fixtures``: the fixture authors' toolkit (lint, coverage, new, regen, export)."""
+"""``pi-conformance fixtures``: the fixture authors' toolkit (lint, check, coverage, new, regen, export)."""
 
 from __future__ import annotations
 
@@ -32,11 +32,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     """Add ``fixtures`` and its subcommands to the command line."""
     fixtures = commands.add_parser(
         "fixtures",
-        help="tools for fixture authors: lint, coverage, new, regen, export",
+        help="tools for fixture authors: lint, check, coverage, new, regen, export",
         description="Tools for fixture authors (see CONTRIBUTING.md).",
     )
     subcommands = fixtures.add_subparsers(dest="fixtures_command", required=True, metavar="SUBCOMMAND")
     _add_lint(subcommands)
+    _add_check(subcommands)
     _add_coverage(subcommands)
     _add_new(subcommands)
     _add_regen(subcommands)
@@ -53,6 +54,21 @@ def _add_lint(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="the --fixtures folder holds extra cases (a held-out set, a fuzz finding), not a whole suite: no lab needs a case",
     )
     lint_parser.set_defaults(handler=lint_command)
+
+
+def _add_check(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`fixtures check`: the rules that need the test code (one lab per bug), in a checkout."""
+    check_parser = subcommands.add_parser(
+        "check", help="in a checkout: report every case that makes a one-bug variant of the tests lose points outside its own lab"
+    )
+    _fixtures_option(check_parser)
+    check_parser.add_argument(
+        "--variants",
+        action="append",
+        metavar="MODULE:LIST",
+        help="where the one-bug variants are listed (repeatable; default: tests.support.variants:VARIANTS)",
+    )
+    check_parser.set_defaults(handler=check_command)
 
 
 def _add_coverage(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -127,14 +143,30 @@ def _root(args: argparse.Namespace) -> Path:
 
 def lint_command(args: argparse.Namespace) -> int:
     """Print every problem; 1 when there is any."""
-    problems = lint(_root(args), extra=args.extra)
+    return _report("lint", [str(problem) for problem in lint(_root(args), extra=args.extra)], "no problems")
+
+
+def _report(command: str, problems: list[str], clean: str) -> int:
+    """Each problem on standard output and a count on standard error: 1 when there is any."""
     for problem in problems:
         print(problem)
     if problems:
-        print(f"fixtures lint: {len(problems)} problem(s)", file=sys.stderr)
+        print(f"fixtures {command}: {len(problems)} problem(s)", file=sys.stderr)
         return EXIT_PROBLEMS
-    print("fixtures lint: no problems", file=sys.stderr)
+    print(f"fixtures {command}: {clean}", file=sys.stderr)
     return 0
+
+
+def check_command(args: argparse.Namespace) -> int:
+    """Print every case that breaks the one-lab-per-bug rule; 1 when there is any."""
+    from conformance.commands import fixtures_check
+
+    try:
+        problems = fixtures_check.check(args.variants or fixtures_check.DEFAULT_VARIANTS, _root(args) if args.fixtures else None)
+    except ImportError as error:
+        print(f"fixtures check: cannot import the variants ({error}); run it in a checkout, from its root", file=sys.stderr)
+        return EXIT_USAGE
+    return _report("check", [str(problem) for problem in problems], "every one-bug variant loses points only in its own lab")
 
 
 def coverage_command(args: argparse.Namespace) -> int:

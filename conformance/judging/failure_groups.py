@@ -20,9 +20,9 @@ first; a timeout or a hang by the operation that never returned; anything else b
 message with its variable numbers (indexes, counts, timings) normalised, while digits that
 belong to a name (``pi-ai-1``, ``sha256``) or an exit status or signal (``status 2``) are kept.
 
-Each group names the clause it breaks: among the clauses of its example case (a member of
-the group), the one whose text names most of what diverged at the diverging step, then the
-one most of the group's cases cite.
+Each group names the clause it breaks: the first clause of its example case (a member of the
+group), which the example's feedback quotes first too, so a heading and its example never name
+two clauses.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from conformance.common.value_paths import join_key
-from conformance.judging.feedback import clause_hits, divergence_words, diverging_strings, quotes_value
+from conformance.judging.feedback import rank_clauses
 from conformance.judging.outcome import Outcome
 from conformance.judging.root_causes import depth, merged_into_roots, root_first
 from conformance.model.cases import BrokenCase, Case
@@ -273,23 +273,14 @@ def _at_origin(groups: dict[Cause, list[tuple[Case | BrokenCase, Outcome]]]) -> 
 
 
 def _group_clause(members: Sequence[tuple[Case | BrokenCase, Outcome]], clauses: Mapping[str, Clause]) -> str | None:
-    """The clause a group breaks: of its example's clauses, the one whose text names most of what diverged, then the most cited."""
+    """The clause a group breaks: its example's own first clause, the one its feedback quotes first (feedback.rank_clauses)."""
     cases = [(case, outcome) for case, outcome in members if isinstance(case, Case)]
     if not cases:
         return None
     example, outcome = min(cases, key=lambda member: origin_rank(member[1]))
     if outcome.divergence is None:
         return None
-    words = divergence_words(example, outcome)
-    if outcome.step_index is not None and outcome.step_index < len(example.steps):
-        words.add(str(example.steps[outcome.step_index].get("action", "")).lower())
-    citations = {clause: sum(clause in case.clauses for case, _ in cases) for clause in example.clauses}
-    # A clause that quotes the diverging value exactly decides it, whatever else names the place.
-    quoted = diverging_strings(outcome)
-    return max(
-        example.clauses,
-        key=lambda clause: (quotes_value(clauses.get(clause), quoted), clause_hits(clauses.get(clause), words), citations[clause]),
-    )
+    return rank_clauses(example, outcome, clauses)[0] if example.clauses else None
 
 
 def skip_reasons(outcomes: Sequence[Outcome]) -> list[tuple[str, int]]:

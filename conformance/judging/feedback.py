@@ -327,8 +327,15 @@ def divergence_words(case: Case, outcome: Outcome) -> set[str]:
 
 
 def rank_clauses(case: Case, outcome: Outcome, clauses: Mapping[str, Clause]) -> list[str]:
-    """The case's clause ids: first one that quotes the diverging value exactly (it decides the value),
-    then those whose text names more of what diverged (ties keep case order)."""
+    """The case's clause ids, the one to quote first first.
+
+    First comes the earliest clause in the case's own order whose text bears on the divergence
+    (it quotes the diverging value exactly, or names some of what diverged): the author lists
+    first what the case checks (spec/fixture-format.md), so a later clause that names more of
+    the words never goes above it. When none bears on it, the case's first clause. The others
+    follow: one that quotes the value, then those that name more of what diverged (ties keep
+    case order).
+    """
     words = divergence_words(case, outcome)
     quoted = diverging_strings(outcome)
 
@@ -336,7 +343,9 @@ def rank_clauses(case: Case, outcome: Outcome, clauses: Mapping[str, Clause]) ->
         clause = clauses.get(clause_id)
         return (not quotes_value(clause, quoted), -clause_hits(clause, words))
 
-    return sorted(case.clauses, key=rank)
+    bearing = [clause_id for clause_id in case.clauses if rank(clause_id) != (True, 0)]
+    first = bearing[:1] or list(case.clauses[:1])
+    return first + sorted((clause_id for clause_id in case.clauses if clause_id not in first), key=rank)
 
 
 def quotes_value(clause: Clause | None, quoted: list[str]) -> bool:

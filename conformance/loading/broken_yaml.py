@@ -39,3 +39,30 @@ def textual_cases(text: str) -> tuple[str | None, list[TextualCase]]:
             found[-1][2].append(lab["lab"])
     cases = [TextualCase(case_id, line, labs[0] if labs and labs[0] in LABS else None) for case_id, line, labs in found]
     return chapter, cases
+
+
+def without_entry_at(text: str, line: int) -> tuple[str, list[TextualCase]] | None:
+    """The text with the case entry holding ``line`` blanked out, and the cases found in it; None when no entry holds it.
+
+    An entry is a list item at the indentation of the file's ``- id:`` lines, whatever it holds
+    (``- id: [unclosed`` too). Its lines are emptied, not removed, so every other line keeps its
+    number: the cases before and after the mistake can then be parsed and checked where they are
+    written. An error reported on an entry's first line may come from the end of the entry before
+    it (a quote never closed), so that one is blanked too.
+    """
+    lines = text.split("\n")
+    _, entries = textual_cases(text)
+    first_id = _ID.match(lines[entries[0].line - 1]) if entries else None
+    if first_id is None:
+        return None
+    item = f"{first_id['indent']}- "
+    starts = [number for number, written in enumerate(lines, start=1) if written.startswith(item)]
+    holding = [index for index, start in enumerate(starts) if start <= line]
+    if not holding:
+        return None
+    index = holding[-1]
+    first = index - 1 if starts[index] == line and index > 0 else index
+    begin = starts[first] - 1
+    end = starts[index + 1] - 1 if index + 1 < len(starts) else len(lines)
+    blanked = [entry for entry in entries if begin < entry.line <= end]
+    return "\n".join(lines[:begin] + [""] * (end - begin) + lines[end:]), blanked

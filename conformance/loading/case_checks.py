@@ -65,8 +65,7 @@ def semantic_problems(raw: JsonObject, clauses: Mapping[str, Clause], check_shap
 
 
 def _scenario_problems(raw: JsonObject, check_shapes: bool) -> Found:
-    from conformance.loading import schema_errors
-    from conformance.model.schemas import validator
+    from conformance.loading import quick_schema, schema_errors
 
     problems: Found = []
     steps = raw.get("steps")
@@ -74,14 +73,13 @@ def _scenario_problems(raw: JsonObject, check_shapes: bool) -> Found:
         return [(["steps"], "a scenario needs at least one step")]
     input_value = raw.get("input")
     assistant_kind = check_shapes and isinstance(input_value, dict) and input_value.get("kind") == "assistant"
-    event_validator = validator("ir.schema.json", "/$defs/ModelEvent")
     streamed: set[str] = set()
     for index, step in enumerate(steps):
         if not isinstance(step, dict):
             continue
         action = step.get("action")
         if raw.get("operation") == "event_stream" and action == "push" and assistant_kind:
-            errors = list(event_validator.iter_errors(step.get("event")))
+            errors = list(quick_schema.errors("ir.schema.json", step.get("event"), "/$defs/ModelEvent"))
             if errors:
                 inner, reason = schema_errors.describe_best(errors)
                 problems.append((["steps", index, "event", *inner], f"not a model event: {reason}"))

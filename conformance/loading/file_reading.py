@@ -8,16 +8,65 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from conformance.loading import yaml_errors
-from conformance.model.cases import BrokenCase
+from conformance.model.cases import BrokenCase, Case
 from conformance.model.profiles import DEFAULT_PROFILE
 
 if TYPE_CHECKING:  # yaml is imported only when a file misses the parsed cache
     import yaml
+
+#: Inside :func:`parsed_once`, each text's parse (its node tree and data, or its YAML error).
+_parsed: dict[str, tuple[yaml.Node | None, object] | BaseException] | None = None
+
+
+@contextmanager
+def parsed_once() -> Iterator[None]:
+    """Inside this block a fixture text is parsed once, however many readers ask for it.
+
+    ``fixtures lint`` loads the tree once per profile and reads every file's lines for its own
+    checks: without this, each file was parsed three times. The parses are shared, so no reader
+    may change the data (none does); they are dropped when the block ends.
+    """
+    global _parsed
+    outer = _parsed
+    _parsed = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _parsed = outer
+
+
+def parse_text(text: str) -> tuple[yaml.Node | None, object]:
+    """The text's node tree (within the limits of :mod:`conformance.yamlio.safe`) and the data built from it.
+
+    Raises what parsing raises (``yaml.YAMLError``, ``RecursionError``), the same error again
+    for the same text inside :func:`parsed_once`.
+    """
+    import yaml
+
+    from conformance.yamlio import safe as yamlsafe
+
+    known = _parsed.get(text) if _parsed is not None else None
+    if isinstance(known, BaseException):
+        raise known
+    if known is not None:
+        return known
+    try:
+        node = yamlsafe.compose(text)
+        # Built from the composed node, so the text is parsed once for both data and lines.
+        data = yaml.constructor.SafeConstructor().construct_document(node) if node is not None else None
+    except (yaml.YAMLError, RecursionError) as error:
+        if _parsed is not None:
+            _parsed[text] = error
+        raise
+    if _parsed is not None:
+        _parsed[text] = (node, data)
+    return node, data
 
 
 class NodeLines:
@@ -50,12 +99,36 @@ class NodeLines:
 
 
 @dataclass(frozen=True)
+class Damage:
+    """A file YAML cannot parse, read with the case entries around the error blanked out."""
+
+    #: The YAML error in words, said for every case of the file.
+    problem: str
+    #: The line the error is at.
+    line: int
+    #: The blanked entries, each reported with the error (by the default profile's load only).
+    blanked: tuple[BrokenCase, ...]
+
+    def spoil(self, entry: Case | BrokenCase) -> BrokenCase:
+        """A case read from around the error: broken (the file is unusable), with its own problems and the error."""
+        if isinstance(entry, Case):
+            return BrokenCase(entry.id, entry.file, entry.line, (self.problem,), entry.lab, entry.chapter, entry.profile, (self.line,))
+        lines = entry.problem_lines if len(entry.problem_lines) == len(entry.problems) else (entry.line,) * len(entry.problems)
+        return replace(entry, problems=(*entry.problems, self.problem), problem_lines=(*lines, self.line))
+
+
+@dataclass(frozen=True)
 class ReadFile:
-    """A fixture file's text, its data as YAML builds it, and the line of each of its nodes."""
+    """A fixture file's text, its data as YAML builds it, and the line of each of its nodes.
+
+    For a file YAML cannot parse, ``damage`` says why and the rest describes the text with the
+    entries around the error blanked out, so that its other cases are still checked.
+    """
 
     text: str
     data: object
     lines: NodeLines
+    damage: Damage | None = None
 
 
 def read_fixture_file(path: Path, relative: str, profile: str) -> ReadFile | list[BrokenCase]:
@@ -73,9 +146,7 @@ def read_fixture_file(path: Path, relative: str, profile: str) -> ReadFile | lis
     try:
         text = path.read_text(encoding="utf-8")
         # Bounded: a billion-laughs or 1000-level file is one problem, not a hang or a RecursionError.
-        node = yamlsafe.compose(text)
-        # Built from the composed node, so the text is parsed once for both data and lines.
-        data = yaml.constructor.SafeConstructor().construct_document(node) if node is not None else None
+        node, data = parse_text(text)
     except UnicodeDecodeError as error:
         problem = f"cannot read the file: it is not UTF-8 text ({error.reason} at byte {error.start})"
         return [BrokenCase(stem_id, relative, 1, (problem,))] if reported_here else []
@@ -84,8 +155,53 @@ def read_fixture_file(path: Path, relative: str, profile: str) -> ReadFile | lis
     except yamlsafe.YamlLimitError as error:
         return [BrokenCase(stem_id, relative, 1, (f"refused: the YAML is {error}",))]
     except yaml.YAMLError as error:
+        recovered = _recovered(error, text, relative, reported_here)
+        if recovered is not None:
+            return recovered
         return list(_unparsable_file_entries(error, text, stem_id, relative)) if reported_here else []
     return ReadFile(text, data, NodeLines(node))
+
+
+def _recovered(error: yaml.YAMLError, text: str, relative: str, reported_here: bool) -> ReadFile | None:
+    """The file read without the case entries around a YAML error, when the rest parses and holds cases."""
+    import yaml
+
+    from conformance.loading import broken_yaml
+
+    mark = getattr(error, "problem_mark", None)
+    if mark is None:
+        return None
+    line = mark.line + 1
+    found = broken_yaml.without_entry_at(text, line)
+    if found is None:
+        return None
+    rest, blanked = found
+    try:
+        node, data = parse_text(rest)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    cases = data.get("cases") if isinstance(data, dict) else None
+    if not isinstance(cases, list) or not cases:
+        return None
+    problem = f"{yaml_problem(error, text)} (the whole file is unusable, so each of its cases is reported)"
+    chapter, _ = broken_yaml.textual_cases(text)
+    entries = tuple(
+        BrokenCase(
+            entry.id,
+            relative,
+            entry.line,
+            (problem,),
+            entry.lab,
+            chapter or (f"0{entry.lab[0]}" if entry.lab else None),
+            problem_lines=(line,),
+        )
+        for entry in blanked
+    )
+    return ReadFile(rest, data, NodeLines(node), Damage(problem, line, entries if reported_here else ()))
+
+
+def _chapter_of(lab: str | None) -> str | None:
+    return f"0{lab[0]}" if lab else None
 
 
 def _unparsable_file_entries(error: yaml.YAMLError, text: str, stem_id: str, relative: str) -> Iterator[BrokenCase]:

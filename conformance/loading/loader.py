@@ -120,6 +120,15 @@ def _parse_file(path: Path, relative: str, clauses: Mapping[str, Clause], profil
     if not isinstance(read, ReadFile):
         yield from read
         return
+    if read.damage is None:
+        yield from _entries_of(read, path, relative, clauses, profile)
+        return
+    # Not valid YAML: the cases around the mistake are checked too, each reported with it, in file order.
+    spoiled = [read.damage.spoil(entry) for entry in _entries_of(read, path, relative, clauses, profile)]
+    yield from sorted([*read.damage.blanked, *spoiled], key=lambda entry: entry.line)
+
+
+def _entries_of(read: ReadFile, path: Path, relative: str, clauses: Mapping[str, Clause], profile: str) -> Iterator[Case | BrokenCase]:
     selected = _select_profile(read.data, read.lines, relative, f"{path.stem}::file", profile)
     if not isinstance(selected, tuple):
         if selected is not None:
@@ -240,15 +249,14 @@ def _add_schema_problems(
     view: _View, problems: _Problems, earlier_paths: list[tuple[str | int, ...]], envelope_keys: list[tuple[str | int, ...]]
 ) -> None:
     """The profile's fixture schema's best complaint per path, unless an earlier problem explains it."""
-    from conformance.loading import schema_errors
-    from conformance.model.schemas import validator
+    from conformance.loading import quick_schema, schema_errors
 
     suffix = f" (profile {view.profile})" if view.shared else ""
     # Values the loader checks itself, in words that name their type (a model event, an upstream type).
     own_paths = [tuple(where) for where in case_checks.own_check_paths(view.data, view.profile)]
     # if/then branches report one mistake several times: keep the best error per path.
     by_path: dict[tuple[str | int, ...], list[ValidationError]] = {}
-    for schema_error in validator(get_profile(view.profile).fixture_schema).iter_errors(view.data):
+    for schema_error in quick_schema.errors(get_profile(view.profile).fixture_schema, view.data):
         at = tuple(schema_error.absolute_path)
         if not _under_any(at, own_paths):
             by_path.setdefault(tuple(view.to_original(at)), []).append(schema_error)
@@ -348,11 +356,10 @@ def _select_profile(data: object, lines: NodeLines, relative: str, stem_id: str,
 
 def _envelope_problems(data: JsonObject, names: Sequence[str]) -> list[tuple[list[str | int], str]]:
     """Problems of a shared file's shared form: its schema, and each case citing every profile's clauses."""
-    from conformance.loading import schema_errors
-    from conformance.model.schemas import validator
+    from conformance.loading import quick_schema, schema_errors
 
     by_path: dict[tuple[str | int, ...], list[ValidationError]] = {}
-    for schema_error in validator(shared_files.SCHEMA).iter_errors(data):
+    for schema_error in quick_schema.errors(shared_files.SCHEMA, data):
         # The schema describes a case's input, expectations and steps for editors; each profile's
         # view checks them (and says which profile objects), so they are not said twice here.
         if not shared_files.checked_by_views(list(schema_error.absolute_path)):

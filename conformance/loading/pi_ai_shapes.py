@@ -41,13 +41,6 @@ _STEP_PLACES: dict[str, tuple[tuple[str, ...], str]] = {
 _STEP_FACTORY_PLACES: tuple[str, ...] = ("set_responses", "append_responses")
 
 
-@cache
-def _validator(definition: str) -> Any:
-    from conformance.model.schemas import validator
-
-    return validator(SCHEMA, f"/$defs/{definition}")
-
-
 def _at(value: JsonValue, keys: tuple[str, ...], where: list[str | int]) -> Iterator[tuple[list[str | int], JsonValue]]:
     """Every value reached by following ``keys`` from ``value``; a missing key reaches nothing."""
     if not keys:
@@ -63,9 +56,9 @@ def _at(value: JsonValue, keys: tuple[str, ...], where: list[str | int]) -> Iter
 
 
 def _check(value: JsonValue, definition: str, where: list[str | int]) -> Iterator[tuple[list[str | int], str]]:
-    from conformance.loading import schema_errors
+    from conformance.loading import quick_schema, schema_errors
 
-    errors = list(_validator(definition).iter_errors(value))
+    errors = list(quick_schema.errors(SCHEMA, value, f"/$defs/{definition}"))
     if errors:
         inner, reason = schema_errors.describe_best(errors)
         yield [*where, *inner], f"not an upstream {definition} (pi-ai 1.6.0 types.d.ts): {reason}"

@@ -45,6 +45,7 @@ _CHECKING_MODULES = (
     "loading/file_reading.py",
     "loading/case_checks.py",
     "loading/schema_errors.py",
+    "loading/quick_schema.py",
     "loading/expected_keys.py",
     "loading/shared_files.py",
     "model/cases.py",

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 import pytest
 
+from conformance.commands.fixtures_check import DEFAULT_VARIANTS, graded_from_its_lab, load_variants, misplaced
 from conformance.common.jsontypes import JsonValue
 from conformance.grading.attribution import attribute, symptoms
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare
@@ -22,7 +23,6 @@ from conformance.reports.html.run_site import implementation_body
 from conformance.reports.html.submission_page import submission_page
 from tests.support.laundering_projects import CHEATS, HONEST, make_laundering_project
 from tests.support.requirements import needs_node, require
-from tests.support.variants import VARIANTS
 
 LABS = ("3.1", "3.2", "4.1", "4.2")
 #: Lab 4.1 bugs that lab 4.2's cases also observe: without attribution they cost points in both.
@@ -33,10 +33,10 @@ CROSS_LAB = ("requests-stored-by-reference", "requests-copied-shallowly", "parti
 
 @pytest.mark.parametrize("name", CROSS_LAB)
 def test_a_bug_later_labs_observe_costs_points_only_in_its_own_lab(name: str) -> None:
-    variant = next(variant for variant in VARIANTS if variant.name == name)
-    labs = {lab: {"weight": 25} for lab in LABS[LABS.index(variant.lab) :]}
-    context = prepare(parse_rubric({"version": 1, "name": "from the bug's lab on", "labs": labs}, "test"))
-    result = grade_submission(f"python:tests.support.variants:{name.replace('-', '_')}", context, name=name)
+    # The rule is `fixtures check`'s (make test runs it first); this test holds it to these bugs and shows they reach later labs.
+    variant = next(variant for variant in load_variants(DEFAULT_VARIANTS[0]) if variant.name == name)
+    result = graded_from_its_lab(variant)
+    assert misplaced(variant, result) == []
     lost = {lab.lab for lab in result.score.labs if lab.points < lab.max_points}
     assert lost == {variant.lab}
     later = [graded for graded in result.score.cases if graded.case.lab != variant.lab and graded.outcome.status == "failed"]
