@@ -56,7 +56,9 @@ def pi_agent_core_adapter(path_text: str, settings: ImplSettings) -> Adapter:
     """An adapter for the package ``path_text`` names (see the module docstring for its options)."""
     target = parse_target(path_text)
     if not target.path:
-        raise PiAiLayoutError("pi-agent-core: needs a path, as in pi-agent-core:/tmp/pi-agent-core (a folder where the package is installed)")
+        raise PiAiLayoutError(
+            "pi-agent-core: needs a path, as in pi-agent-core:/tmp/pi-agent-core (a folder where the package is installed)"
+        )
     path = Path(target.path).expanduser().resolve()
     if not path.is_dir():
         raise PiAiLayoutError(f"pi-agent-core: {target.path!r} is not a folder")

@@ -27,10 +27,12 @@ MINIMUM_CASES = 40
 
 # tool_execution_end of executed calls in call order, after the whole batch (PAC-TOOL-3 says completion order).
 ENDS_IN_CALL_ORDER = (
-    "            const finalized = await finalizeExecutedToolCall(currentContext, assistantMessage, preparation, executed, config, signal);\n"
+    "            const finalized = await finalizeExecutedToolCall("
+    "currentContext, assistantMessage, preparation, executed, config, signal);\n"
     "            await emitToolExecutionEnd(finalized, emit);\n"
     "            return finalized;",
-    "            const finalized = await finalizeExecutedToolCall(currentContext, assistantMessage, preparation, executed, config, signal);\n"
+    "            const finalized = await finalizeExecutedToolCall("
+    "currentContext, assistantMessage, preparation, executed, config, signal);\n"
     "            late.add(finalized);\n"
     "            return finalized;",
 )
@@ -97,12 +99,23 @@ def test_the_upstream_package_passes_every_case(prefix: Path, agent_suite: Suite
 @pytest.mark.parametrize(
     ("label", "patches", "clause", "expected"),
     [
-        ("ends-in-call-order", (ENDS_IN_CALL_ORDER, ENDS_AFTER_BATCH, ENDS_EMITTED), "PAC-TOOL-3", {"pac-parallel-ends-by-completion-results-by-call"}),
+        (
+            "ends-in-call-order",
+            (ENDS_IN_CALL_ORDER, ENDS_AFTER_BATCH, ENDS_EMITTED),
+            "PAC-TOOL-3",
+            {"pac-parallel-ends-by-completion-results-by-call"},
+        ),
         ("abort-between-turns", (ABORT_BETWEEN_TURNS,), "PAC-ABORT-1", None),
     ],
 )
 def test_a_one_bug_copy_fails_only_its_clause(
-    prefix: Path, agent_suite: Suite, tmp_path: Path, label: str, patches: tuple[tuple[str, str], ...], clause: str, expected: set[str] | None
+    prefix: Path,
+    agent_suite: Suite,
+    tmp_path: Path,
+    label: str,
+    patches: tuple[tuple[str, str], ...],
+    clause: str,
+    expected: set[str] | None,
 ) -> None:
     folder = prefix
     for index, (old, new) in enumerate(patches):
