@@ -120,7 +120,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     # Parsed here, once (an Impl from then on); ``run`` hands its own parsed value over instead (GIVEN_IMPL).
     forms = ", ".join(kind.usage for kind in KINDS)
     group.addoption("--impl", type=parse_impl, default=default_impl(DEFAULT_PROFILE), help=f"implementation under test ({forms})")
-    group.addoption("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default) or pi-ai-1")
+    group.addoption("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default), pi-ai-1 or pi-agent-core-1")
     FIXTURES.add_to_pytest(group)
     group.addoption(
         "--lab", action="append", default=[], help=f"run only this lab ({', '.join(LABS)}), or with --profile pi-ai-1 this area; repeatable"

@@ -43,7 +43,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         epilog="implementations (--impl):\n  " + "\n  ".join(IMPL_FORMS),
     )
     run.add_argument("--impl", type=parse_impl, default=REFERENCE, help=f"the implementation under test (default: {REFERENCE})")
-    run.add_argument("--profile", default="course", help="the profile to check: course (default) or pi-ai-1 (upstream pi-ai 1.x)")
+    run.add_argument(
+        "--profile",
+        default="course",
+        help="the profile to check: course (default), pi-ai-1 or pi-agent-core-1 (upstream pi-ai, pi-agent-core 1.x)",
+    )
     run.add_argument("-k", dest="keyword", help="select cases by pytest keyword expression (ids, lab_3_1, clause_SM_ABORT_1, ...)")
     run.add_argument("--lab", action="append", default=[], help="run only this lab (with --profile pi-ai-1: this area); repeatable")
     run.add_argument("--chapter", action="append", default=[], help="run only this chapter (03, 04); repeatable")
