@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from conformance.adapters.kinds.python import Python
 from conformance.authoring.problems import Problem
 from conformance.grading.grader import SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric, parse_rubric
@@ -52,7 +53,8 @@ def load_variants(spec: str) -> list[BugVariant]:
         sys.path.insert(0, root)
     module = importlib.import_module(module_name)
     listed: Sequence[Any] = getattr(module, attribute or "VARIANTS")
-    return [BugVariant(item.name, item.lab, f"python:{module_name}:{item.name.replace('-', '_')}") for item in listed]
+    prefix = Python().prefix
+    return [BugVariant(item.name, item.lab, f"{prefix}{module_name}:{item.name.replace('-', '_')}") for item in listed]
 
 
 def graded_labs() -> tuple[str, ...]:

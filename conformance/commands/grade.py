@@ -130,7 +130,7 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
         "--profile",
         default=DEFAULT_PROFILE,
         choices=list(PROFILES),
-        help="the profile to grade: course (default; points per lab) or pi-ai-1 (upstream pi-ai 1.x; points per area)",
+        help="the profile to grade: course (default; points per lab), pi-ai-1 or pi-agent-core-1 (upstream 1.x; points per area)",
     )
     parser.add_argument("--rubric", metavar="FILE", help="rubric YAML of the --profile (default: the profile's own, 25 points a lab)")
     parser.add_argument(

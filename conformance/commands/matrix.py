@@ -29,7 +29,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     matrix.add_argument("--impl", type=parse_impl, action="append", required=True, help="an implementation; repeat for each column")
     matrix.add_argument("--html", required=True, metavar="DIR", help="where to write the site")
-    matrix.add_argument("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default) or pi-ai-1")
+    matrix.add_argument("--profile", default=DEFAULT_PROFILE, help="the profile to check: course (default), pi-ai-1 or pi-agent-core-1")
     matrix.add_argument("--lab", action="append", default=[], help="only this lab (or area); repeatable")
     FIXTURES.add(matrix)
     TIMEOUT.add(matrix)

@@ -19,7 +19,7 @@ from conformance.commands.option import Option
 from conformance.commands.options import FIXTURES, PROCESS_OPTIONS, TIMEOUT
 from conformance.loading.selection import CHAPTERS
 from conformance.model.cases import LABS
-from conformance.model.profiles import DEFAULT_PROFILE, PI_AI_1
+from conformance.model.profiles import DEFAULT_PROFILE, PI_AGENT_CORE_1, PI_AI_1
 
 if TYPE_CHECKING:
     import pytest
@@ -37,7 +37,10 @@ IMPL = Option(
 )
 PROFILE = Option(
     "--profile",
-    {"default": DEFAULT_PROFILE, "help": f"the profile to check: {DEFAULT_PROFILE} (default) or {PI_AI_1.name} (upstream pi-ai 1.x)"},
+    {
+        "default": DEFAULT_PROFILE,
+        "help": f"the profile to check: {DEFAULT_PROFILE} (default), {PI_AI_1.name} or {PI_AGENT_CORE_1.name} (upstream 1.x)",
+    },
 )
 LAB = Option(
     "--lab",

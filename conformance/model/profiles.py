@@ -1,7 +1,9 @@
 """Profiles: which standard a fixture case belongs to.
 
 ``course`` is the course's chapters 03 to 07 and 09 (``spec/spec.md``, the default); ``pi-ai-1`` is the
-published upstream library ``@earendil-works/pi-ai`` 1.x (``spec/pi-ai-1/spec.md``). A fixture
+published upstream library ``@earendil-works/pi-ai`` 1.x (``spec/pi-ai-1/spec.md``);
+``pi-agent-core-1`` is upstream's agent runtime ``@earendil-works/pi-agent-core`` 1.x
+(``spec/pi-agent-core-1/spec.md``). A fixture
 file states its profile (``profile:``, default ``course``); a run checks one profile at a
 time, and an implementation may say which profile it implements (``Adapter.profile``, the
 ``profile`` of the JSON-lines handshake), so that checking it against the other one fails
@@ -134,7 +136,23 @@ PI_AI_1: Final = Profile(
     default_rubric="default_rubric_pi-ai-1.yaml",
 )
 
-PROFILES: Final = {profile.name: profile for profile in (COURSE, PI_AI_1)}
+PI_AGENT_CORE_1: Final = Profile(
+    name="pi-agent-core-1",
+    reference_package=("@earendil-works/pi-agent-core", "1.6.0"),
+    spec="spec/pi-agent-core-1/spec.md",
+    fixture_schema="pi-agent-core-1-fixture-file.schema.json",
+    observation_schema="pi-agent-core-1-observation.schema.json",
+    clause_prefixes=("PAC-",),
+    # agent_loop's steps are the agent tier's vocabulary, inside its input (spec/fixture-format.md,
+    # "Agent scenarios"): one observation for the whole run, not one per step.
+    scenario_operations=frozenset(),
+    operations=frozenset({"agent_loop"}),
+    features=("loop", "tools", "hooks", "queues", "abort"),
+    group_label="area",
+    default_rubric="default_rubric_pi-agent-core-1.yaml",
+)
+
+PROFILES: Final = {profile.name: profile for profile in (COURSE, PI_AI_1, PI_AGENT_CORE_1)}
 DEFAULT_PROFILE: Final = COURSE.name
 #: The operations of every profile.
 ALL_OPERATIONS: Final = frozenset().union(*(profile.operations for profile in PROFILES.values()))

@@ -29,6 +29,10 @@ TEXT_BOUNDARIES = {
     "farm/batch.py",
     # grade_submission and planned_isolation are library entry points: tests and benchmarks hand them text
     "grading/grader.py",
+    # a worker's result crosses back as JSON: the parent reads the chapter again from the submission's own
+    # files (result_json), or for a worker that died (job.failed_result), so no worker's text picks the labs
+    "grading/result_json.py",
+    "farm/job.py",
 }
 
 

@@ -38,7 +38,8 @@ def test_every_bundled_file_names_the_schema_for_editors_by_a_path_that_resolves
         text = path.read_text(encoding="utf-8")
         # A file of another profile names that profile's schema (spec/pi-ai-1/spec.md).
         # A file shared by several profiles (fixtures/shared/) names the shared form's schema.
-        prefix = "pi-ai-1-" if "\nprofile: pi-ai-1\n" in text else "shared-" if "\nprofile: [" in text else ""
+        own = next((name for name in ("pi-ai-1", "pi-agent-core-1") if f"\nprofile: {name}\n" in text), None)
+        prefix = f"{own}-" if own else "shared-" if "\nprofile: [" in text else ""
         schema = (REPO / "spec" / "schemas" / (prefix + SCHEMA_FILE)).resolve()
         first = text.splitlines()[0]
         assert first.startswith("# yaml-language-server: $schema="), path

@@ -16,6 +16,7 @@ from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds.base import Built, Impl, ImplKind, ImplSpecError
 from conformance.adapters.kinds.command import Command
 from conformance.adapters.kinds.course import Course
+from conformance.adapters.kinds.pi_agent_core import PiAgentCore
 from conformance.adapters.kinds.pi_ai import PiAi
 from conformance.adapters.kinds.python import Python
 from conformance.adapters.kinds.reference import Reference
@@ -46,7 +47,7 @@ __all__ = [
     "submission_spec",
 ]
 
-KINDS: Final[tuple[ImplKind, ...]] = (Reference(), Python(), Command(), Course(), PiAi())
+KINDS: Final[tuple[ImplKind, ...]] = (Reference(), Python(), Command(), Course(), PiAi(), PiAgentCore())
 _BY_NAME: Final = {kind.name: kind for kind in KINDS}
 #: One help line per kind, for the epilog of every command that takes ``--impl``.
 IMPL_FORMS: Final = tuple(kind.form() for kind in KINDS)
