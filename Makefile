@@ -55,10 +55,11 @@ test: $(BIN)/pi-conformance toolchain
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup
 
 ## The fast tier, for working on one stage: every test that needs no Node.js, npm, bun, toolchain,
-## sandbox or browser and builds no wheel (the -m expression is requirements.FAST_TIER; tests/README.md).
+## sandbox or browser, builds no wheel and is not marked costly (the -m expression is
+## requirements.FAST_TIER; tests/README.md).
 # No toolchain prerequisite: nothing here builds a course project. `make test` stays the complete suite.
 test-fast: $(BIN)/pi-conformance
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup -m "not (needs_node or needs_npm or needs_bun or needs_toolchain or needs_bwrap or needs_chromium or needs_throwaway_root or builds_wheel)"
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadgroup -m "not (needs_node or needs_npm or needs_bun or needs_toolchain or needs_bwrap or needs_chromium or needs_throwaway_root or builds_wheel or costly)"
 
 ## ruff and mypy --strict on the Python packages, the tests and the benchmarks; fixture lint and clause coverage; the manual.
 # mypy checks tests/ and bench/ in a run of their own: they import the examples as examples.pi_ai_port,
@@ -92,6 +93,7 @@ bench: $(BIN)/pi-conformance toolchain
 	$(BIN)/python bench/isolation_cost.py
 	$(BIN)/python bench/first_run.py
 	$(BIN)/python bench/lint_time.py
+	$(BIN)/python bench/fast_tier.py
 
 ## Build the wheel autograders install (dist/pi_conformance-VERSION-py3-none-any.whl), with the proof
 ## that its bundled fixtures were checked (hatch_build.py).

@@ -16,12 +16,12 @@ TESTS = REPO / "tests"
 
 def test_every_requirement_marker_is_registered(pytestconfig: pytest.Config) -> None:
     registered = {line.split(":", 1)[0].strip() for line in pytestconfig.getini("markers")}
-    assert {*requirements.CHECKS, "builds_wheel"} <= registered
+    assert {*requirements.CHECKS, *requirements.COSTS} <= registered
 
 
 def test_the_fast_tier_leaves_out_every_requirement_and_the_wheel_builds() -> None:
     left_out = requirements.FAST_TIER.removeprefix("not (").removesuffix(")").split(" or ")
-    assert set(left_out) == {*requirements.CHECKS, "builds_wheel"}
+    assert set(left_out) == {*requirements.CHECKS, *requirements.COSTS}
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
     assert f'-m "{requirements.FAST_TIER}"' in makefile, "make test-fast selects FAST_TIER"
 

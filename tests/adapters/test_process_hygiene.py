@@ -28,7 +28,7 @@ from conformance.running.engine import run_alone
 from tests.support.attack_projects import append_to_module, copy_project, kill_leftovers, new_marker, spawn_child_js, wait_until_gone
 from tests.support.cli_runner import cli
 from tests.support.paths import FAKES, REPO
-from tests.support.requirements import needs_bwrap, needs_node
+from tests.support.requirements import costly, needs_bwrap, needs_node
 
 SERVER = ["-m", "conformance.server", "--impl", "reference"]
 SANDBOXES = ["none", pytest.param("bwrap", marks=needs_bwrap)]
@@ -77,6 +77,7 @@ def test_a_child_holding_the_pipes_neither_stalls_nor_outlives_the_run(how: str,
     assert wait_until_gone(marker) == []
 
 
+@costly
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 def test_a_hung_program_with_a_stray_child_times_out_promptly_and_restarts(sandbox: str, tmp_path: Path, suite: Suite, marker: str) -> None:
     script = tmp_path / "hangs.py"

@@ -20,6 +20,7 @@ from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite
 from conformance.running.engine import run_alone
 from tests.support.paths import REPO
+from tests.support.requirements import costly
 from tests.support.variants import VARIANTS
 
 FAKE = str(REPO / "tests" / "support" / "fakes" / "misbehaving.py")
@@ -97,6 +98,7 @@ def test_a_misbehaving_operation_fails_only_its_cases(mode: str, status: str, fr
             assert outcome.status == "passed", f"{case_id}: {outcome.message}"
 
 
+@costly
 def test_a_hang_is_killed_restarted_and_then_given_up(suite: Suite, closing: list[Adapter]) -> None:
     closing.append(adapter := fake("hang-on:text_of"))
     ids = pick(suite, "text_of", 5) + pick(suite, "make_text", 1)
@@ -128,6 +130,7 @@ def test_a_hopeless_program_ends_in_bounded_time_with_every_case_reported(suite:
     assert "failed its handshake 3 times in a row and is not started again" in messages[-1]
 
 
+@costly
 def test_a_program_that_never_answers_the_handshake_is_bounded(suite: Suite, closing: list[Adapter]) -> None:
     closing.append(adapter := fake("hang-on-hello", handshake_timeout_s=0.3))
     started = time.perf_counter()
@@ -178,6 +181,7 @@ def test_the_program_never_sees_expected_values(suite: Suite) -> None:
     assert steps and all(isinstance(step, dict) and "expect" not in step for step in steps)
 
 
+@costly
 def test_cpu_limit_kills_a_spinning_program(suite: Suite, closing: list[Adapter]) -> None:
     closing.append(adapter := fake("spin-on:text_of", cpu_limit_s=1))
     [spinning] = pick(suite, "text_of", 1)
@@ -214,6 +218,7 @@ def test_an_operation_that_keeps_crashing_is_not_tried_again(suite: Suite, closi
     assert outcomes[ids[5]].status == "passed"
 
 
+@costly
 def test_hangs_are_marked_as_such_on_the_outcome(suite: Suite, closing: list[Adapter]) -> None:
     closing.append(hanging_handshake := fake("hang-on-hello", handshake_timeout_s=0.3))
     closing.append(crashing := fake("crash-on:text_of"))
@@ -222,6 +227,7 @@ def test_hangs_are_marked_as_such_on_the_outcome(suite: Suite, closing: list[Ada
     assert not any(outcome.timed_out for outcome in run_all(crashing, suite, ids).values())
 
 
+@costly
 def test_a_call_given_up_while_the_program_starts_is_never_sent(suite: Suite, closing: list[Adapter]) -> None:
     # A call that has to start the program (a 1 s handshake) is given up by its runner after
     # 0.3 s, as observe() does on a timeout. Once the handshake is answered, its request must
@@ -250,6 +256,7 @@ def test_a_call_given_up_while_the_program_starts_is_never_sent(suite: Suite, cl
     assert adapter.starts == 1
 
 
+@costly
 def test_closing_during_a_handshake_returns_at_once(suite: Suite) -> None:
     # What Ctrl-C does while a program starts: the case is given up, then the adapter closed.
     adapter = fake("slow-hello", "hang-on:text_of")

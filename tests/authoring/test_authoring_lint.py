@@ -13,6 +13,7 @@ from conformance.model.cases import LABS
 from conformance.model.paths import fixtures_dir
 from tests.support.fixture_scratch import run_fixtures, scratch
 from tests.support.paths import REPO
+from tests.support.requirements import costly
 
 PROBLEM_LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+): (?P<id>\S+): (?P<message>.+)$")
 
@@ -29,6 +30,7 @@ GOOD = """\
 HEADER = '# yaml-language-server: $schema=../../spec/schemas/fixture-file.schema.json\nchapter: "03"\ntopic: seeded\ncases:\n'
 
 
+@costly
 def test_the_bundled_fixtures_are_clean() -> None:
     assert lint() == []
 

@@ -18,6 +18,7 @@ from conformance.running.engine import run_alone
 from tests.support.cli_runner import cli
 from tests.support.fixture_scratch import run_fixtures
 from tests.support.paths import REPO
+from tests.support.requirements import costly
 from tests.support.variant_expectations import EXPECTATIONS, outcome_problems
 
 
@@ -59,6 +60,7 @@ def fill_in(path: Path, values: dict[str, str]) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+@costly
 def test_a_case_added_with_fixtures_new_changes_no_expected_count(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = bundled_copy(tmp_path)
     before = load_suite(root)

@@ -10,6 +10,7 @@ import pytest
 from conformance.authoring.lint import lint
 from tests.support.cli_runner import cli
 from tests.support.fixture_scratch import run_fixtures, scratch
+from tests.support.requirements import costly
 
 # What an author types over each placeholder of a text_of scaffold (the values come from IR-TEXT-1, IR-TEXT-2).
 FILLED_IN = {
@@ -118,6 +119,7 @@ def test_a_new_topic_file_gets_the_schema_header_and_a_topic_placeholder(tmp_pat
     assert not any("schema header" in message for message in messages)
 
 
+@costly
 def test_an_operation_whose_cases_live_only_in_a_shared_file_is_sent_there_with_the_command_that_adds_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from conformance.loading.loader import load_suite
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
+from tests.support.requirements import costly
 from tests.support.scratch_cases import GOOD_CASE, HEADER, write
 
 
@@ -89,12 +90,14 @@ def test_a_hopeless_program_reports_every_case_and_exits_1(tmp_path: Path) -> No
     assert data["summary"]["errored"] == data["summary"]["total"] > 150
 
 
+@costly
 def test_the_reference_passes_over_the_protocol() -> None:
     result = run_cli("--impl", f"cmd:{sys.executable} -m conformance.server --impl reference", "--env", f"PYTHONPATH={REPO}")
     assert result.returncode == 0, result.stdout[-2000:]
     assert "0 failed, 0 errored, 0 skipped" in result.stdout
 
 
+@costly
 def test_the_suite_runs_as_plain_pytest_with_impl_and_lab() -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     command = [sys.executable, "-m", "pytest", "conformance/suite", "-q", "-p", "no:cacheprovider"]

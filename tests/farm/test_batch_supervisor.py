@@ -25,6 +25,7 @@ from conformance.grading.result_json import ResultFormatError, result_from_json,
 from conformance.grading.rubric import parse_rubric
 from tests.support.batch_helpers import RUBRIC, cli, cli_env, make_class, rows
 from tests.support.paths import REPO
+from tests.support.requirements import costly
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process groups, prctl and /proc are Linux features here")
 
@@ -42,6 +43,7 @@ def _processes_mentioning(text: str) -> list[str]:
     return found
 
 
+@costly
 def test_a_submission_that_kills_its_parent_costs_only_its_own_row(tmp_path: Path) -> None:
     behaviours = {"ann": "ok", "b o'brien": "ok", "killer": "kill-parent", "zed": "ok"}
     submissions, arguments = make_class(tmp_path, behaviours)
@@ -62,6 +64,7 @@ def test_a_submission_that_kills_its_parent_costs_only_its_own_row(tmp_path: Pat
     assert _processes_mentioning(str(submissions / "killer")) == []
 
 
+@costly
 def test_a_submission_that_kills_the_fork_server_costs_only_its_own_row(tmp_path: Path) -> None:
     submissions, arguments = make_class(tmp_path, {"ann": "ok", "killer": "kill-fork-server", "zed": "ok"})
     # Without the sandbox the student can see (and kill) every process of the grader's user.
@@ -82,6 +85,7 @@ def test_a_submission_that_kills_the_fork_server_costs_only_its_own_row(tmp_path
     assert _processes_mentioning(f"--fork-server {batch_pid}") == [], "the last server ends with its batch"
 
 
+@costly
 def test_a_worker_killed_midway_keeps_what_it_graded_and_a_new_worker_grades_the_rest(tmp_path: Path) -> None:
     submissions, arguments = make_class(tmp_path, {"ann": "ok", "killer": "kill-parent-once"})
     result = cli(*arguments, "--jobs", "1", "--sandbox", "none", "--out", str(tmp_path / "out"))
@@ -103,6 +107,7 @@ def test_a_worker_killed_midway_keeps_what_it_graded_and_a_new_worker_grades_the
     assert graded["ann"]["total"] == "10.00"
 
 
+@costly
 def test_a_worker_past_its_hard_limit_is_killed_and_timed_out(tmp_path: Path) -> None:
     context = prepare(parse_rubric(yaml.safe_load(RUBRIC)))
     started = time.monotonic()
@@ -147,6 +152,7 @@ def _wait_for_rows(gradebook: Path, count: int, timeout: float = 60) -> None:
     raise AssertionError(f"{gradebook} did not get {count} rows in time")
 
 
+@costly
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
 def test_an_interrupted_batch_keeps_its_rows_and_resumes(tmp_path: Path, how: signal.Signals) -> None:
     _, arguments = make_class(tmp_path, {name: "slow" for name in ("a1", "a2", "a3")})
@@ -176,6 +182,7 @@ def test_an_interrupted_batch_keeps_its_rows_and_resumes(tmp_path: Path, how: si
     assert json.loads((out / "gradebook.meta.json").read_text(encoding="utf-8"))["complete"] is True
 
 
+@costly
 def test_resuming_refuses_another_rubric_and_fresh_starts_over(tmp_path: Path) -> None:
     _, arguments = make_class(tmp_path, {"ann": "ok"})
     out = tmp_path / "out"

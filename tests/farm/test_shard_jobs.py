@@ -17,6 +17,7 @@ import pytest
 
 from tests.support.batch_helpers import cli, cli_env, make_class, rows
 from tests.support.paths import REPO
+from tests.support.requirements import costly
 
 SCHEDULERS = {
     "kubernetes-indexed-job": lambda index: {"JOB_COMPLETION_INDEX": str(index), "PI_SHARD_COUNT": "2"},
@@ -25,6 +26,7 @@ SCHEDULERS = {
 NAMES = ["ann", "ben", "cat"]
 
 
+@costly
 @pytest.mark.parametrize("scheduler", SCHEDULERS)
 def test_two_shards_side_by_side_merge_into_every_submission_once(tmp_path: Path, scheduler: str) -> None:
     _, arguments = make_class(tmp_path, {name: "ok" for name in NAMES})

@@ -37,7 +37,7 @@ from reference_impl.scripted_model import finish
 from tests.support.cli_runner import cli
 from tests.support.js_variants import JS, ensure_generated
 from tests.support.paths import REPO
-from tests.support.requirements import needs_node
+from tests.support.requirements import costly, needs_node
 
 # Per variant: the fuzzer must find the bug within this budget (issue 10: 60 s).
 VARIANT_BUDGET_S = 60
@@ -57,6 +57,7 @@ def reference() -> Iterator[BindingAdapter]:
     adapter.close()
 
 
+@costly
 def test_the_reference_never_diverges_from_itself(reference: BindingAdapter) -> None:
     # Every drawn program becomes a case the reference passes: no implementation-defined value
     # is pinned, or this would find a "divergence" between two runs of the same code.
@@ -66,6 +67,7 @@ def test_the_reference_never_diverges_from_itself(reference: BindingAdapter) -> 
     assert differ.stats.reference_failures == 0
 
 
+@costly
 def test_a_reference_value_that_changes_between_runs_is_dropped_not_reported(reference: BindingAdapter) -> None:
     # A "reference" whose text() stamps a counter: X (the real reference) fails its case, and
     # the case is then dropped, since the flaky side fails its own expectations on a second run.
@@ -145,6 +147,7 @@ def test_overlapping_fuzz_runs_put_hypothesis_back_as_it_was() -> None:
     assert providers._get_local_constants is real
 
 
+@costly
 def test_a_python_bug_becomes_a_ready_case(tmp_path: Path, reference: BindingAdapter) -> None:
     def text_of_trimmed(message: Any) -> str:
         return str(reference_impl.text_of(message)).strip()

@@ -28,6 +28,7 @@ from conformance.yamlio.canonical import inputs_key
 from tests.support.cli_runner import cli
 from tests.support.fakes.lookup_table import LookupTable, record
 from tests.support.private_sets import write_private_set
+from tests.support.requirements import costly
 
 SECRET = "staff only: tests/fuzz/test_private_set.py"
 
@@ -59,6 +60,7 @@ def _inputs(cases: list[Case]) -> set[str]:
 # -- the set -------------------------------------------------------------------------------
 
 
+@costly
 def test_the_set_lints_clean_and_every_case_passes_the_reference(private_dir: Path, private_cases: list[Case], reference: Adapter) -> None:
     # The set draws for the rubric's labs the fuzzer covers; chapter 06's (no strategy for its
     # tool operations yet) have no private case, and lint may say so.
@@ -71,6 +73,7 @@ def test_the_set_lints_clean_and_every_case_passes_the_reference(private_dir: Pa
     assert "100 total, 100 passed" in result.stdout
 
 
+@costly
 def test_every_lab_gets_its_share_and_lab_3_1_every_operation(private_cases: list[Case]) -> None:
     assert Counter(case.lab for case in private_cases) == {"3.1": 25, "3.2": 25, "4.1": 25, "4.2": 25}
     operations = Counter(case.operation for case in private_cases if case.lab == "3.1")
@@ -100,6 +103,7 @@ def test_no_case_repeats_a_public_input_or_one_drawn_for_any_seed(private_cases:
     assert len(_inputs(private_cases)) == len(private_cases)
 
 
+@costly
 def test_the_same_seed_writes_the_same_bytes_in_another_process_and_another_seed_other_inputs(tmp_path: Path) -> None:
     first, again, other = tmp_path / "first", tmp_path / "again", tmp_path / "other"
     for out, seed in ((first, "seed one"), (again, "seed one"), (other, "seed two")):
@@ -133,6 +137,7 @@ def test_a_lab_whose_cases_all_weigh_0_is_reported_not_drawn_forever(reference: 
         private.generate(reference, rubric, SECRET, 2)
 
 
+@costly
 def test_hand_written_cases_are_kept_and_their_inputs_never_drawn(tmp_path: Path, private_cases: list[Case]) -> None:
     # Staff add a case by hand whose inputs are those of a case the seed draws; regenerating
     # keeps their file and draws another case instead of repeating those inputs.

@@ -16,11 +16,13 @@ from conformance.authoring.lint import lint
 from conformance.grading.grader import grade_submission, prepare
 from conformance.grading.rubric import load_rubric
 from tests.support.private_sets import write_private_set
+from tests.support.requirements import costly
 
 #: 4242 drew the ``$O`` key and the lone ``sm-abort-`` case; the others are any seeds.
 SEEDS = ("4242", "7", "staff only: another seed")
 
 
+@costly
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_generated_set_lints_clean_and_the_reference_passes_it_as_a_held_out_set(tmp_path: Path, seed: str) -> None:
     out = write_private_set(seed, tmp_path / "private")

@@ -30,6 +30,7 @@ from conformance.judging.outcome import Outcome
 from tests.support.batch_helpers import RUBRIC, rows
 from tests.support.cli_runner import cli_env
 from tests.support.paths import REPO
+from tests.support.requirements import costly
 
 FAKE = REPO / "tests" / "support" / "fakes" / "hostile_text.py"
 #: What grading lab 3.1 may cost at most, whatever the answers; it costs about 60 MB with correct ones.
@@ -72,6 +73,7 @@ def test_the_measure_is_the_graders_own_not_its_launchers() -> None:
     assert code == 0 and peak_mb < 150, peak_mb
 
 
+@costly
 @pytest.mark.parametrize("mode", ["big-observation", "big-wrong-type", "big-threw", "big-key"])
 def test_a_megabyte_answer_costs_neither_memory_nor_disk(tmp_path: Path, mode: str) -> None:
     rubric = tmp_path / "rubric.yaml"
@@ -92,6 +94,7 @@ def test_a_megabyte_answer_costs_neither_memory_nor_disk(tmp_path: Path, mode: s
     assert mode == "big-key" or any("more characters]" in message for message in messages)
 
 
+@costly
 def test_a_batch_at_the_line_cap_writes_reports_of_bounded_size(tmp_path: Path) -> None:
     submissions = tmp_path / "submissions"
     for name, mode in (("huge", "big-observation 4000000"), ("thrower", "big-threw 4000000")):
@@ -151,6 +154,7 @@ def test_an_outcome_that_cannot_be_recorded_costs_only_its_case(lab31: GradingCo
     assert sum(outcome.status == "passed" for outcome in by_id.values()) == len(lab31.cases) - 1
 
 
+@costly
 def test_a_row_the_grader_gave_up_on_names_the_isolation_the_submission_ran_under(lab31: GradingContext, tmp_path: Path) -> None:
     impl = "cmd:sleep 60"  # never answers its handshake: the worker is stopped at the hard limit
     supervised = grade_supervised(parse_impl(impl), "sleeper", lab31, GradeOptions(), tmp_path / "work", limit_s=3.0)

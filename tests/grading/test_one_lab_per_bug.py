@@ -17,6 +17,7 @@ from conformance.commands.fixtures_check import DEFAULT_VARIANTS, BugVariant, ch
 from conformance.loading.loader import load_suite
 from tests.support.fixture_scratch import extract
 from tests.support.paths import REPO
+from tests.support.requirements import costly
 
 BUG = "partials-shared-between-events"
 COPIED = "sm-text-three-blocks-partials-not-shared"
@@ -37,6 +38,7 @@ def _tree_with_a_moving_case(tmp_path: Path, clauses: str) -> Path:
     return root
 
 
+@costly
 def test_the_bundled_cases_keep_every_bug_in_its_own_lab() -> None:
     assert check() == []
 
@@ -59,6 +61,7 @@ def test_citing_the_bugs_clause_lets_grading_charge_it_where_it_belongs(tmp_path
     assert misplaced_points(_variant(), root) == []
 
 
+@costly
 def test_the_command_prints_the_problem_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = _tree_with_a_moving_case(tmp_path, "[SM-EXHAUST-1]")
     code = cli.main(["fixtures", "check", "--fixtures", str(root)])

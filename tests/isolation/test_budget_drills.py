@@ -32,7 +32,7 @@ from tests.support.attack_projects import copy_project, new_marker
 from tests.support.build_rules import own_script
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
-from tests.support.requirements import needs_bwrap, needs_node, needs_npm, needs_toolchain
+from tests.support.requirements import costly, needs_bwrap, needs_node, needs_npm, needs_toolchain
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="budgets are Linux cgroups")
 
@@ -103,6 +103,7 @@ class PeakSampler:
         return self.peak
 
 
+@costly
 @pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
 def test_retried_adapters_share_the_submission_memory_instead_of_multiplying_it(sandbox: str, tmp_path: Path) -> None:
     _memory_cgroup()

@@ -18,6 +18,7 @@ import pytest
 
 from conformance.isolation.confine import SUPERVISOR
 from tests.support.attack_projects import kill_leftovers, new_marker, running_with, wait_until_gone
+from tests.support.requirements import costly
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the supervisor uses Linux's child subreaper and /proc")
 
@@ -89,6 +90,7 @@ def test_a_program_killed_by_a_signal_is_reported_killed_by_it() -> None:
     assert process.returncode == -signal.SIGUSR1
 
 
+@costly
 def test_the_cpu_limit_ends_a_spinning_program_with_sigxcpu() -> None:
     process = supervised("while True: pass", cpu_s=1)
     process.communicate(timeout=30)

@@ -24,7 +24,7 @@ from tests.support.attack_projects import CORRECT, append_to_module
 from tests.support.batch_helpers import cli_env, rows
 from tests.support.grading_batch import patched_copy
 from tests.support.paths import REPO
-from tests.support.requirements import needs_bwrap, needs_node, require
+from tests.support.requirements import costly, needs_bwrap, needs_node, require
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="resource limits use Linux cgroups, rlimits and /proc")
 
@@ -143,6 +143,7 @@ print(held, flush=True)
 """
 
 
+@costly
 def test_memory_spread_over_child_processes_is_limited_in_total(test_cgroup: CappedGroup) -> None:
     # 3 x 200 MB: each under an address-space limit of 256 MiB, together far above the group's.
     result = supervise([sys.executable, "-c", MEMORY_HOG], Limits(memory_mb=256), test_cgroup.support, test_cgroup.join)

@@ -21,6 +21,7 @@ from conformance.model.clauses import load_clauses
 from conformance.reports.formats import json_report, markdown, terminal
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
+from tests.support.requirements import costly
 
 SHARED_PARTIAL = "python:tests.support.variants:partials_shared_between_events"
 
@@ -125,6 +126,7 @@ def test_digits_that_name_something_are_kept_in_a_group_heading() -> None:
     assert variable_numbers_normalised(mixed) == "exited with status 2 after N tries on --profile pi-ai-1"
 
 
+@costly
 def test_an_unusable_impl_is_a_clean_usage_error_never_pytest_exit(tmp_path: Path) -> None:
     cases = {
         "cmd:": "cmd: needs a command line",

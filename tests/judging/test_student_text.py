@@ -26,7 +26,7 @@ from conformance.grading.grader import planned_isolation
 from tests.support.batch_helpers import RUBRIC
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
-from tests.support.requirements import require
+from tests.support.requirements import costly, require
 
 FAKE = REPO / "tests" / "support" / "fakes" / "hostile_text.py"
 REPORTS = ("markdown", "junit", "json", "gradescope")
@@ -198,6 +198,7 @@ FORMULA_NAMES = ('=HYPERLINK("evil.example","click")', "+cmd", "-2+3", "@SUM(A1)
 ESCAPE_NAME = "\x1b]0;pwned\x07\x1b[2Jname"
 
 
+@costly
 def test_a_batch_neutralises_formulas_and_escapes_and_keeps_what_a_surrogate_submission_earned(tmp_path: Path) -> None:
     require("needs_bwrap")  # --jobs 2 without a sandbox is refused
     submissions = tmp_path / "submissions"

@@ -21,6 +21,7 @@ from conformance.model.paths import fixtures_dir
 from conformance.model.profiles import PROFILES, get_profile
 from conformance.model.schemas import validator
 from conformance.yamlio import safe as yamlsafe
+from tests.support.requirements import costly
 
 
 def _views() -> Iterator[tuple[str, str, Any]]:
@@ -106,6 +107,7 @@ def _small_cases() -> Iterator[tuple[str, str, dict[str, Any]]]:
             yield label, schema, {**data, "cases": data["cases"][:2]}
 
 
+@costly
 @pytest.mark.parametrize(("label", "schema", "data"), list(_small_cases()), ids=lambda value: value if isinstance(value, str) else "")
 def test_each_mutation_gets_jsonschema_answer(label: str, schema: str, data: dict[str, Any]) -> None:
     answers = [(what, quick_schema.is_valid(schema, mutated), _jsonschema_valid(schema, mutated)) for what, mutated in _mutations(data)]

@@ -17,7 +17,7 @@ from conformance.model.profiles import COURSE, PI_AI_1
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
 from tests.support.pi_ai_package import install_pi_ai
-from tests.support.requirements import needs_node, needs_npm
+from tests.support.requirements import costly, needs_node, needs_npm
 from tests.support.scratch_cases import SHARED_HEADER as HEADER
 
 SHARED = """\
@@ -227,6 +227,7 @@ def test_a_shared_file_that_yaml_cannot_parse_still_counts_its_cases_in_their_co
     assert broken and all(entry.lab == "3.1" and entry.chapter == "03" for entry in broken), broken[:2]
 
 
+@costly
 def test_the_export_manifest_gives_a_shared_case_its_course_lab_and_its_pi_ai_1_areas() -> None:
     from collections import Counter
 

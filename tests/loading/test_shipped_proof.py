@@ -11,6 +11,7 @@ import pytest
 from conformance.loading import loader, validation_cache
 from conformance.loading.shipped_proof import write_proof
 from conformance.model.paths import fixtures_dir
+from tests.support.requirements import costly
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +47,7 @@ def _parsing_forbidden(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return parsed
 
 
+@costly
 def test_the_bundled_suite_loads_from_the_proof_without_checking_a_file(shipped: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     expected = [case.id for case in loader.load_suite().cases]
     parsed = _parsing_forbidden(monkeypatch)

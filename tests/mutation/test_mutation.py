@@ -20,6 +20,7 @@ from conformance.mutation.operators import OPERATORS, Step, all_mutants
 from conformance.mutation.runner import PACKAGE_DIR, MutationRun, run_mutants, sample
 from conformance.mutation.score_report import EQUIVALENTS_FILE, build_report, load_declared
 from conformance.running import engine
+from tests.support.requirements import costly
 
 SAMPLE_SIZE = 30
 SAMPLE_SEED = 10
@@ -51,6 +52,7 @@ def _at(tree: ast.AST, path: tuple[Step, ...]) -> ast.AST:
     return node
 
 
+@costly
 def test_every_mutant_compiles_and_leaves_the_original_tree_as_it_was(mutants: list) -> None:  # type: ignore[type-arg]
     trees = {path.stem: ast.parse(path.read_text(encoding="utf-8")) for path in PACKAGE_DIR.glob("*.py")}
     originals = {name: ast.dump(tree, include_attributes=True) for name, tree in trees.items()}
@@ -110,6 +112,7 @@ def test_declared_ids_name_existing_mutants(mutants: list) -> None:  # type: ign
     assert all(reason.strip() for reason in [*declared.equivalent.values(), *declared.gaps.values()])
 
 
+@costly
 def test_fast_sample_has_no_undeclared_survivor(mutants: list) -> None:  # type: ignore[type-arg]
     chosen = sample(mutants, SAMPLE_SIZE, SAMPLE_SEED)
     verdicts = run_mutants(chosen)

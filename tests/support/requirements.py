@@ -41,6 +41,11 @@ SETUP_SH_ROOT_OPT_IN = "PI_TEST_SETUP_SH_ROOT"
 #: Builds this checkout's wheel (``pip wheel``: tens of seconds): a cost, not a tool, so no check
 #: skips it; ``make test-fast`` leaves it out with the markers above (see :data:`FAST_TIER`).
 builds_wheel = pytest.mark.builds_wheel
+#: Costs a second or more of a quiet core with no optional tool: drills that wait out timeouts and
+#: limits, batch farms, private sets drawn and graded, whole-tree lint, the mutation sample. A cost,
+#: not a tool, so no check skips it; ``make test-fast`` leaves it out (see :data:`FAST_TIER`).
+#: Mark a new test with it when ``--durations`` shows it at 1 s or more on 2 idle cores.
+costly = pytest.mark.costly
 
 #: Where the browser tests find Chromium (the system's; Playwright never downloads one here).
 CHROMIUM = Path("/usr/bin/chromium")
@@ -108,8 +113,10 @@ def missing(marker: str) -> str | None:
     return CHECKS[marker]()
 
 
+#: The markers of a cost rather than a tool: left out of the fast tier, never skipped.
+COSTS = ("builds_wheel", "costly")
 #: The ``-m`` expression of the fast tier (``make test-fast``): every test that needs no optional tool and builds no wheel.
-FAST_TIER = "not (" + " or ".join([*CHECKS, "builds_wheel"]) + ")"
+FAST_TIER = "not (" + " or ".join([*CHECKS, *COSTS]) + ")"
 
 
 def skip_missing(items: list[pytest.Item]) -> None:
