@@ -47,7 +47,7 @@ from conformance.grading.rubric import RubricError, load_rubric
 from conformance.isolation.budget import BudgetUnavailable, submission_budget
 from conformance.isolation.run_as import RunAsError, parse_run_as, run_as_problem
 from conformance.loading.loader import load_suite
-from conformance.model.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES
+from conformance.model.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES, profiles_in_words
 from conformance.reports.formats import terminal
 from conformance.reports.html.batch_site import HtmlBatch
 
@@ -130,7 +130,7 @@ def _grading_options(parser: argparse.ArgumentParser) -> None:
         "--profile",
         default=DEFAULT_PROFILE,
         choices=list(PROFILES),
-        help="the profile to grade: course (default; points per lab), pi-ai-1 or pi-agent-core-1 (upstream 1.x; points per area)",
+        help=f"the profile to grade, points by its group: {profiles_in_words()}",
     )
     parser.add_argument("--rubric", metavar="FILE", help="rubric YAML of the --profile (default: the profile's own, 25 points a lab)")
     parser.add_argument(

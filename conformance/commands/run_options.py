@@ -19,7 +19,7 @@ from conformance.commands.option import Option
 from conformance.commands.options import FIXTURES, PROCESS_OPTIONS, TIMEOUT
 from conformance.loading.selection import CHAPTERS
 from conformance.model.cases import LABS
-from conformance.model.profiles import DEFAULT_PROFILE, PI_AGENT_CORE_1, PI_AI_1
+from conformance.model.profiles import DEFAULT_PROFILE, profiles_in_words
 
 if TYPE_CHECKING:
     import pytest
@@ -39,7 +39,7 @@ PROFILE = Option(
     "--profile",
     {
         "default": DEFAULT_PROFILE,
-        "help": f"the profile to check: {DEFAULT_PROFILE} (default), {PI_AI_1.name} or {PI_AGENT_CORE_1.name} (upstream 1.x)",
+        "help": f"the profile to check: {profiles_in_words()}",
     },
 )
 LAB = Option(
@@ -47,7 +47,7 @@ LAB = Option(
     {
         "action": "append",
         "default": [],
-        "help": f"run only this lab ({', '.join(LABS)}; with --profile {PI_AI_1.name}: this area); repeatable",
+        "help": f"run only this lab ({', '.join(LABS)}; with a profile grouped by area: this area); repeatable",
     },
 )
 CHAPTER = Option("--chapter", {"action": "append", "default": [], "help": f"run only this chapter ({', '.join(CHAPTERS)}); repeatable"})

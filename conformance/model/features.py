@@ -57,20 +57,6 @@ def load_features(path: Path | None = None) -> dict[str, Feature]:
     return features
 
 
-def load_profile_features(path: Path | None = None) -> dict[str, dict[str, str]]:
-    """Per profile other than the course, its features (areas) by name, with a description (``profile_features:``)."""
-    path = path or features_file()
-    if not path.is_file():
-        return {}
-    import yaml
-
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    entries = data.get("profile_features", {}) if isinstance(data, dict) else {}
-    if not isinstance(entries, dict) or not all(isinstance(names, dict) for names in entries.values()):
-        raise ValueError(f"{path}: expected a mapping `profile_features:` of profile -> {{name: description}}")
-    return {str(profile): {str(name): str(text) for name, text in names.items()} for profile, names in entries.items()}
-
-
 def beyond_chapter_sources(text: str) -> tuple[str, ...]:
     """The sources named by the ``[beyond-chapter: SOURCE]`` markers of a clause's text."""
     return tuple(match["source"] for match in BEYOND_CHAPTER.finditer(text))

@@ -25,6 +25,8 @@ class Profile:
     """One profile: its clause document, schemas and the areas (features) its cases fall in."""
 
     name: str
+    #: What the profile checks, in a few words, for help texts ("upstream @earendil-works/pi-ai 1.x").
+    summary: str
     #: The clause document, relative to the data root.
     spec: str
     #: The fixture-file schema's file name under ``spec/schemas``.
@@ -54,6 +56,9 @@ class Profile:
     #: ``(operation, (used, ...))``: a bug in a used function fails its users' cases too, and is
     #: reported as one cause, the used function's, first (conformance/judging/root_causes.py).
     uses: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: The bundled port in Python that passes every case, as ``MODULE:ATTR`` importable with
+    #: ``PYTHONPATH=examples`` in a checkout (the porting guide's worked example); None without one.
+    example_port: str | None = None
 
     def uses_transitively(self, operation: str) -> frozenset[str]:
         """The operations whose functions ``operation``'s function calls, directly or through others."""
@@ -70,6 +75,7 @@ class Profile:
 
 COURSE: Final = Profile(
     name="course",
+    summary="the course's chapters",
     spec="spec/spec.md",
     fixture_schema="fixture-file.schema.json",
     observation_schema="observation.schema.json",
@@ -109,6 +115,8 @@ COURSE: Final = Profile(
 
 PI_AI_1: Final = Profile(
     name="pi-ai-1",
+    summary="upstream @earendil-works/pi-ai 1.x",
+    example_port="pi_ai_port.conformance:ADAPTER",
     reference_package=("@earendil-works/pi-ai", "1.6.0"),
     spec="spec/pi-ai-1/spec.md",
     fixture_schema="pi-ai-1-fixture-file.schema.json",
@@ -138,6 +146,7 @@ PI_AI_1: Final = Profile(
 
 PI_AGENT_CORE_1: Final = Profile(
     name="pi-agent-core-1",
+    summary="upstream @earendil-works/pi-agent-core 1.x",
     reference_package=("@earendil-works/pi-agent-core", "1.6.0"),
     spec="spec/pi-agent-core-1/spec.md",
     fixture_schema="pi-agent-core-1-fixture-file.schema.json",
@@ -158,6 +167,15 @@ DEFAULT_PROFILE: Final = COURSE.name
 ALL_OPERATIONS: Final = frozenset().union(*(profile.operations for profile in PROFILES.values()))
 #: Scenario operations of every profile.
 ALL_SCENARIO_OPERATIONS: Final = frozenset().union(*(profile.scenario_operations for profile in PROFILES.values()))
+
+
+def profiles_in_words() -> str:
+    """Every profile with what it checks and how its cases group, for help texts: ``course (default: ...), ... or ...``."""
+    words = [
+        f"{profile.name} ({'default: ' if profile.name == DEFAULT_PROFILE else ''}{profile.summary}, by {profile.group_label})"
+        for profile in PROFILES.values()
+    ]
+    return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
 
 
 class UnknownProfile(ValueError):

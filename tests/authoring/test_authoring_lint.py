@@ -11,6 +11,7 @@ from conformance.authoring.lint import SCHEMA_FILE, lint
 from conformance.loading.loader import fixture_files, load_suite
 from conformance.model.cases import LABS
 from conformance.model.paths import fixtures_dir
+from conformance.model.profiles import PROFILES
 from tests.support.fixture_scratch import run_fixtures, scratch
 from tests.support.paths import REPO
 from tests.support.requirements import costly
@@ -38,11 +39,11 @@ def test_the_bundled_fixtures_are_clean() -> None:
 def test_every_bundled_file_names_the_schema_for_editors_by_a_path_that_resolves() -> None:
     for path in fixture_files(fixtures_dir()):
         text = path.read_text(encoding="utf-8")
-        # A file of another profile names that profile's schema (spec/pi-ai-1/spec.md).
+        # A file of another profile names that profile's schema (its registry entry's fixture_schema).
         # A file shared by several profiles (fixtures/shared/) names the shared form's schema.
-        own = next((name for name in ("pi-ai-1", "pi-agent-core-1") if f"\nprofile: {name}\n" in text), None)
-        prefix = f"{own}-" if own else "shared-" if "\nprofile: [" in text else ""
-        schema = (REPO / "spec" / "schemas" / (prefix + SCHEMA_FILE)).resolve()
+        own = next((profile for profile in PROFILES.values() if f"\nprofile: {profile.name}\n" in text), None)
+        name = own.fixture_schema if own else "shared-" + SCHEMA_FILE if "\nprofile: [" in text else SCHEMA_FILE
+        schema = (REPO / "spec" / "schemas" / name).resolve()
         first = text.splitlines()[0]
         assert first.startswith("# yaml-language-server: $schema="), path
         assert (path.parent / first.split("$schema=", 1)[1]).resolve() == schema, path

@@ -8,7 +8,7 @@ from types import ModuleType
 from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds.base import ImplKind, ImplSpecError
 from conformance.adapters.settings import ImplSettings
-from conformance.model.profiles import PI_AI_1
+from conformance.model.profiles import get_profile
 
 
 class Python(ImplKind):
@@ -21,10 +21,11 @@ class Python(ImplKind):
     imports_code = True
 
     def example(self, profile: str) -> str | None:
-        # The one port in the checkout that passes every case of a profile (examples/pi_ai_port).
-        if profile != PI_AI_1.name:
+        # The profile's bundled port in the checkout (examples/), which passes every case.
+        port = get_profile(profile).example_port
+        if port is None:
             return None
-        return f"in a checkout, PYTHONPATH=examples with --impl {self.name}:pi_ai_port.conformance:ADAPTER (a port that passes every case)"
+        return f"in a checkout, PYTHONPATH=examples with --impl {self.name}:{port} (a port that passes every case)"
 
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
         # Imported here: the binding needs asyncio, which a process that only runs programs never uses.
