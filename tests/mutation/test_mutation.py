@@ -7,6 +7,7 @@ between full runs: any sampled survivor must be declared in ``spec/equivalent-mu
 from __future__ import annotations
 
 import ast
+import json
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -127,3 +128,16 @@ def test_report_shape(tmp_path: Path, mutants: list) -> None:  # type: ignore[ty
     data = report.to_json()
     assert {"total", "killed", "survived"} <= set(data)
     assert data["total"] == 5
+
+
+@costly
+def test_module_runs_only_that_modules_mutants_and_names_the_modules_for_a_typo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.mutation.__main__ import main
+
+    report = tmp_path / "report.json"
+    assert main(["--module", "json_text", "--jobs", "1", "--report", str(report)]) == 0
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["total"] > 0 and data["total"] == len([m for m in all_mutants(PACKAGE_DIR) if m.module == "json_text"])
+    assert all(entry["id"].startswith("reference_impl/json_text.py:") for entry in data["survived"])
+    assert main(["--module", "jsontext", "--report", str(report)]) == 2
+    assert "no module jsontext in reference_impl; its modules: " in capsys.readouterr().err
