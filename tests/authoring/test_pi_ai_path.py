@@ -30,7 +30,7 @@ def test_new_names_a_working_impl_and_the_printed_command_runs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # No upstream package here: the printed command uses the port in examples/, which passes every case.
-    monkeypatch.setattr(next_steps, "upstream_package", lambda: None)
+    monkeypatch.setattr(next_steps, "upstream_package", lambda profile: None)
     root = scratch(tmp_path, PICKS)
     code, _, err = run_fixtures(
         capsys, "new", "--fixtures", str(root), "--profile", "pi-ai-1", "--operation", "faux_provider", "--file", PLAYBACK
@@ -55,6 +55,21 @@ def test_with_the_upstream_package_installed_the_command_names_it(monkeypatch: p
     monkeypatch.setenv("PI_AI_PACKAGE_DIR", str(package))
     assert next_steps.run_commands("pi-ai-1", "pa-x") == [f"pi-conformance run --profile pi-ai-1 --impl pi-ai:{package} -k pa-x"]
     assert next_steps.run_commands("course", "x") == ["pi-conformance run -k x"]
+
+
+def test_each_profile_is_told_of_its_own_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # A pi-ai package is no pi-agent-core implementation: each profile looks for its own, from its registry entry.
+    package = tmp_path / "pi-ai"
+    (package / "node_modules" / "@earendil-works" / "pi-ai").mkdir(parents=True)
+    (package / "node_modules" / "@earendil-works" / "pi-ai" / "package.json").write_text('{"name": "@earendil-works/pi-ai"}')
+    monkeypatch.setenv("PI_AI_PACKAGE_DIR", str(package))
+    monkeypatch.setenv("PI_AGENT_CORE_PACKAGE_DIR", str(tmp_path / "nothing"))
+    monkeypatch.setattr(next_steps, "data_root", lambda: tmp_path)  # no .cache, no examples/
+    assert next_steps.package_variable("pi-agent-core-1") == "PI_AGENT_CORE_PACKAGE_DIR"
+    if not Path("/tmp/pi-agent-core").exists():
+        install, run = next_steps.run_commands("pi-agent-core-1", "pac-x")
+        assert install == "npm install --prefix /tmp/pi-agent-core @earendil-works/pi-agent-core@1.6.0"
+        assert run == "pi-conformance run --profile pi-agent-core-1 --impl pi-agent-core:/tmp/pi-agent-core -k pac-x"
 
 
 def test_the_scaffold_has_the_skeleton_and_deterministic_chunking(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
