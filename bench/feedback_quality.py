@@ -23,11 +23,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: make `conformance` and `tests` importable
 
-from conformance.grading.featured import featured_by_lab  # noqa: E402
+from conformance.feedback.featured import featured_by_lab  # noqa: E402
+from conformance.feedback.readings import symptom_reading  # noqa: E402
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare  # noqa: E402
 from conformance.grading.rubric import load_rubric  # noqa: E402
-from conformance.judging.feedback import fitting_hint  # noqa: E402
-from conformance.judging.readings import symptom_reading  # noqa: E402
+from conformance.judging.bearing import fitting_hint  # noqa: E402
 from conformance.reports.html.class_site import class_groups  # noqa: E402
 from tests.support.grading_batch import BROKEN, make_batch  # noqa: E402
 

@@ -100,6 +100,8 @@ FLOORS: tuple[frozenset[str], ...] = (
     frozenset({"adapters"}),
     frozenset({"running"}),
     frozenset({"grading", "authoring", "mutation"}),
+    # The text a student reads: it words what judging decides and what grading scored.
+    frozenset({"feedback"}),
     frozenset({"autograder"}),
     frozenset({"reports"}),
     frozenset({"gradescope"}),

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from conformance.judging.feedback import unshowable_hint
+from conformance.judging.bearing import unshowable_hint
 from conformance.model.cases import Case
 from conformance.model.clauses import Clause
 from conformance.model.features import beyond_chapter_sources

@@ -21,7 +21,7 @@ from conformance.authoring.files import FixtureText, read
 from conformance.authoring.ids import shared_words
 from conformance.authoring.problems import Problem
 from conformance.common.jsontypes import JsonObject
-from conformance.judging.feedback import unshowable_hint
+from conformance.judging.bearing import unshowable_hint
 from conformance.loading import shared_files, validation_cache
 from conformance.loading.file_reading import parsed_once
 from conformance.loading.loader import Suite, display_path, fixture_files, load_suite
@@ -252,9 +252,7 @@ def _profile_feature_problems(others: list[Suite]) -> list[Problem]:
                 if feature not in known:
                     hint = difflib.get_close_matches(feature, known, n=1)
                     suggestion = f"; did you mean {hint[0]!r}?" if hint else f"; known: {', '.join(known)}"
-                    message = (
-                        f"features: unknown feature {feature!r} of profile {case.profile} (not an area or function of it){suggestion}"
-                    )
+                    message = f"features: unknown feature {feature!r} of profile {case.profile} (not an area or function of it){suggestion}"
                     found.append(Problem(case.file, case.line, case.id, message))
     return found
 

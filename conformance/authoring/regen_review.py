@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from conformance.common.jsontypes import JsonValue
 from conformance.common.value_paths import join_index, join_key
-from conformance.judging.feedback import clause_hits
+from conformance.judging.bearing import clause_hits
 from conformance.judging.matcher import is_matcher, render
 from conformance.model.clauses import Clause
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from conformance.judging.feedback import rank_clauses
+from conformance.judging.bearing import rank_clauses
 from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite
 from conformance.model.cases import Case

@@ -27,8 +27,8 @@ from conformance.authoring.problems import Problem
 from conformance.grading.grader import SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric, parse_rubric
 from conformance.grading.scoring import GradedCase
+from conformance.judging.bearing import clause_hits, divergence_words
 from conformance.judging.failure_groups import cause_of
-from conformance.judging.feedback import clause_hits, divergence_words
 from conformance.model.clauses import load_clauses
 
 #: Where the one-bug variants live, as ``MODULE:LIST``; each item has ``name`` and ``lab``, and

@@ -25,8 +25,8 @@ from conformance.authoring.suspect import expectation_note
 from conformance.commands.options import process_settings
 from conformance.commands.run_options import REFERENCE, RUN_OPTIONS, add_run_options_to_pytest, run_values
 from conformance.common.student_text import for_terminal, prune_json
+from conformance.feedback.failure_report import failure_report
 from conformance.grading.baseline import Baseline, BaselineError, Verdict, baseline_document, compare, load_baseline, write_baseline
-from conformance.judging.feedback import failure_report
 from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite, load_suite
 from conformance.loading.selection import CHAPTERS, selection_problems

@@ -12,7 +12,7 @@ lab, the state, the clauses) and ``visibility`` (the rubric's
 an assignment's maximum from its own settings.
 
 The top-level ``output`` starts with "start here": the full feedback of one case per lab,
-one per cause, hinted first (:mod:`conformance.grading.featured`); the tests come in the
+one per cause, hinted first (:mod:`conformance.feedback.featured`); the tests come in the
 same order, then the other failing cases, then the passed ones.
 
 Held out means held out: the top-level ``output`` every student sees counts only visible
@@ -36,9 +36,9 @@ from collections.abc import Mapping
 
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.common.student_text import for_terminal, scrub
+from conformance.feedback.case_feedback import case_feedback
+from conformance.feedback.featured import featured_by_lab
 from conformance.gradescope import case_state
-from conformance.grading.case_feedback import case_feedback
-from conformance.grading.featured import featured_by_lab
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
 from conformance.grading.status import NOT_STARTED

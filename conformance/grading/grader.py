@@ -25,7 +25,7 @@ from conformance.grading.chapter_scope import scope_of, scoped
 from conformance.grading.rubric import Rubric, RubricError
 from conformance.grading.scoring import Score, score
 from conformance.grading.status import NOT_RUN, SubmissionStatus, classify
-from conformance.judging.feedback import is_silent_stream
+from conformance.judging.bearing import is_silent_stream
 from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.loader import load_suite
 from conformance.model.cases import Case

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from conformance.common.value_paths import join_key
-from conformance.judging.feedback import rank_clauses
+from conformance.judging.bearing import rank_clauses
 from conformance.judging.outcome import Outcome
 from conformance.judging.root_causes import depth, merged_into_roots, root_first
 from conformance.model.cases import BrokenCase, Case

@@ -196,7 +196,7 @@ def test_a_first_hint_rung_no_failure_can_show_is_reported_with_how_to_make_it_f
 
 
 def test_the_fixture_format_lists_exactly_the_keys_a_hint_is_matched_by() -> None:
-    from conformance.judging.feedback import HINT_KEYS
+    from conformance.judging.bearing import HINT_KEYS
     from tests.support.paths import REPO
 
     section = (REPO / "spec" / "fixture-format.md").read_text(encoding="utf-8").split("### Hints", 1)[1].split("\n## ", 1)[0]

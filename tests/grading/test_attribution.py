@@ -10,11 +10,12 @@ import pytest
 
 from conformance.commands.fixtures_check import DEFAULT_VARIANTS, graded_from_its_lab, load_variants, misplaced
 from conformance.common.jsontypes import JsonValue
+from conformance.feedback.failure_report import failure_report
 from conformance.grading.attribution import attribute, symptoms
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
-from conformance.judging.feedback import failure_report, fitting_hint, symptom_keys
+from conformance.judging.bearing import fitting_hint, symptom_keys
 from conformance.judging.outcome import Divergence, Outcome
 from conformance.model.cases import Case
 from conformance.model.clauses import load_clauses

@@ -13,8 +13,8 @@ import re
 
 import pytest
 
+from conformance.feedback.case_feedback import case_feedback
 from conformance.gradescope import results as gradescope
-from conformance.grading.case_feedback import case_feedback
 from conformance.grading.grader import GradingContext, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
 from conformance.reports.formats import json_report

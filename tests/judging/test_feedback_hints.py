@@ -1,11 +1,11 @@
 """The hints a student reads first fit the bug: graded on every one-bug JS variant of ``tests/support/js/variants``.
 
-A featured case (shown in full first, :func:`conformance.grading.featured.featured_by_lab`)
+A featured case (shown in full first, :func:`conformance.feedback.featured.featured_by_lab`)
 must not show a hint naming an observation key that did not diverge, nor a course function
 other than the one the case called (issue 27: a project that adds an empty ``sections``
 was shown the timestamp hint; one that joins sections before the content was sent to
 ``currentSystemMessage``). The check reads the hint's words itself, independently of how
-:func:`conformance.judging.feedback.fitting_hint` chooses.
+:func:`conformance.judging.bearing.fitting_hint` chooses.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from conformance.grading.featured import failure_groups_of, featured_by_lab
+from conformance.feedback.failure_report import failure_report
+from conformance.feedback.featured import failure_groups_of, featured_by_lab
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
-from conformance.judging.feedback import failure_report, fitting_hint
+from conformance.judging.bearing import fitting_hint
 from conformance.model.cases import Case
 from conformance.reports.formats.terminal import DEFAULT_DETAILS_PER_LAB
 from tests.support.js_variants import VARIANTS, ensure_generated

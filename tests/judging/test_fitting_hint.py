@@ -11,7 +11,7 @@ from functools import cache
 
 import pytest
 
-from conformance.judging.feedback import fitting_hint, hint_keys
+from conformance.judging.bearing import fitting_hint, hint_keys
 from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.loader import load_suite
 from conformance.model.cases import Case

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from conformance.feedback.failure_report import failure_report
+from conformance.judging.bearing import clause_hits, divergence_words, rank_clauses
 from conformance.judging.failure_groups import group_failures
-from conformance.judging.feedback import clause_hits, divergence_words, failure_report, rank_clauses
 from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.loader import load_suite
 from conformance.model.cases import Case

@@ -1,10 +1,10 @@
-"""Known readings of a symptom (conformance/judging/readings.py): a value from the wrong turn, message or step is said to be one."""
+"""Known readings of a symptom (conformance/feedback/readings.py): a value from the wrong turn, message or step is said to be one."""
 
 from __future__ import annotations
 
-from conformance.judging.feedback import failure_report
+from conformance.feedback.failure_report import failure_report
+from conformance.feedback.readings import symptom_reading
 from conformance.judging.outcome import Divergence, Outcome
-from conformance.judging.readings import symptom_reading
 from conformance.model.cases import Case
 
 PRE_ABORTED = "sm-abort-pre-aborted-single-error-next-call-plays-next-turn"

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conformance.judging.feedback import COURSE_HINT_MARKER, failure_report, porter_hint
+from conformance.feedback.failure_report import COURSE_HINT_MARKER, failure_report, porter_hint
 from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.loader import Suite
 from conformance.model.cases import Case

@@ -19,10 +19,11 @@ import reference_impl
 from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.reference import create as reference_adapter
 from conformance.common.jsontypes import JsonValue
+from conformance.feedback.failure_report import first_difference
 from conformance.grading.grader import GradingContext, SubmissionResult, prepare
 from conformance.grading.rubric import load_rubric, parse_rubric
 from conformance.grading.scoring import score
-from conformance.judging.feedback import event_types, first_difference
+from conformance.judging.bearing import event_types
 from conformance.reports.html.class_site import write_class_site
 from conformance.reports.html.layout import anchor, slugs
 from conformance.reports.html.matrix_site import ImplRun, write_matrix_site

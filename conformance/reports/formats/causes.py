@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from conformance.grading.case_feedback import one_line
-from conformance.grading.featured import failure_groups_of
+from conformance.feedback.case_feedback import one_line
+from conformance.feedback.featured import failure_groups_of
 from conformance.grading.grader import SubmissionResult
 from conformance.model.clauses import Clause
 

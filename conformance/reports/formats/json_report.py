@@ -15,10 +15,10 @@ from collections.abc import Mapping
 
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.common.student_text import scrub
-from conformance.grading.case_feedback import case_feedback, inherited_line
+from conformance.feedback.case_feedback import case_feedback, inherited_line
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
-from conformance.judging.feedback import fitting_hint
+from conformance.judging.bearing import fitting_hint
 from conformance.model.clauses import Clause
 from conformance.reports.formats import causes
 from conformance.reports.formats.common import profile_of

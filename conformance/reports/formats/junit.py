@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 
 from conformance.common.student_text import for_xml
-from conformance.grading.case_feedback import case_feedback, one_line
+from conformance.feedback.case_feedback import case_feedback, one_line
 from conformance.grading.grader import SubmissionResult
 from conformance.model.clauses import Clause
 from conformance.reports.formats.common import points, profile_of

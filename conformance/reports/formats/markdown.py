@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from conformance.common.student_text import markdown_code, markdown_fence, markdown_text, scrub
-from conformance.grading.case_feedback import case_feedback, inherited_line
-from conformance.grading.featured import not_passed_by_lab
+from conformance.feedback.case_feedback import case_feedback, inherited_line
+from conformance.feedback.featured import not_passed_by_lab
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase, LabScore
 from conformance.grading.status import NOT_STARTED

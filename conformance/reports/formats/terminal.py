@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from conformance.common.student_text import for_terminal
-from conformance.grading.case_feedback import case_feedback, inherited_line
-from conformance.grading.featured import featured_by_lab, not_passed_by_lab
+from conformance.feedback.case_feedback import case_feedback, inherited_line
+from conformance.feedback.featured import featured_by_lab, not_passed_by_lab
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.status import NOT_STARTED
 from conformance.model.clauses import Clause

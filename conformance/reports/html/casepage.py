@@ -12,7 +12,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from conformance.common.jsontypes import JsonValue
-from conformance.judging.feedback import describe_step, event_types, first_difference, fitting_hint, rank_clauses, silent_stream_line
+from conformance.feedback.failure_report import describe_step, first_difference, silent_stream_line
+from conformance.judging.bearing import event_types, fitting_hint, rank_clauses
 from conformance.judging.outcome import Outcome
 from conformance.model.cases import BrokenCase, Case
 from conformance.model.clauses import Clause

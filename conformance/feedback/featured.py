@@ -13,14 +13,14 @@ from collections.abc import Mapping
 
 from conformance.grading.grader import SubmissionResult
 from conformance.grading.scoring import GradedCase
+from conformance.judging.bearing import fitting_hint
 from conformance.judging.failure_groups import FailureGroup, group_failures, origin_rank
-from conformance.judging.feedback import fitting_hint
 from conformance.judging.root_causes import depth
 from conformance.model.clauses import Clause
 
 
 def hint_fits(graded: GradedCase) -> bool:
-    """True when the case has a hint rung about what diverged (see :func:`conformance.judging.feedback.fitting_hint`)."""
+    """True when the case has a hint rung about what diverged (see :func:`conformance.judging.bearing.fitting_hint`)."""
     return fitting_hint(graded.case, graded.outcome) is not None
 
 

@@ -1,4 +1,10 @@
-"""Turn an outcome into a message a student can act on without reading the suite's source."""
+"""What a divergence bears on: the clauses that decide it, and the hint rung that fits it.
+
+This is judging, not wording: which of a case's clauses to quote first (:func:`rank_clauses`),
+whether its first hint rung is about what diverged (:func:`fitting_hint`) or can never be shown
+(:func:`unshowable_hint`), whether a stream stayed silent. The words a student reads are
+:mod:`conformance.feedback`'s, which asks these questions.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +14,19 @@ from collections.abc import Mapping
 
 from conformance.common.jsontypes import JsonValue
 from conformance.judging.outcome import Outcome
-from conformance.judging.readings import symptom_reading
 from conformance.model.cases import Case
 from conformance.model.clauses import Clause
 
-_CLAUSE_TEXT_LIMIT = 200
-_QUOTED_CLAUSES = 2
-_EVENTS_PATH = re.compile(r"^steps\[(?P<step>\d+)\]\.events(?:\[(?P<index>\d+)\])?")
+#: A path into a scenario step's events: ``steps[STEP].events[INDEX]`` (the index optional).
+EVENTS_PATH = re.compile(r"^steps\[(?P<step>\d+)\]\.events(?:\[(?P<index>\d+)\])?")
+
+
 _PATH_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 _SYMPTOM = re.compile(r"^steps\[\d+\]\.(?P<step_key>[A-Za-z_]\w*)(?:\[\d+\]\.(?P<item_key>[A-Za-z_]\w*))?")
+
+
 # Observation keys whose clauses say it in other words.
 _KEY_WORDS: Mapping[str, tuple[str, ...]] = {
     "input_unchanged": ("modify",),
@@ -27,15 +37,10 @@ _KEY_WORDS: Mapping[str, tuple[str, ...]] = {
     "section_order": ("order", "position"),
     "state": ("resolves", "settles", "reject"),
 }
+
+
 # Path keys too common to tell clauses apart.
 _PLAIN_KEYS = frozenset({"steps", "events", "value", "type"})
-
-
-def describe_step(step: Mapping[str, JsonValue]) -> str:
-    """A one-line summary of a scenario step, such as ``consume call=first``."""
-    parts = [str(step.get("action"))]
-    parts += [f"{key}={step[key]}" for key in ("call", "signal") if key in step]
-    return " ".join(parts)
 
 
 def event_types(events: JsonValue) -> list[str]:
@@ -45,74 +50,6 @@ def event_types(events: JsonValue) -> list[str]:
     if not isinstance(events, list):
         return []
     return [str(event.get("type", "?")) if isinstance(event, dict) else "?" for event in events]
-
-
-def trace_table(expected: list[str], actual: list[str], marked: int | None) -> list[str]:
-    """Expected and actual event types side by side, one event per row, ``>`` on the first differing row."""
-    width = max([len("expected"), *(len(name) for name in expected)])
-    rows = [f"      {'#':>2}  {'expected':<{width}}  actual"]
-    for index in range(max(len(expected), len(actual))):
-        left = expected[index] if index < len(expected) else "-"
-        right = actual[index] if index < len(actual) else "-"
-        marker = ">" if index == marked else " "
-        rows.append(f"    {marker} {index:>2}  {left:<{width}}  {right}")
-    return rows
-
-
-def first_difference(expected: list[str], actual: list[str]) -> int | None:
-    """The first row where two event-type lists differ (an extra or missing event included)."""
-    for index in range(max(len(expected), len(actual))):
-        if index >= len(expected) or index >= len(actual) or expected[index] != actual[index]:
-            return index
-    return None
-
-
-def failure_report(
-    case: Case, outcome: Outcome, clauses: Mapping[str, Clause], clause_limit: int | None = _CLAUSE_TEXT_LIMIT, course_hints: bool = True
-) -> str:
-    """The full feedback for a failed or errored case.
-
-    A symptom with a known reading (:func:`conformance.judging.readings.symptom_reading`, such as
-    a value that belongs to another turn of the script) says it under the first line.
-
-    ``clause_limit`` cuts each clause's text (the pytest output stays short); ``None``
-    quotes it whole, as grading reports do. Without ``course_hints`` (a port, not a course
-    project), the hint keeps only what is not about the course's TypeScript code
-    (:func:`porter_hint`).
-    """
-    lines = [outcome.message]
-    reading = symptom_reading(case, outcome)
-    if reading:
-        # What the value says about the bug, next to the value itself.
-        lines.append(f"  reading: {reading}")
-    group = "lab" if case.profile == "course" else "area"  # another profile groups its cases by area
-    lines.append(f"  case:    {case.id} ({group} {case.lab}): {case.description}")
-    lines.append(f"  fixture: {case.location}")
-    if outcome.step_index is not None:
-        step = case.steps[outcome.step_index]
-        step_line = case.step_lines[outcome.step_index] if outcome.step_index < len(case.step_lines) else case.line
-        lines.append(f"  step:    steps[{outcome.step_index}] {describe_step(step)} ({case.file}:{step_line})")
-    ranked = rank_clauses(case, outcome, clauses)
-    for clause_id in ranked[:_QUOTED_CLAUSES]:
-        clause = clauses.get(clause_id)
-        text = clause.text if clause else "(unknown clause)"
-        if clause_limit is not None and len(text) > clause_limit:
-            text = text[: clause_limit - 1] + "…"
-        lines.append(f"  clause:  {clause_id}: {text}")
-    if ranked[_QUOTED_CLAUSES:]:
-        lines.append(f"  also:    {', '.join(ranked[_QUOTED_CLAUSES:])}")
-    if case.features:
-        # Behaviours beyond the chapter text (spec/features.yaml): a porter sees why the case may fail.
-        lines.append(f"  feature: {', '.join(case.features)} (beyond the chapter text; see spec/features.yaml)")
-    lines.extend(_trace_lines(case, outcome))
-    silence = silent_stream_line(case, outcome)
-    if silence:
-        lines.append(f"  note:    {silence}")
-    hint = fitting_hint(case, outcome)
-    hint = (hint and hint.removeprefix(COURSE_HINT_MARKER)) if course_hints else porter_hint(hint)
-    if hint:
-        lines.append(f"  hint:    {hint}")
-    return "\n".join(lines)
 
 
 def symptom_keys(path: str) -> set[str]:
@@ -127,21 +64,6 @@ def symptom_keys(path: str) -> set[str]:
         return {key for key in (match["step_key"], match["item_key"]) if key and key != "events"}
     keys = {key for key in _PATH_KEY.findall(path) if key != "value"}
     return keys or {"value"}
-
-
-#: A hint rung that starts with this marker is about the course's code only: porters never see it.
-COURSE_HINT_MARKER = "[course] "
-#: A sentence naming a course source file (``scripted-model.ts``) is for students of the course.
-_COURSE_SENTENCE = re.compile(r"\b[\w-]+\.ts\b")
-_SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[A-Z])")
-
-
-def porter_hint(hint: str | None) -> str | None:
-    """A hint as a porter sees it: none for a ``[course]`` rung, else without the sentences naming course files."""
-    if not hint or hint.startswith(COURSE_HINT_MARKER):
-        return None
-    kept = [sentence for sentence in _SENTENCE_END.split(hint) if not _COURSE_SENTENCE.search(sentence)]
-    return " ".join(kept) or None
 
 
 #: Observation keys a hint's condition names ("If section_order keeps ...", "If threw shows
@@ -207,6 +129,8 @@ HINT_KEYS: frozenset[str] = frozenset(
         "messages_detached",
     }
 )
+
+
 #: The course functions a hint may name, and the operations whose divergence they can explain.
 #: A hint that sends a student to another function than the one the case called is left out.
 HINT_FUNCTIONS: Mapping[str, frozenset[str]] = {
@@ -215,6 +139,8 @@ HINT_FUNCTIONS: Mapping[str, frozenset[str]] = {
     "currentSystemMessage": frozenset({"current_system_message"}),
     "currentSystemPrompt": frozenset({"current_system_prompt"}),
 }
+
+
 # A key written as code (``message.content``, ``turns[cursor]``) is not the hint's condition.
 _NAMED_WORD = re.compile(r"(?<![.\w])[A-Za-z_]\w*(?![\w(\[])")
 
@@ -278,16 +204,6 @@ def unshowable_hint(case: Case) -> str | None:
     return None
 
 
-def silent_stream_line(case: Case, outcome: Outcome) -> str | None:
-    """A plain sentence when a consume step saw no event at all where events were expected."""
-    if not is_silent_stream(case, outcome):
-        return None
-    return (
-        "0 events: no event arrived within the settle deadline and the stream did not end; "
-        "stream() never pushed anything (is the producer ever started?)"
-    )
-
-
 def is_silent_stream(case: Case, outcome: Outcome) -> bool:
     """True when the case's first divergence is a consume step that saw no event, and the stream did not end."""
     if outcome.observation is None or outcome.step_index is None or not case.is_scenario:
@@ -314,7 +230,7 @@ def divergence_words(case: Case, outcome: Outcome) -> set[str]:
     if is_silent_stream(case, outcome):
         # Nothing was produced at all: the clauses about deferred production come first.
         words.update(("produce", "production", "deferred", "plays", "played"))
-    match = _EVENTS_PATH.match(divergence.path)
+    match = EVENTS_PATH.match(divergence.path)
     if match and match["index"] is not None and outcome.observation is not None:
         observed = outcome.observation.get("steps")
         step = observed[int(match["step"])] if isinstance(observed, list) else None
@@ -372,18 +288,3 @@ def clause_hits(clause: Clause | None, words: set[str]) -> int:
     """How many of ``words`` (what diverged) the clause's text names."""
     text = clause.text.lower().replace("`", "") if clause else ""
     return sum(1 for word in words if re.search(rf"\b{re.escape(word)}\b", text))
-
-
-def _trace_lines(case: Case, outcome: Outcome) -> list[str]:
-    divergence = outcome.divergence
-    match = _EVENTS_PATH.match(divergence.path) if divergence else None
-    if match is None or outcome.observation is None:
-        return []
-    step_index = int(match["step"])
-    expected_step = case.steps[step_index].get("expect")
-    expected = event_types(expected_step.get("events") if isinstance(expected_step, dict) else None)
-    observed_steps = outcome.observation.get("steps")
-    observed = observed_steps[step_index] if isinstance(observed_steps, list) else None
-    actual = event_types(observed.get("events") if isinstance(observed, dict) else None)
-    marked = int(match["index"]) if match["index"] is not None else first_difference(expected, actual)
-    return ["  events (expected | actual):", *trace_table(expected, actual, marked)]

@@ -1,6 +1,6 @@
 """The text a student reads for one case, in every report format.
 
-Built on :func:`conformance.judging.feedback.failure_report` (first divergence with its path, case,
+Built on :func:`conformance.feedback.failure_report.failure_report` (first divergence with its path, case,
 fixture file:line, step, clauses, event traces side by side, first hint rung), but quoting
 each clause whole: a grading report is read once and carefully, a pytest log is skimmed.
 """
@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from conformance.feedback.failure_report import failure_report
 from conformance.grading.scoring import GradedCase
+from conformance.judging.bearing import rank_clauses
 from conformance.judging.failure_groups import cause_of
-from conformance.judging.feedback import failure_report, rank_clauses
 from conformance.model.clauses import Clause
 from conformance.model.profiles import get_profile
 
