@@ -194,3 +194,26 @@ def test_a_tool_call_that_never_settles_fails_its_cases_quickly(tmp_path: Path, 
     assert {outcome.status for outcome in outcomes} == {"failed"}
     assert all(isinstance(o.observation, dict) and o.observation["error"] == "executeToolCall() never settled" for o in outcomes)
     assert all(outcome.duration_s < 1 for outcome in outcomes)
+
+
+def test_a_transport_that_never_yields_fails_its_cases_quickly(tmp_path: Path, suite: Suite) -> None:
+    # Chapter 05's scenarios wait as the others do: a stream whose next() never settles is observed
+    # when the event loop is idle (finished: false), not after the case's timeout.
+    project = shutil.copytree(JS / "variants" / "chapter-05", tmp_path / "pending")
+    module = project / "packages" / "pi-course" / "dist" / "src" / "provider-adapter.js"
+    text = module.read_text(encoding="utf-8").replace("export function createOpenAICompatibleTransport(", "function correctTransport(")
+    pending = "() => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise(() => {}) }) })"
+    replacement = f"\nexport function createOpenAICompatibleTransport() {{\n  return {{ stream: {pending} }};\n}}\n"
+    module.write_text(text + replacement, encoding="utf-8")
+    adapter = pi_course_adapter(str(project), ImplSettings(build=False))
+    try:
+        outcomes = [run_alone(adapter, case) for case in suite.cases if case.lab == "5.3"][:4]
+    finally:
+        adapter.close()
+    assert {outcome.status for outcome in outcomes} == {"failed"}
+    for outcome in outcomes:
+        assert isinstance(outcome.observation, dict) and outcome.duration_s < 1
+        steps = outcome.observation["steps"]
+        assert isinstance(steps, list)
+        consumed = [step for step in steps if isinstance(step, dict) and "chunks" in step]
+        assert consumed and all(step["finished"] is False and step["chunks"] == [] for step in consumed)
