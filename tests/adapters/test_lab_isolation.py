@@ -1,4 +1,4 @@
-"""Lab isolation: lab 4 plays over the reference's chapter 02-03 modules (conformance/adapters/node/lab_isolation.mjs).
+"""Lab isolation: labs 4 and 5 play over the reference's chapter 02-03 modules (conformance/adapters/node/lab_isolation.mjs).
 
 With in-thread module hooks (Node.js 22.19+ and 24), a student's lab 4 module imports the
 package's reference (``conformance/adapters/node/reference/``) wherever it imports its own lab 3
@@ -50,7 +50,8 @@ def isolating(release: str | None) -> bool:
 
 
 def test_the_table_names_lab_4_isolated_from_lab_3_on_node_22_and_later_only() -> None:
-    assert isolated_labs() == {"4.1": frozenset({"3.1", "3.2"}), "4.2": frozenset({"3.1", "3.2"})}
+    lab_3 = frozenset({"3.1", "3.2"})
+    assert isolated_labs() == dict.fromkeys(("4.1", "4.2", "5.1", "5.2", "5.3"), lab_3)
     assert not isolates("node", (20, 20, 2)) and isolates("node", (22, 19, 0)) and isolates("node", (24, 0, 0))
     assert not isolates("bun", (24, 0, 0))
 
@@ -88,6 +89,27 @@ def test_a_lab_3_2_bug_changes_no_lab_4_outcome(release: str | None, bug: str, t
     assert statuses(buggy, LAB_4) == statuses(correct, LAB_4) and set(statuses(buggy, LAB_4).values()) == {"passed"}
     assert all(graded_case.inherited is None for graded_case in buggy.cases)
     assert [buggy.lab(lab).points for lab in LAB_4] == [25, 25]  # type: ignore[union-attr]
+
+
+LAB_5 = ("5.1", "5.2", "5.3")
+
+
+@pytest.mark.parametrize("release", node_params())
+def test_a_lab_3_1_bug_changes_no_lab_5_outcome(release: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # sections-before-content breaks systemMessageText, which the provider adapter's currentSystemPrompt uses (PROV-MSG-1).
+    ensure_generated()
+    project = shutil.copytree(JS / "variants" / "sections-before-content", tmp_path / "sections-before-content")
+    shutil.copy(JS / "chapter-05" / "provider-adapter.js", project / MODULES / "provider-adapter.js")
+    with node_on_path(release, monkeypatch):
+        correct, buggy = graded(JS / "variants" / "chapter-05"), graded(project)
+    assert buggy.lab("3.1").points < 25  # type: ignore[union-attr]
+    if not isolating(release):
+        # Node.js 20: the student's own types.js folds the system prompt, so lab 5.1's folding cases fail too.
+        assert buggy.isolated == {} and statuses(buggy, LAB_5)["prov-msg-course-system-fold"] == "failed"
+        return
+    assert buggy.isolated == isolated_labs()
+    assert statuses(buggy, LAB_5) == statuses(correct, LAB_5) and set(statuses(buggy, LAB_5).values()) == {"passed"}
+    assert [buggy.lab(lab).points for lab in LAB_5] == [25, 25, 25]  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("release", node_params())

@@ -30,9 +30,9 @@ pytestmark = needs_node
 
 
 #: The chapters the pi-course adapter plays: all of the course profile's.
-PLAYED_CHAPTERS = ("03", "04", "06")
+PLAYED_CHAPTERS = ("03", "04", "05", "06")
 #: The course profile's chapters it does not play yet (issue 35): their cases are skipped, never charged.
-NOT_PLAYED_CHAPTERS = ("05", "07", "09")
+NOT_PLAYED_CHAPTERS = ("07", "09")
 
 
 def grade(folder: str, suite: Suite, build: bool = False) -> dict[str, Outcome]:
@@ -66,7 +66,7 @@ def test_every_chapter_of_the_profile_is_played_or_named_as_not_yet(suite: Suite
     # A chapter added to the fixtures but to neither list would go unchecked here.
     assert {case.chapter for case in suite.cases} == set(PLAYED_CHAPTERS) | set(NOT_PLAYED_CHAPTERS)
     reached = {detect_chapter(JS / folder).chapter for folder in EXPECTATIONS if not EXPECTATIONS[folder].get("build_fails")}
-    assert reached == {"04", "06"}
+    assert reached == {"04", "05", "06"}
 
 
 def test_a_chapter_04_project_skips_chapter_06_for_want_of_tool_js(suite: Suite) -> None:
@@ -80,9 +80,21 @@ def test_a_chapter_04_project_skips_chapter_06_for_want_of_tool_js(suite: Suite)
     assert all("dist/src/tool.js not found (" in outcome.message for outcome in outcomes)
 
 
+def test_a_chapter_04_project_skips_chapter_05_for_want_of_provider_adapter_js(suite: Suite) -> None:
+    # The same for chapter 05: every one of its four operations names the module and the lab it is missing for.
+    adapter = pi_course_adapter(str(JS / "course-correct"), ImplSettings(build=False))
+    try:
+        outcomes = {case.operation: run_alone(adapter, case) for case in suite.cases if case.chapter == "05"}
+    finally:
+        adapter.close()
+    assert set(outcomes) == {"to_provider_messages", "to_provider_tools", "provider_model_stream", "provider_fetch_stream"}
+    assert {outcome.status for outcome in outcomes.values()} == {"skipped"}
+    assert all("dist/src/provider-adapter.js not found (" in outcome.message for outcome in outcomes.values())
+
+
 @pytest.mark.parametrize("chapter", NOT_PLAYED_CHAPTERS)
 def test_chapters_not_played_yet_are_skipped_not_failed(chapter: str, suite: Suite) -> None:
-    # Until the Node adapter plays the provider adapter (05), the agent loop (07) and the reducer (09), their cases are skipped.
+    # Until the Node adapter plays the agent loop (07) and the reducer (09), their cases are skipped.
     adapter = pi_course_adapter(str(JS / "course-correct"), ImplSettings(build=False))
     try:
         outcomes = [run_alone(adapter, case) for case in suite.cases if case.chapter == chapter][::10]
@@ -182,3 +194,26 @@ def test_a_tool_call_that_never_settles_fails_its_cases_quickly(tmp_path: Path, 
     assert {outcome.status for outcome in outcomes} == {"failed"}
     assert all(isinstance(o.observation, dict) and o.observation["error"] == "executeToolCall() never settled" for o in outcomes)
     assert all(outcome.duration_s < 1 for outcome in outcomes)
+
+
+def test_a_transport_that_never_yields_fails_its_cases_quickly(tmp_path: Path, suite: Suite) -> None:
+    # Chapter 05's scenarios wait as the others do: a stream whose next() never settles is observed
+    # when the event loop is idle (finished: false), not after the case's timeout.
+    project = shutil.copytree(JS / "variants" / "chapter-05", tmp_path / "pending")
+    module = project / "packages" / "pi-course" / "dist" / "src" / "provider-adapter.js"
+    text = module.read_text(encoding="utf-8").replace("export function createOpenAICompatibleTransport(", "function correctTransport(")
+    pending = "() => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise(() => {}) }) })"
+    replacement = f"\nexport function createOpenAICompatibleTransport() {{\n  return {{ stream: {pending} }};\n}}\n"
+    module.write_text(text + replacement, encoding="utf-8")
+    adapter = pi_course_adapter(str(project), ImplSettings(build=False))
+    try:
+        outcomes = [run_alone(adapter, case) for case in suite.cases if case.lab == "5.3"][:4]
+    finally:
+        adapter.close()
+    assert {outcome.status for outcome in outcomes} == {"failed"}
+    for outcome in outcomes:
+        assert isinstance(outcome.observation, dict) and outcome.duration_s < 1
+        steps = outcome.observation["steps"]
+        assert isinstance(steps, list)
+        consumed = [step for step in steps if isinstance(step, dict) and "chunks" in step]
+        assert consumed and all(step["finished"] is False and step["chunks"] == [] for step in consumed)

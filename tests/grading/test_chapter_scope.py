@@ -1,9 +1,10 @@
 """A course repository is graded on the chapters it has reached (docs/grading.md, "The chapter a repository is at").
 
-course-correct is at chapter 04 (no tool.js); the chapter 06 folders of tests/support/js/variants add
-tool.js. A chapter 04 repository keeps its 100/100 with the default rubric, whose chapter 06 labs it
-is not charged for; a chapter 06 one is graded on all seven labs; every report says which chapter
-was detected and why.
+course-correct is at chapter 04 (no provider-adapter.js, no tool.js); the chapter 05 folders of
+tests/support/js/variants add provider-adapter.js, the chapter 06 ones tool.js too. A chapter 04
+repository keeps its 100/100 with the default rubric, whose chapter 05 and 06 labs it is not charged
+for; a chapter 05 one is graded on labs 3.1-5.3, a chapter 06 one on all ten; every report says which
+chapter was detected and why.
 """
 
 from __future__ import annotations
@@ -14,18 +15,20 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters.course_chapters import detect_chapter
+from conformance.adapters.course_chapters import DetectedChapter, detect_chapter
 from conformance.gradescope import results as gradescope
 from conformance.grading.chapter_scope import ChapterScope, lab_chapter, scoped
 from conformance.grading.grader import GradingContext, SubmissionResult, grade_submission, prepare
 from conformance.grading.result_json import result_from_json, result_to_json
 from conformance.grading.rubric import load_rubric
 from conformance.reports.formats import terminal
-from tests.support.course_projects import chapter_06
+from tests.support.course_projects import chapter_05, chapter_06
 from tests.support.js_variants import JS, ensure_generated
 from tests.support.requirements import needs_node
 
 CHAPTER_04_LABS = {"3.1", "3.2", "4.1", "4.2"}
+CHAPTER_05_LABS = {"5.1", "5.2", "5.3"}
+LATER_LABS = "not graded: labs 5.1, 5.2, 5.3, 6.1, 6.2, 6.3"
 
 
 @pytest.fixture(scope="module")
@@ -41,19 +44,27 @@ def _grade(folder: str, context: GradingContext) -> SubmissionResult:
 def test_the_chapter_is_read_from_the_modules_the_project_has(tmp_path: Path) -> None:
     ensure_generated()
     at_04 = detect_chapter(JS / "course-correct")
-    assert (at_04.chapter, at_04.reason) == ("04", "there is no src/tool.ts (nor its compiled .js): chapters 03 and 04 are graded")
+    reason = "there is no src/tool.ts or src/provider-adapter.ts (nor a compiled .js): chapters 03 and 04 are graded"
+    assert (at_04.chapter, at_04.reason) == ("04", reason)
     assert detect_chapter(JS / "variants" / "chapter-06").reason == "dist/src/tool.js exists"
+    assert detect_chapter(JS / "variants" / "chapter-05") == DetectedChapter("05", "dist/src/provider-adapter.js exists")
+    # Chapter 05's starter counts too: its labs are skipped, and the reason says why.
+    provider_starter = detect_chapter(JS / "variants" / "provider-starter")
+    assert provider_starter.chapter == "05" and "placeholder" in provider_starter.reason
     # The course's starter still counts: the student has started chapter 06.
     starter = detect_chapter(JS / "variants" / "tool-starter")
     assert starter.chapter == "06" and "placeholder" in starter.reason
     # Sources are enough: a repository that was never built is at chapter 06 once src/tool.ts exists.
     sources = detect_chapter(chapter_06(tmp_path / "repository"))
     assert (sources.chapter, sources.reason) == ("06", "src/tool.ts exists")
+    assert detect_chapter(chapter_05(tmp_path / "at-05")) == DetectedChapter("05", "src/provider-adapter.ts exists")
 
 
-def test_the_default_rubric_grades_chapter_06(context: GradingContext) -> None:
-    assert set(context.rubric.labs) == CHAPTER_04_LABS | {"6.1", "6.2", "6.3"}
-    assert context.rubric.max_score == 175
+def test_the_default_rubric_grades_chapters_05_and_06(context: GradingContext) -> None:
+    assert set(context.rubric.labs) == CHAPTER_04_LABS | CHAPTER_05_LABS | {"6.1", "6.2", "6.3"}
+    assert context.rubric.max_score == 250
+    # Chapter 05's labs weigh what the others do.
+    assert {context.rubric.labs[lab].weight for lab in CHAPTER_05_LABS} == {context.rubric.labs["4.1"].weight}
 
 
 @needs_node
@@ -61,8 +72,8 @@ def test_a_chapter_04_repository_keeps_full_marks_and_is_told_why(context: Gradi
     result = _grade("course-correct", context)
     assert (result.status, result.score.points, result.score.max_points) == ("ok", 100, 100)
     assert {lab.lab for lab in result.score.labs} == CHAPTER_04_LABS
-    assert not any(graded.case.chapter == "06" for graded in result.score.cases)
-    assert result.chapter.startswith("chapter 04: there is no src/tool.ts") and result.chapter.endswith("not graded: labs 6.1, 6.2, 6.3")
+    assert not any(graded.case.chapter in ("05", "06") for graded in result.score.cases)
+    assert result.chapter.startswith("chapter 04: there is no src/tool.ts") and result.chapter.endswith(LATER_LABS)
     assert f"graded at {result.chapter}" in terminal.render(result, context.clauses)
     document = json.loads(gradescope.render(result, context.clauses))
     assert document["score"] == 100 and document["extra_data"]["chapter"] == result.chapter
@@ -72,8 +83,16 @@ def test_a_chapter_04_repository_keeps_full_marks_and_is_told_why(context: Gradi
 @needs_node
 def test_a_chapter_06_repository_is_graded_on_every_lab(context: GradingContext) -> None:
     result = _grade("variants/chapter-06", context)
-    assert (result.status, result.score.points, result.score.max_points) == ("ok", 175, 175)
+    assert (result.status, result.score.points, result.score.max_points) == ("ok", 250, 250)
     assert result.chapter == "chapter 06: dist/src/tool.js exists"
+
+
+@needs_node
+def test_a_chapter_05_repository_is_graded_on_labs_3_1_to_5_3(context: GradingContext) -> None:
+    result = _grade("variants/chapter-05", context)
+    assert (result.status, result.score.points, result.score.max_points) == ("ok", 175, 175)
+    assert {lab.lab for lab in result.score.labs} == CHAPTER_04_LABS | CHAPTER_05_LABS
+    assert result.chapter == "chapter 05: dist/src/provider-adapter.js exists; not graded: labs 6.1, 6.2, 6.3"
 
 
 @needs_node
@@ -81,15 +100,40 @@ def test_a_chapter_06_repository_is_graded_on_every_lab(context: GradingContext)
 def test_a_tool_bug_costs_only_its_own_lab(folder: str, lab: str, context: GradingContext) -> None:
     result = _grade(folder, context)
     short = {graded.lab: graded.max_points - graded.points for graded in result.score.labs if graded.points < graded.max_points}
-    assert list(short) == [lab] and result.score.max_points == 175
+    assert list(short) == [lab] and result.score.max_points == 250
+
+
+@needs_node
+@pytest.mark.parametrize(
+    ("folder", "lab"),
+    [
+        ("variants/tool-result-as-user", "5.1"),
+        ("variants/arguments-not-stringified", "5.1"),
+        ("variants/missing-finish-is-done", "5.2"),
+        ("variants/utf8-not-streamed", "5.3"),
+        ("variants/key-not-redacted", "5.3"),
+    ],
+)
+def test_a_provider_bug_costs_only_its_own_lab(folder: str, lab: str, context: GradingContext) -> None:
+    result = _grade(folder, context)
+    short = {graded.lab: graded.max_points - graded.points for graded in result.score.labs if graded.points < graded.max_points}
+    assert list(short) == [lab] and result.score.max_points == 175 and result.chapter.startswith("chapter 05: ")
 
 
 @needs_node
 def test_the_starter_earns_nothing_in_chapter_06_and_keeps_chapter_04(context: GradingContext) -> None:
     result = _grade("variants/tool-starter", context)
     points = {lab.lab: lab.points for lab in result.score.labs}
-    assert points == {"3.1": 25, "3.2": 25, "4.1": 25, "4.2": 25, "6.1": 0, "6.2": 0, "6.3": 0}
+    assert points == {"3.1": 25, "3.2": 25, "4.1": 25, "4.2": 25, "5.1": 25, "5.2": 25, "5.3": 25, "6.1": 0, "6.2": 0, "6.3": 0}
     assert result.status == "ok" and "placeholder" in result.chapter
+
+
+@needs_node
+def test_the_provider_starter_earns_nothing_in_chapter_05_and_keeps_chapter_04(context: GradingContext) -> None:
+    result = _grade("variants/provider-starter", context)
+    points = {lab.lab: lab.points for lab in result.score.labs}
+    assert points == {"3.1": 25, "3.2": 25, "4.1": 25, "4.2": 25, "5.1": 0, "5.2": 0, "5.3": 0}
+    assert result.status == "ok" and result.chapter.startswith("chapter 05: dist/src/provider-adapter.js exists (it still throws")
 
 
 @needs_node
@@ -104,7 +148,7 @@ def test_scoping_leaves_out_later_labs_once_and_keeps_other_names(context: Gradi
     at_04 = ChapterScope("04", "why")
     narrowed, line = scoped(context, at_04)
     assert set(narrowed.rubric.labs) == CHAPTER_04_LABS and {case.lab for case in narrowed.cases} == CHAPTER_04_LABS
-    assert line == "chapter 04: why; not graded: labs 6.1, 6.2, 6.3"
+    assert line == f"chapter 04: why; {LATER_LABS}"
     # Again (the batch parent after the worker): the same context and the same line.
     assert scoped(narrowed, at_04) == (narrowed, line)
     # No chapter (reference, python:, cmd:) or a chapter every lab is in: unchanged, and no line without a chapter.
@@ -113,4 +157,4 @@ def test_scoping_leaves_out_later_labs_once_and_keeps_other_names(context: Gradi
     # A rubric of chapter 06 only, for a repository at chapter 04: every lab graded rather than nothing out of nothing.
     later = dataclasses.replace(context, rubric=dataclasses.replace(context.rubric, labs={"6.1": context.rubric.labs["6.1"]}))
     assert scoped(later, at_04)[0] is later
-    assert (lab_chapter("6.3"), lab_chapter("4.1"), lab_chapter("streaming")) == ("06", "04", None)
+    assert (lab_chapter("6.3"), lab_chapter("5.2"), lab_chapter("4.1"), lab_chapter("streaming")) == ("06", "05", "04", None)

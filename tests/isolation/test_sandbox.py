@@ -235,13 +235,14 @@ def test_cheat_b_reading_the_fixtures_and_forging_answers(sandbox: str, tmp_path
 @pytest.mark.parametrize("sandbox", ["none", pytest.param("bwrap", marks=needs_bwrap)])
 def test_cheat_c_re_exporting_a_classmates_modules(sandbox: str, tmp_path: Path, empty_points: float) -> None:
     classmate = copy_project(tmp_path / "classmate")
-    # A classmate at chapter 06, so that the copier's tool.js re-exports one worth 75 points more.
+    # A classmate at chapter 06, so that the copier's provider-adapter.js and tool.js re-export ones worth 150 points more.
+    shutil.copy(JS / "chapter-05" / "provider-adapter.js", classmate / "packages" / "pi-course" / "dist" / "src" / "provider-adapter.js")
     shutil.copy(JS / "chapter-06" / "tool.js", classmate / "packages" / "pi-course" / "dist" / "src" / "tool.js")
     project = empty_project(tmp_path / "copier")
     replace_modules(project, classmate_reexport(classmate))
     data = grade(project, sandbox)
     points = data["points"]
-    assert data["max_points"] == 175 and str(data["chapter"]).startswith("chapter 06: dist/src/tool.js exists")
+    assert data["max_points"] == 250 and str(data["chapter"]).startswith("chapter 06: dist/src/tool.js exists")
     # Held without the sandbox too (issue 32): the adapter reads only below itself and the submission.
     # Before, unsandboxed, the copy earned 100.
     assert points <= empty_points

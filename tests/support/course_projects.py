@@ -14,7 +14,9 @@ import shutil
 from pathlib import Path
 
 COURSE_TS = Path(__file__).resolve().parent / "js" / "course-ts"
-#: What chapter 06 adds to course-ts: ``src/tool.ts`` and its focused test (course-ts itself is at chapter 04).
+#: What chapter 05 adds to course-ts: ``src/provider-adapter.ts`` (course-ts itself is at chapter 04).
+CHAPTER_05 = Path(__file__).resolve().parent / "js" / "course-ts-05"
+#: What chapter 06 adds to course-ts at chapter 05: ``src/tool.ts`` and its focused test.
 CHAPTER_06 = Path(__file__).resolve().parent / "js" / "course-ts-06"
 PACKAGE = Path("packages") / "pi-course"
 
@@ -42,8 +44,15 @@ def single_package(target: Path) -> Path:
     return target
 
 
-def chapter_06(target: Path) -> Path:
-    """The whole monorepo at chapter 06 (course-ts plus ``course-ts-06``'s ``tool.ts``) at ``target``, and return it."""
+def chapter_05(target: Path) -> Path:
+    """The whole monorepo at chapter 05 (course-ts plus ``course-ts-05``'s ``provider-adapter.ts``) at ``target``, and return it."""
     monorepo(target)
+    shutil.copytree(CHAPTER_05, target, ignore=_UNTRACKED, dirs_exist_ok=True)
+    return target
+
+
+def chapter_06(target: Path) -> Path:
+    """The whole monorepo at chapter 06 (chapter 05 plus ``course-ts-06``'s ``tool.ts``) at ``target``, and return it."""
+    chapter_05(target)
     shutil.copytree(CHAPTER_06, target, ignore=_UNTRACKED, dirs_exist_ok=True)
     return target

@@ -119,7 +119,7 @@ if (__expected.size > 0) {
 def classmate_reexport(classmate: Path) -> dict[str, str]:
     """Cheat (c): each module re-exports the classmate's compiled module by absolute path."""
     modules = classmate / "packages" / "pi-course" / "dist" / "src"
-    names = ("types.js", "event-stream.js", "scripted-model.js", "tool.js")
+    names = ("types.js", "event-stream.js", "scripted-model.js", "provider-adapter.js", "tool.js")
     return {name: f"export * from {json.dumps(str(modules / name))};" for name in names}
 
 

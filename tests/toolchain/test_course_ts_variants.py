@@ -1,4 +1,6 @@
-"""course-ts at chapter 06 gets full marks; one-bug TypeScript variants of its src/tool.ts lose points only in their own lab.
+"""course-ts at chapters 05 and 06 gets full marks; one-bug TypeScript variants lose points only in their own lab.
+
+The variants patch src/provider-adapter.ts (chapter 05) or src/tool.ts (chapter 06).
 
 The JavaScript variants (tests/support/js/variants) prove the same for compiled modules; these go
 through the whole path a student's TypeScript takes: the build's copy, the staff files, the pinned
@@ -14,7 +16,7 @@ import pytest
 
 from conformance.grading.grader import grade_submission, prepare
 from conformance.grading.rubric import load_rubric
-from tests.support.course_projects import PACKAGE, chapter_06
+from tests.support.course_projects import PACKAGE, chapter_05, chapter_06
 from tests.support.requirements import needs_node, needs_npm, needs_toolchain
 
 pytestmark = [needs_node, needs_npm, needs_toolchain]
@@ -36,14 +38,13 @@ VARIANTS = {
 }
 
 
-@pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_a_tool_ts_bug_costs_only_its_own_lab(variant: str, tmp_path: Path) -> None:
-    find, replace, lab, case_id = VARIANTS[variant]
-    project = chapter_06(tmp_path / variant)
-    tool = project / PACKAGE / "src" / "tool.ts"
-    text = tool.read_text(encoding="utf-8")
-    assert text.count(find) == 1, f"{variant}: the patched text moved in course-ts's tool.ts"
-    tool.write_text(text.replace(find, replace), encoding="utf-8")
+def _check_costs_only_its_own_lab(project: Path, module: str, patch: tuple[str, str, str, str]) -> None:
+    """Patch ``src/<module>.ts`` of ``project``, grade it: only the patch's lab loses points, its case fails, nothing else does."""
+    find, replace, lab, case_id = patch
+    source = project / PACKAGE / "src" / f"{module}.ts"
+    text = source.read_text(encoding="utf-8")
+    assert text.count(find) == 1, f"the patched text moved in {source.name}: {find!r}"
+    source.write_text(text.replace(find, replace), encoding="utf-8")
     result = grade_submission(f"pi-course:{project}", prepare(load_rubric()))
     assert result.status == "ok", result.detail
     short = [graded.lab for graded in result.score.labs if graded.points < graded.max_points]
@@ -52,9 +53,44 @@ def test_a_tool_ts_bug_costs_only_its_own_lab(variant: str, tmp_path: Path) -> N
     assert case_id in failed and all(outcome.status == "failed" for outcome in failed.values())
 
 
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_a_tool_ts_bug_costs_only_its_own_lab(variant: str, tmp_path: Path) -> None:
+    _check_costs_only_its_own_lab(chapter_06(tmp_path / variant), "tool", VARIANTS[variant])
+
+
 def test_the_typed_port_at_chapter_06_gets_full_marks(tmp_path: Path) -> None:
     project = chapter_06(tmp_path / "student")
     result = grade_submission(f"pi-course:{project}", prepare(load_rubric()))
-    assert (result.status, result.score.points, result.score.max_points) == ("ok", 175, 175), result.detail
+    assert (result.status, result.score.points, result.score.max_points) == ("ok", 250, 250), result.detail
     assert result.chapter == "chapter 06: src/tool.ts exists"
     assert not (project / PACKAGE / "dist").exists() and not (project / "node_modules").exists()
+
+
+#: variant -> (the text of src/provider-adapter.ts it replaces, its replacement, the lab it costs, a case it fails)
+PROVIDER_VARIANTS = {
+    "empty-text-not-null": (
+        "content: joinedText(message.content) || null }",
+        "content: joinedText(message.content) }",
+        "5.1",
+        "prov-msg-assistant-null-only-without-text",
+    ),
+    "length-parses-arguments": ('if (reason === "toolUse") {', 'if (reason !== "stop") {', "5.2", "prov-model-course-length-keeps-raw"),
+    "key-not-redacted": (
+        'const message = apiKey ? text.split(apiKey).join("[redacted]") : text;',
+        "const message = text;",
+        "5.3",
+        "prov-key-course-fetch-error-redacted",
+    ),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(PROVIDER_VARIANTS))
+def test_a_provider_adapter_ts_bug_costs_only_its_own_lab(variant: str, tmp_path: Path) -> None:
+    _check_costs_only_its_own_lab(chapter_05(tmp_path / variant), "provider-adapter", PROVIDER_VARIANTS[variant])
+
+
+def test_the_typed_port_at_chapter_05_gets_full_marks_out_of_its_chapters(tmp_path: Path) -> None:
+    project = chapter_05(tmp_path / "student")
+    result = grade_submission(f"pi-course:{project}", prepare(load_rubric()))
+    assert (result.status, result.score.points, result.score.max_points) == ("ok", 175, 175), result.detail
+    assert result.chapter == "chapter 05: src/provider-adapter.ts exists; not graded: labs 6.1, 6.2, 6.3"

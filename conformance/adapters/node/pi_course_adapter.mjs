@@ -4,12 +4,13 @@
 //   node pi_course_adapter.mjs <MODULES_DIR>
 //
 // MODULES_DIR holds the student's compiled `types.js`, `event-stream.js`,
-// `scripted-model.js` and `tool.js` (the course builds packages/pi-course/src/*.ts into
+// `scripted-model.js`, `provider-adapter.js` and `tool.js` (the course builds packages/pi-course/src/*.ts into
 // packages/pi-course/dist/src/*.js). The program speaks the JSON-lines protocol of
 // spec/protocol.md on stdin/stdout and observes exactly as the in-process Python adapter
 // (conformance/adapters/binding.py) does, so the same fixtures judge both. The protocol server
 // (protocol.mjs), the failures (failures.mjs) and the observing machinery (observation.mjs)
-// are shared with pi_ai_adapter.mjs; chapter 06's operations are tool_ops.mjs's.
+// are shared with pi_ai_adapter.mjs; chapter 05's operations are provider_ops.mjs's, chapter
+// 06's tool_ops.mjs's.
 //
 // No dependencies: Node.js 20 built-ins only.
 
@@ -30,13 +31,14 @@ import {
   track,
   waitFor,
 } from "./observation.mjs";
+import { providerOperations } from "./provider_ops.mjs";
 import { toolOperations } from "./tool_ops.mjs";
 
 // ---------------------------------------------------------------------------------------
 // the student's modules
 // ---------------------------------------------------------------------------------------
 
-const MODULE_FILES = ["types.js", "event-stream.js", "scripted-model.js", "tool.js"];
+const MODULE_FILES = ["types.js", "event-stream.js", "scripted-model.js", "provider-adapter.js", "tool.js"];
 
 // Where each export lives in the course, and the lab that introduces it: used to order
 // the search and to say precisely what is missing.
@@ -51,6 +53,11 @@ const EXPORTS = {
   EventStream: ["event-stream.js", "3.2"],
   AssistantMessageEventStream: ["event-stream.js", "3.2"],
   ScriptedModel: ["scripted-model.js", "4.1"],
+  toProviderMessages: ["provider-adapter.js", "5.1"],
+  toProviderTools: ["provider-adapter.js", "5.1"],
+  createOpenAICompatibleModel: ["provider-adapter.js", "5.2"],
+  fixedTransport: ["provider-adapter.js", "5.2"],
+  createOpenAICompatibleTransport: ["provider-adapter.js", "5.3"],
   stringValue: ["tool.js", "6.1"],
   optionalString: ["tool.js", "6.1"],
   optionalPositiveInteger: ["tool.js", "6.1"],
@@ -377,6 +384,9 @@ function applyChange(target, step) {
   parent[Array.isArray(parent) ? Number.parseInt(last, 10) : last] = value;
 }
 
+// Chapter 05 (labs 5.1-5.3): played by provider_ops.mjs, the module in its isolation context
+// (isolation.json's provider_adapter: its imports of lab 3 modules get the reference).
+const PROVIDER = providerOperations((modules, name) => modules.find(name, "provider_adapter"));
 // Chapter 06 (labs 6.1-6.3): played by tool_ops.mjs over the same lookup of exports.
 const TOOL = toolOperations((modules, name) => modules.find(name));
 
@@ -401,6 +411,6 @@ serve({
     if (typeof info?.version === "string") implementation.version = info.version;
     return implementation;
   },
-  operations: { ...PURE, ...TOOL.operations },
-  scenarios: { event_stream: playEventStream, scripted_model: playScriptedModel, ...TOOL.scenarios },
+  operations: { ...PURE, ...PROVIDER.operations, ...TOOL.operations },
+  scenarios: { event_stream: playEventStream, scripted_model: playScriptedModel, ...PROVIDER.scenarios, ...TOOL.scenarios },
 });

@@ -23,8 +23,11 @@ const TYPES = `${SRC}/types.js`;
 const EVENT_STREAM = `${SRC}/event-stream.js`;
 const SCRIPTED_MODEL = `${SRC}/scripted-model.js`;
 const TOOL = `${SRC}/tool.js`;
+const PROVIDER = `${SRC}/provider-adapter.js`;
 // course-correct is at chapter 04 (no tool.js); the chapter 06 folders add this correct tool.js.
 const TOOL_CORRECT = readFileSync(path.join(HERE, "chapter-06", "tool.js"), "utf8");
+// ... and chapter 05's correct provider-adapter.js, which every folder at chapter 05 or later has.
+const PROVIDER_CORRECT = readFileSync(path.join(HERE, "chapter-05", "provider-adapter.js"), "utf8");
 // The course's tsconfig.json, as the grader pins it by default (conformance/toolchain/course/).
 const COURSE_TSCONFIG = readFileSync(path.join(HERE, "..", "..", "..", "conformance", "toolchain", "course", "tsconfig.json"), "utf8");
 
@@ -33,6 +36,8 @@ const patch = (file, find, replace, count = 1) => ({ kind: "patch", file, find, 
 const remove = (file) => ({ kind: "remove", file });
 /** Create `file` (which must not exist yet) holding `text`. */
 const add = (file, text) => ({ kind: "add", file, text });
+/** What a folder at chapter 05 or later adds to course-correct: the correct provider-adapter.js. */
+const CHAPTER_05 = add(PROVIDER, PROVIDER_CORRECT);
 
 // What the course's chapter 06 starter (starters/06-tool.ts) compiles to, in effect: the
 // exports exist, the constructor accepts tools and does nothing, everything else throws
@@ -50,6 +55,17 @@ export class ToolRegistry {
   definitions() { throw pending("Lab 6.2 ToolRegistry.definitions"); }
 }
 export async function executeToolCall() { throw pending("Lab 6.3 executeToolCall"); }
+`;
+
+// What the course's chapter 05 starter (starters/05-provider-adapter.ts) compiles to, in
+// effect: the five exports exist and throw "<lab> 尚未实现"; ZERO_USAGE is the zero usage.
+const PROVIDER_STARTER = `const pending = (what) => new Error(\`\${what} 尚未实现\`);
+export function toProviderMessages() { throw pending("Lab 5.1 toProviderMessages"); }
+export function toProviderTools() { throw pending("Lab 5.1 toProviderTools"); }
+export function createOpenAICompatibleModel() { throw pending("Lab 5.2 createOpenAICompatibleModel"); }
+export function fixedTransport() { throw pending("Lab 5.2 fixedTransport"); }
+export function createOpenAICompatibleTransport() { throw pending("Lab 5.3 createOpenAICompatibleTransport"); }
+export const ZERO_USAGE = { input: 0, output: 0, totalTokens: 0 };
 `;
 
 const VARIANT_SPECS = {
@@ -137,22 +153,56 @@ const VARIANT_SPECS = {
     changes: [patch(SCRIPTED_MODEL, "const turn = this.#turns[this.#cursor++];", "const turn = options.signal?.aborted ? undefined : this.#turns[this.#cursor++];")],
   },
 
-  // ---- chapter 06 (course-correct plus chapter-06/tool.js): one bug each, costing only its own lab
+  // ---- chapter 05 (course-correct plus chapter-05/provider-adapter.js): one bug each, costing only its own lab
+  "chapter-05": {
+    bug: "no bug: course-correct with chapter 05's provider-adapter.js, a repository at chapter 05 that passes every case",
+    changes: [CHAPTER_05],
+  },
+
+  "tool-result-as-user": {
+    bug: "toProviderMessages sends a tool result with role \"user\" instead of \"tool\" (lab 5.1)",
+    changes: [CHAPTER_05, patch(PROVIDER, 'return { role: "tool", tool_call_id', 'return { role: "user", tool_call_id')],
+  },
+  "arguments-not-stringified": {
+    bug: "a wire tool call without rawArguments carries the arguments object, not its JSON text (lab 5.1)",
+    changes: [CHAPTER_05, patch(PROVIDER, "JSON.stringify(call.arguments ?? {})", "call.arguments ?? {}")],
+  },
+  "missing-finish-is-done": {
+    bug: "a transport that ends without a finish chunk ends the call as a normal stop (lab 5.2)",
+    changes: [
+      CHAPTER_05,
+      patch(PROVIDER, 'if (finish === undefined) throw new Error("Provider stream ended without a finish chunk");', 'if (finish === undefined) finish = { type: "finish", reason: "stop" };'),
+    ],
+  },
+  "utf8-not-streamed": {
+    bug: "each read of the SSE body is decoded on its own: a character split between two reads is lost (lab 5.3)",
+    changes: [CHAPTER_05, patch(PROVIDER, "decoder.decode(value, { stream: true })", "decoder.decode(value)")],
+  },
+  "key-not-redacted": {
+    bug: "the transport's errors keep the API key in their message (lab 5.3)",
+    changes: [CHAPTER_05, patch(PROVIDER, 'const message = apiKey ? text.split(apiKey).join("[redacted]") : text;', "const message = text;")],
+  },
+  "provider-starter": {
+    bug: "a student who has just started chapter 05: provider-adapter.js is the course's starter, every export throws \"Lab 5.x ... 尚未实现\"",
+    changes: [add(PROVIDER, PROVIDER_STARTER)],
+  },
+
+  // ---- chapter 06 (chapter 05 plus chapter-06/tool.js): one bug each, costing only its own lab
   "chapter-06": {
     bug: "no bug: course-correct with chapter 06's tool.js, a repository at chapter 06 that passes every case",
-    changes: [add(TOOL, TOOL_CORRECT)],
+    changes: [CHAPTER_05, add(TOOL, TOOL_CORRECT)],
   },
   "required-lists-optional": {
     bug: "objectSchema's JSON Schema lists the optional keys as required too (lab 6.1)",
-    changes: [add(TOOL, TOOL_CORRECT), patch(TOOL, "required: entries.filter(([, check]) => !check.optional).map(([key]) => key),", "required: entries.map(([key]) => key),")],
+    changes: [CHAPTER_05, add(TOOL, TOOL_CORRECT), patch(TOOL, "required: entries.filter(([, check]) => !check.optional).map(([key]) => key),", "required: entries.map(([key]) => key),")],
   },
   "duplicate-overwrites": {
     bug: "register replaces a tool whose name is taken instead of throwing (lab 6.2)",
-    changes: [add(TOOL, TOOL_CORRECT), patch(TOOL, "    if (this.#tools.has(tool.name)) throw new Error(`Tool 已存在：${tool.name}`);\n", "")],
+    changes: [CHAPTER_05, add(TOOL, TOOL_CORRECT), patch(TOOL, "    if (this.#tools.has(tool.name)) throw new Error(`Tool 已存在：${tool.name}`);\n", "")],
   },
   "failure-names-error-type": {
     bug: "a failure result quotes String(error) (\"Error: exploded\") instead of the error's message (lab 6.3)",
-    changes: [add(TOOL, TOOL_CORRECT), patch(TOOL, "return failure(call, error instanceof Error ? error.message : String(error));", "return failure(call, String(error));")],
+    changes: [CHAPTER_05, add(TOOL, TOOL_CORRECT), patch(TOOL, "return failure(call, error instanceof Error ? error.message : String(error));", "return failure(call, String(error));")],
   },
 
   // ---- partial credit ----------------------------------------------------------------
@@ -201,11 +251,12 @@ const VARIANT_SPECS = {
   },
   "tool-starter": {
     bug: "a student who has just started chapter 06: tool.js is the course's starter, every export throws \"Lab 6.x ... 尚未实现\"",
-    changes: [add(TOOL, TOOL_STARTER)],
+    changes: [CHAPTER_05, add(TOOL, TOOL_STARTER)],
   },
   "lab61-only": {
     bug: "a student who finished lab 6.1: ToolRegistry and executeToolCall still throw the starter's \"尚未实现\"",
     changes: [
+      CHAPTER_05,
       add(TOOL, TOOL_CORRECT),
       patch(TOOL, "    this.#tools.set(tool.name, tool);\n", "    throw new Error(\"Lab 6.2 ToolRegistry.register 尚未实现\");\n"),
       patch(TOOL, "    return this.#tools.get(name);\n", "    throw new Error(\"Lab 6.2 ToolRegistry.get 尚未实现\");\n"),

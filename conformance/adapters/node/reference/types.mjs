@@ -1,7 +1,10 @@
 // Reference of the course's chapter 03 IR helpers (packages/pi-course/src/types.ts), for lab
-// isolation (lab_isolation.mjs): a lab 4 ScriptedModel that imports "./types.js" gets these, so
+// isolation (lab_isolation.mjs): a lab 4 ScriptedModel or a lab 5 provider adapter that imports "./types.js" gets these, so
 // its points depend on its own code alone. Written from spec/spec.md (IR-MAKE-*, IR-TEXT-*,
 // SYS-*); the course's interfaces are types only and leave nothing at run time.
+
+/** The course's zero usage (a chapter 05 provider-adapter imports it, as ZERO_USAGE's value). */
+export const EMPTY_USAGE = { input: 0, output: 0, totalTokens: 0 };
 
 /** IR-MAKE-1: `{type: "text", text}`. */
 export const text = (value) => ({ type: "text", text: value });
