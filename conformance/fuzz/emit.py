@@ -55,10 +55,15 @@ class _Dumper(yaml.SafeDumper):
     """Safe YAML whose multi-line strings are double-quoted with \\n escapes, as in the bundled fixtures."""
 
 
+#: What YAML reads as a line break: in a plain or single-quoted scalar each one folds (NEL
+#: ``\x85`` came back as a space), so a string holding one is written double-quoted, escaped.
+LINE_BREAKS = frozenset("\n\r\x85\u2028\u2029")
+
+
 def _string(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     # PyYAML's default for a string with newlines is a folded single-quoted scalar, whose
     # blank lines are hard to read back by eye; a double-quoted one shows each "\n".
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"' if "\n" in value else None)
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"' if LINE_BREAKS & set(value) else None)
 
 
 _Dumper.add_representer(str, _string)

@@ -21,10 +21,14 @@ from hypothesis import HealthCheck, Phase, find, settings
 from conformance.adapters.interface import Adapter, AdapterFailure
 from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.expect import build_case, clauses_for
-from conformance.fuzz.strategies import Program, programs
+from conformance.fuzz.operations import fuzz_mix
+from conformance.fuzz.strategies import Program
 from conformance.judging.outcome import Outcome
 from conformance.model.cases import Case
 from conformance.running.engine import AdapterFactory, Policy, run_alone, run_one
+
+#: What the fuzzer draws (:func:`conformance.fuzz.operations.fuzz_mix`), built once.
+programs = fuzz_mix()
 
 
 class _OutOfTime(Exception):

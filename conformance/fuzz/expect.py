@@ -14,9 +14,11 @@ import json
 import re
 
 from conformance.common.jsontypes import JsonObject, JsonValue
+from conformance.fuzz.expect_tools import TOOL_CLAUSES, TOOL_LABS, loosen_tool_observation
 from conformance.fuzz.strategies import Program
 from conformance.judging.matcher import escape_keys
 from conformance.model.cases import Case
+from conformance.model.profiles import COURSE
 
 LOOSE_MESSAGE_FIELDS: dict[str, JsonValue] = {
     "provider": {"$type": "string"},
@@ -25,6 +27,8 @@ LOOSE_MESSAGE_FIELDS: dict[str, JsonValue] = {
     "timestamp": {"$type": "number"},
 }
 ASSISTANT_DEFAULTS = ("provider", "model", "usage", "timestamp")
+#: Operations whose observation is one per step (the course profile's scenario operations).
+SCENARIOS = COURSE.scenario_operations
 
 
 def _loosen_messages(value: JsonValue) -> JsonValue:
@@ -58,7 +62,11 @@ def expectations(program: Program, observation: JsonObject) -> tuple[JsonObject 
     if program.operation == "make_assistant_message":
         _loosen_defaults(program, observation["value"])
         return observation, []
-    if program.operation not in {"event_stream", "scripted_model"}:
+    if program.operation in TOOL_CLAUSES:
+        loosen_tool_observation(program, observation)
+        if program.operation not in SCENARIOS:
+            return observation, []
+    if program.operation not in SCENARIOS:
         return observation, []
     observed_steps = observation.get("steps")
     assert isinstance(observed_steps, list)
@@ -130,6 +138,8 @@ _MODEL_CLAUSES = [
 
 def clauses_for(program: Program, path: str) -> list[str]:
     """The clauses a divergence at ``path`` breaks, most specific first."""
+    if program.operation in TOOL_CLAUSES:
+        return TOOL_CLAUSES[program.operation](program, path)
     if program.operation in _PURE_CLAUSES:
         table = _PURE_CLAUSES[program.operation]
         extra = ["IR-TEXT-3"] if program.operation == "text_of" and "system" in program.tags else []
@@ -150,6 +160,8 @@ def clauses_for(program: Program, path: str) -> list[str]:
 
 def lab_for(program: Program) -> str:
     """The lab whose code the case exercises (spec/fixture-format.md, ``lab``)."""
+    if program.operation in TOOL_LABS:
+        return TOOL_LABS[program.operation]
     if program.operation == "event_stream":
         return "3.2"
     if program.operation == "scripted_model":
@@ -187,7 +199,7 @@ def build_case(program: Program, observation: JsonObject, path: str = "", descri
         id=case_id(program),
         file="fuzz",
         line=0,
-        chapter="03" if lab.startswith("3") else "04",
+        chapter=f"0{lab.split('.')[0]}",
         lab=lab,
         clauses=tuple(clauses_for(program, path)),
         description=description or "found by pi-conformance fuzz",

@@ -27,7 +27,6 @@ from pathlib import Path
 from random import Random
 
 from hypothesis import Phase, find, settings
-from hypothesis import strategies as st
 
 from conformance.adapters.interface import Adapter
 from conformance.authoring.lint import HEADER_PREFIX, SCHEMA_FILE
@@ -36,8 +35,9 @@ from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.emit import file_text
 from conformance.fuzz.engine import DRAW_SETTINGS, reference_case
 from conformance.fuzz.expect import lab_for
+from conformance.fuzz.operations import lab_operations, private_mix
 from conformance.fuzz.private_cases import PRIVATE_WORD, private_case
-from conformance.fuzz.strategies import PURE_OPERATIONS, Program, event_stream_program, pure_program, scripted_model_program
+from conformance.fuzz.strategies import Program
 from conformance.grading.rubric import Rubric
 from conformance.model.cases import Case
 from conformance.running.engine import run_alone
@@ -71,8 +71,8 @@ def seed_number(secret: str) -> int:
 def quotas(rubric: Rubric, total: int) -> dict[str, int]:
     """Cases per lab, in proportion to the rubric's lab weights (largest remainders), at least one each.
 
-    Only the labs the fuzzer draws programs for (:data:`LAB_OPERATIONS`): it has no strategy for
-    chapter 06's tool operations yet, so a private set holds no lab 6.x case.
+    Only the labs the fuzzer draws programs for (:data:`LAB_OPERATIONS`, from the one table
+    :mod:`conformance.fuzz.operations`); a lab of operations it has no strategy for holds no case.
     """
     labs = [lab for lab in rubric.labs if lab in LAB_OPERATIONS]
     if total < len(labs):
@@ -97,12 +97,7 @@ def quotas(rubric: Rubric, total: int) -> dict[str, int]:
 _GENERATE_ONLY = settings(DRAW_SETTINGS, phases=[Phase.generate])
 
 #: The operations each lab's cases are drawn for (:func:`.expect.lab_for` is the other way round).
-LAB_OPERATIONS: dict[str, tuple[str, ...]] = {
-    "3.1": PURE_OPERATIONS,
-    "3.2": ("event_stream",),
-    "4.1": ("scripted_model",),
-    "4.2": ("scripted_model",),
-}
+LAB_OPERATIONS: dict[str, tuple[str, ...]] = lab_operations()
 
 
 def operation_quotas(lab_quotas: Mapping[str, int]) -> dict[tuple[str, str], int]:
@@ -121,16 +116,9 @@ def operation_quotas(lab_quotas: Mapping[str, int]) -> dict[tuple[str, str], int
     return counts
 
 
-# The fuzzer's strategies, mixed for a set whose labs weigh the same: lab 3.1's seven operations
-# once each, the event stream three times (half its draws are chapter 02's generic stream, which
-# the default rubric weighs 0) and the ScriptedModel six times (one draw in six is a plain lab-4.1
-# program, the rest have aborts, errors or exhaustion). About 400 draws fill the default set.
-private_programs = st.one_of(
-    *[pure_program(operation) for operation in PURE_OPERATIONS],
-    # Distinct strategy objects: one_of drops a repeated object, so `[strategy] * 3` weighs once.
-    *[event_stream_program() for _ in range(3)],
-    *[scripted_model_program() for _ in range(6)],
-)
+# The fuzzer's strategies, mixed for a set whose labs weigh the same (the weights are in
+# :data:`conformance.fuzz.operations.DRAWABLE`): about 700 draws fill the default set.
+private_programs = private_mix()
 
 
 #: Public seeds whose draws no private set uses. A program that Hypothesis draws for almost any

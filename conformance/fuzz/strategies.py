@@ -175,48 +175,47 @@ transcripts = st.lists(st.one_of(system_message(), system_message(), user_messag
 # -- pure operations -------------------------------------------------------------------------
 
 
-PURE_OPERATIONS = (
-    "text_of",
-    "system_message_text",
-    "current_system_message",
-    "current_system_prompt",
-    "make_text",
-    "make_user_message",
-    "make_assistant_message",
-)
+def _text_of_input(draw: st.DrawFn, tags: set[str]) -> JsonObject:
+    message = draw(any_message)
+    tags.add(str(message["role"]))
+    return {"message": message}
+
+
+def _transcript_input(draw: st.DrawFn, tags: set[str]) -> JsonObject:
+    return {"messages": cast(JsonValue, draw(transcripts | churn_transcripts))}
+
+
+def _assistant_input(draw: st.DrawFn, tags: set[str]) -> JsonObject:
+    input: JsonObject = {"content": cast(JsonValue, draw(st.lists(blocks, max_size=3)))}
+    if draw(st.booleans()):
+        input["stop_reason"] = draw(st.sampled_from(["stop", "length", "toolUse", "error", "aborted"]))
+    if draw(st.booleans()):
+        overrides: dict[str, Any] = {}
+        for name, strategy in (("provider", texts), ("model", texts), ("usage", usage), ("errorMessage", texts), ("timestamp", timestamps)):
+            if draw(st.booleans()):
+                overrides[name] = draw(strategy)
+        input["overrides"] = overrides
+    return input
+
+
+#: Chapter 03's pure operations and how each one's input is drawn, in the order the mixes list
+#: them (:mod:`conformance.fuzz.operations`; the order decides what a seed draws).
+PURE_INPUTS: dict[str, Callable[[st.DrawFn, set[str]], JsonObject]] = {
+    "text_of": _text_of_input,
+    "system_message_text": lambda draw, tags: {"message": draw(system_message())},
+    "current_system_message": _transcript_input,
+    "current_system_prompt": _transcript_input,
+    "make_text": lambda draw, tags: {"value": draw(texts)},
+    "make_user_message": lambda draw, tags: {"value": draw(texts)},
+    "make_assistant_message": _assistant_input,
+}
 
 
 @st.composite
 def pure_program(draw: st.DrawFn, operation: str) -> Program:
+    """A program of one of :data:`PURE_INPUTS`' operations."""
     tags: set[str] = set()
-    input: JsonObject
-    if operation == "text_of":
-        message = draw(any_message)
-        tags.add(str(message["role"]))
-        input = {"message": message}
-    elif operation == "system_message_text":
-        input = {"message": draw(system_message())}
-    elif operation in {"current_system_message", "current_system_prompt"}:
-        input = {"messages": cast(JsonValue, draw(transcripts | churn_transcripts))}
-    elif operation in {"make_text", "make_user_message"}:
-        input = {"value": draw(texts)}
-    else:
-        input = {"content": cast(JsonValue, draw(st.lists(blocks, max_size=3)))}
-        if draw(st.booleans()):
-            input["stop_reason"] = draw(st.sampled_from(["stop", "length", "toolUse", "error", "aborted"]))
-        if draw(st.booleans()):
-            overrides: dict[str, Any] = {}
-            for name, strategy in (
-                ("provider", texts),
-                ("model", texts),
-                ("usage", usage),
-                ("errorMessage", texts),
-                ("timestamp", timestamps),
-            ):
-                if draw(st.booleans()):
-                    overrides[name] = draw(strategy)
-            input["overrides"] = overrides
-    return Program(operation, input, tags=tags)
+    return Program(operation, PURE_INPUTS[operation](draw, tags), tags=tags)
 
 
 # -- event streams (chapter 02/03) -----------------------------------------------------------
@@ -387,12 +386,3 @@ def _call_steps(
         program.tags.add("mutate")
         steps.append({"action": "mutate_context", "call": call, "append": {"path": "/messages", "value": draw(user_message)}})
     return steps
-
-
-# Every operation about equally often; the two scenario operations twice as often, since
-# they hold most of the behaviour (and most of the bugs) per program.
-programs = st.one_of(
-    *[pure_program(operation) for operation in PURE_OPERATIONS],
-    *[event_stream_program()] * 2,
-    *[scripted_model_program()] * 2,
-)

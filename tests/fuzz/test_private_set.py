@@ -7,7 +7,6 @@ public fixtures' answers passes every public case and no private one.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
@@ -16,9 +15,13 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters.interface import Adapter
+from conformance.adapters.kinds import parse_impl
 from conformance.adapters.reference import create as create_reference
 from conformance.authoring.lint import lint
 from conformance.fuzz import private
+from conformance.fuzz.emit import file_text
+from conformance.grading.chapter_scope import scope_of, scoped
+from conformance.grading.grader import prepare
 from conformance.grading.rubric import Rubric, load_rubric, parse_rubric
 from conformance.grading.scoring import Score, score
 from conformance.loading.loader import load_suite
@@ -26,6 +29,7 @@ from conformance.model.cases import LABS, Case
 from conformance.running.engine import run_alone
 from conformance.yamlio.canonical import inputs_key
 from tests.support.cli_runner import cli
+from tests.support.course_projects import chapter_06
 from tests.support.fakes.lookup_table import LookupTable, record
 from tests.support.private_sets import write_private_set
 from tests.support.requirements import costly
@@ -62,8 +66,8 @@ def _inputs(cases: list[Case]) -> set[str]:
 
 @costly
 def test_the_set_lints_clean_and_every_case_passes_the_reference(private_dir: Path, private_cases: list[Case], reference: Adapter) -> None:
-    # The set draws for the rubric's labs the fuzzer covers; chapter 06's (no strategy for its
-    # tool operations yet) have no private case, and lint may say so.
+    # The set draws for the rubric's labs the fuzzer covers (all of the default rubric's); lint
+    # may say that a lab it does not grade (5.x, 7.x, 9.x) has no case.
     ungraded = [f"no case for lab {lab}:" for lab in LABS if lab not in private.LAB_OPERATIONS]
     assert [str(problem) for problem in lint(private_dir) if not any(text in str(problem) for text in ungraded)] == []
     outcomes = [run_alone(reference, case) for case in private_cases]
@@ -75,7 +79,9 @@ def test_the_set_lints_clean_and_every_case_passes_the_reference(private_dir: Pa
 
 @costly
 def test_every_lab_gets_its_share_and_lab_3_1_every_operation(private_cases: list[Case]) -> None:
-    assert Counter(case.lab for case in private_cases) == {"3.1": 25, "3.2": 25, "4.1": 25, "4.2": 25}
+    # Every lab the default rubric grades, chapter 06's included (issue 32): 100 cases over seven labs.
+    assert Counter(case.lab for case in private_cases) == {"3.1": 15, "3.2": 15, "4.1": 14, "4.2": 14, "6.1": 14, "6.2": 14, "6.3": 14}
+    assert {case.chapter for case in private_cases if case.lab.startswith("6.")} == {"06"}
     operations = Counter(case.operation for case in private_cases if case.lab == "3.1")
     assert set(operations) == set(private.LAB_OPERATIONS["3.1"])
     assert max(operations.values()) - min(operations.values()) <= 1
@@ -109,10 +115,10 @@ def test_the_same_seed_writes_the_same_bytes_in_another_process_and_another_seed
     for out, seed in ((first, "seed one"), (again, "seed one"), (other, "seed two")):
         result = cli("private-set", "--seed", seed, "--out", str(out), "--cases", "40", timeout=120)
         assert result.returncode == 0, result.stdout + result.stderr
-        assert "40 cases (3.1: 10, 3.2: 10, 4.1: 10, 4.2: 10)" in result.stdout
+        assert "40 cases (3.1: 6, 3.2: 6, 4.1: 6, 4.2: 6, 6.1: 6, 6.2: 5, 6.3: 5)" in result.stdout
     files = sorted(path.relative_to(first) for path in first.rglob("*.yaml"))
     # One file per lab, and one more per other id prefix of the lab (fixtures lint wants a file's ids alike).
-    assert {private.file_name(lab) for lab in ("3.1", "3.2", "4.1", "4.2")} <= {name.as_posix() for name in files}
+    assert {private.file_name(lab) for lab in load_rubric().labs} <= {name.as_posix() for name in files}
     assert files == sorted(path.relative_to(again) for path in again.rglob("*.yaml"))
     for name in files:
         assert (first / name).read_bytes() == (again / name).read_bytes(), name
@@ -145,13 +151,11 @@ def test_hand_written_cases_are_kept_and_their_inputs_never_drawn(tmp_path: Path
     taken = next(case for case in private_cases if case.operation == "text_of")
     hand = out / "ch03" / "staff.yaml"
     hand.parent.mkdir(parents=True)
-    hand.write_text(
-        f"# yaml-language-server: $schema={private.HEADER.split('=', 1)[1]}\n"
-        'chapter: "03"\ntopic: hand-written private cases\ncases:\n'
-        f"- id: text-of-staff-1\n  lab: '3.1'\n  clauses: [IR-TEXT-1]\n  description: written by hand.\n"
-        f"  operation: text_of\n  input: {inputs_of(taken)}\n  expect: {{value: {{$type: string}}}}\n",
-        encoding="utf-8",
+    # Written as fixtures are (a drawn text may hold characters flow JSON cannot carry in YAML, NEL say).
+    staff = replace(
+        taken, id="text-of-staff-1", clauses=("IR-TEXT-1",), description="written by hand.", expect={"value": {"$type": "string"}}
     )
+    hand.write_text(file_text("03", "hand-written private cases", [staff], [], header=private.HEADER), encoding="utf-8")
     before = hand.read_bytes()
     result = cli("private-set", "--seed", SECRET, "--out", str(out), timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -164,16 +168,11 @@ def test_hand_written_cases_are_kept_and_their_inputs_never_drawn(tmp_path: Path
     assert [str(problem) for problem in lint(out) if not any(text in str(problem) for text in ungraded)] == []
 
 
-def inputs_of(case: Case) -> str:
-    """The case's input as flow YAML (JSON is YAML)."""
-    return json.dumps(case.input, ensure_ascii=False)
-
-
 def test_a_file_it_did_not_write_is_never_overwritten(tmp_path: Path) -> None:
     target = tmp_path / private.file_name("3.1")
     target.parent.mkdir(parents=True)
     target.write_text("# my own notes\n", encoding="utf-8")
-    result = cli("private-set", "--seed", SECRET, "--out", str(tmp_path), "--cases", "4", timeout=120)
+    result = cli("private-set", "--seed", SECRET, "--out", str(tmp_path), "--cases", "7", timeout=120)
     assert result.returncode == 2
     assert "was not written by private-set" in result.stderr
     assert target.read_text(encoding="utf-8") == "# my own notes\n"
@@ -216,23 +215,30 @@ def test_the_lookup_table_passes_no_private_case(lookup_table: LookupTable, priv
 
 
 def test_with_the_private_set_graded_too_the_lookup_table_earns_no_more_than_the_skeleton(
-    lookup_table: LookupTable, private_cases: list[Case]
+    lookup_table: LookupTable, private_dir: Path, tmp_path: Path
 ) -> None:
-    # On main it earned 66/100 here: the 248 public cases carried 248 of the 349 cases' points.
-    everything = [*load_suite().cases, *private_cases]
-    # The labs the set covers: chapter 06's have no private case (no fuzz strategy for its tool
-    # operations yet), so there the table earns the public cases' points (docs/private-set.md).
-    covered = {lab: rule for lab, rule in load_rubric().labs.items() if lab in private.LAB_OPERATIONS}
-    rubric = replace(load_rubric(), labs=covered, held_out=frozenset(case.id for case in private_cases))
+    # A course repository at chapter 06 is graded on every lab of the default rubric, 3.1 to 6.3
+    # (its chapter from its files: nothing is built or run). On main the table earned 66/100 here
+    # when 248 public cases carried the points; then, with labs 3.1-4.2 confirmed by private
+    # cases, it still earned 75/175: chapter 06's 75 points, whose labs had no private case.
+    scope = scope_of(parse_impl(f"pi-course:{chapter_06(tmp_path / 'project')}"))
+    assert scope.chapter == "06"
+    context, _ = scoped(prepare(load_rubric(), held_out=private_dir), scope)
+    rubric, everything = context.rubric, list(context.cases)
+    assert set(rubric.labs) == {"3.1", "3.2", "4.1", "4.2", "6.1", "6.2", "6.3"}
     assert rubric.public_cases == "confirmed"  # the default
     cheat, skeleton = _score(lookup_table, everything, rubric), _score(_skeleton(), everything, rubric)
     assert cheat.points <= skeleton.points == 0
+    for lab in ("6.1", "6.2", "6.3"):  # chapter 06 as chapters 03 and 04: every public case passed, nothing earned
+        assert any(graded.held_out for graded in cheat.cases if graded.case.lab == lab)
+        assert all(graded.passed for graded in cheat.cases if graded.case.lab == lab and not graded.held_out)
+        assert next(graded for graded in cheat.labs if graded.lab == lab).points == 0
     # What students see before publication still shows every public case passed, with its points.
     assert all(graded.visible_points == graded.max_points for graded in cheat.cases if not graded.held_out)
     # A plain weighting is the staff's choice, and then the table earns the public cases' worth.
     plain = _score(lookup_table, everything, replace(rubric, public_cases="plain"))
     public_worth = sum(graded.max_points for graded in plain.cases if not graded.held_out)
-    assert plain.points == pytest.approx(public_worth) and 60 < public_worth < 80
+    assert plain.points == pytest.approx(public_worth) and 100 < public_worth < 150
 
 
 def test_on_the_private_set_the_lookup_table_scores_no_more_than_the_skeleton(lookup_table: LookupTable, private_cases: list[Case]) -> None:

@@ -6,9 +6,14 @@ from collections.abc import Mapping
 
 from conformance.common.jsontypes import JsonValue
 from conformance.grading.attribution import attribute
+from conformance.grading.grader import SubmissionResult
+from conformance.grading.rubric import parse_rubric
+from conformance.grading.scoring import score
 from conformance.grading.symptom_homes import chapter_of, site, symptom_homes
 from conformance.judging.outcome import Divergence, Outcome
 from conformance.model.cases import Case
+from conformance.model.clauses import load_clauses
+from conformance.reports.formats import markdown, terminal
 
 LABS = ("3.1", "3.2", "4.1", "4.2")
 IDENTITY: dict[str, JsonValue] = {"state": "resolved", "same_object_as": "terminal_event"}
@@ -66,3 +71,20 @@ def test_across_chapters_the_earlier_lab_still_explains_unless_isolated() -> Non
     earlier, later = _failures("3.2", 1, "stream"), _failures("4.1", 5, "model")
     assert len(attribute([*earlier, *later], LABS)) == 5  # a lab 3.2 bug seen by many lab 4 cases: charged in 3.2
     assert attribute([*earlier, *later], LABS, isolated={"4.1": frozenset({"3.1", "3.2"})}) == {}
+
+
+def test_reports_say_a_later_lab_when_the_excusing_bug_is_charged_in_a_later_lab() -> None:
+    # Issue 32, item 5: terminal and Markdown said "because of an earlier lab" for a case that a
+    # later lab's bug (the symptom's home inside the chapter) excuses; Gradescope said it right.
+    rubric = parse_rubric({"version": 1, "name": "two labs", "labs": {"4.1": {"weight": 50}, "4.2": {"weight": 50}}}, "test")
+    # The plant is one of five 4.1 cases (10 points); the three real 4.2 failures weigh 50: their lab is the home.
+    passing = [scenario(f"own-{n}", "4.1", IDENTITY) for n in range(4)]
+    results = [*_failures("4.1", 1, "plant"), *((case, Outcome(case.id, "passed", "", 0.0)) for case in passing)]
+    results += _failures("4.2", 3, "real")
+    result = SubmissionResult("student", "x", "x", "ok", "", score(rubric, results), rubric, 1.0)
+    assert [graded.inherited.earlier for graded in result.score.cases if graded.inherited is not None] == [False]
+    texts = {"terminal": terminal.render(result, load_clauses()), "markdown": markdown.render(result, load_clauses())}
+    assert "1 excused (failed because of a later lab," in texts["terminal"]
+    assert "failing because of a later lab's bug (charged once, in that lab;" in texts["terminal"]
+    assert "1 failed only because of a later lab's bug" in texts["markdown"]
+    assert all("because of an earlier lab" not in text for text in texts.values())

@@ -41,11 +41,24 @@ def lab_counts(lab: LabScore, group_label: str = "lab") -> str:
     return f"({', '.join(parts)})" if parts else ""
 
 
-def lab_parts(lab: LabScore, group_label: str = "lab") -> list[str]:
+def excusing_lab(cases: Sequence[GradedCase], group_label: str = "lab") -> str:
+    """``an earlier lab``, ``a later lab`` or ``another lab``: where the bug that excuses ``cases`` is charged.
+
+    Mostly an earlier lab; inside a chapter a symptom's home may be a later lab
+    (:mod:`conformance.grading.symptom_homes`), and the words follow it, as Gradescope's do.
+    """
+    homes = {graded.inherited.earlier for graded in cases if graded.inherited is not None}
+    if homes == {False}:
+        return f"a later {group_label}"
+    return f"an earlier {group_label}" if homes <= {True} else f"another {group_label}"
+
+
+def lab_parts(lab: LabScore, group_label: str = "lab", cases: Sequence[GradedCase] = ()) -> list[str]:
     """What a lab's cases that did not pass are: ``3 failed``, ``1 skipped``, ``43 excused (...)``.
 
-    Failed cases that an earlier lab's bug explains are excused, counted apart, with what they
-    still cost (:func:`points_lost`): nothing when the lab's own cases all pass.
+    Failed cases that another lab's bug explains are excused, counted apart, with what they
+    still cost (:func:`points_lost`): nothing when the lab's own cases all pass. ``cases``
+    (the submission's graded cases) say whether that lab is earlier or later (:func:`excusing_lab`).
     """
     parts = []
     for status in ("failed", "errored", "skipped"):
@@ -53,7 +66,8 @@ def lab_parts(lab: LabScore, group_label: str = "lab") -> list[str]:
         if count:
             parts.append(f"{count} {status}")
     if lab.inherited:
-        parts.append(f"{lab.inherited} excused (failed because of an earlier {group_label}, {points_lost(lab.inherited_lost)})")
+        excused = [graded for graded in cases if graded.case.lab == lab.lab]
+        parts.append(f"{lab.inherited} excused (failed because of {excusing_lab(excused, group_label)}, {points_lost(lab.inherited_lost)})")
     return parts
 
 

@@ -19,7 +19,7 @@ from conformance.grading.status import NOT_STARTED
 from conformance.judging.failure_groups import Cause, cause_of
 from conformance.model.clauses import Clause
 from conformance.reports.formats import causes
-from conformance.reports.formats.common import excused_cost, points, profile_of, skipped_reasons
+from conformance.reports.formats.common import excused_cost, excusing_lab, points, profile_of, skipped_reasons
 
 
 def _cell(text: str) -> str:
@@ -77,7 +77,7 @@ def _score_table(result: SubmissionResult) -> list[str]:
     """Points and case counts per lab, as a table."""
     label = result.rubric.group_label
     lines = [
-        f"| {label} | points | max | passed | failed | of which because of an earlier {label} | errored | skipped |",
+        f"| {label} | points | max | passed | failed | of which because of another {label} | errored | skipped |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for lab in result.score.labs:
@@ -100,7 +100,11 @@ def _lab_section(
         lines += _failing_cases(clauses, label, lab.lab, failing)
     inherited = [graded for graded in result.score.cases if graded.case.lab == lab.lab and graded.inherited is not None]
     if inherited:
-        lines += ["", f"{len(inherited)} failed only because of an earlier {label}'s bug ({excused_cost(inherited, label)}):", ""]
+        lines += [
+            "",
+            f"{len(inherited)} failed only because of {excusing_lab(inherited, label)}'s bug ({excused_cost(inherited, label)}):",
+            "",
+        ]
         lines += [f"- `{graded.case.id}`: {_cell(inherited_line(graded, clauses))}" for graded in inherited]
     reasons = skipped_reasons(skipped)
     if reasons:

@@ -25,6 +25,7 @@ from conformance.model.clauses import Clause
 from conformance.reports.formats import causes
 from conformance.reports.formats.common import (
     excused_cost,
+    excusing_lab,
     inherited_groups,
     lab_parts,
     points,
@@ -79,7 +80,7 @@ def _points_table(result: SubmissionResult) -> list[str]:
         ratio = f"{lab.passed:>{count_width}}/{lab.total:<{count_width}}"
         earned = f"{points(lab.points):>{width}} / {points(lab.max_points):<{width}}"
         # What the points are made of: the passes, then what did not pass (an excused case can earn in full).
-        tally = ", ".join([f"{ratio} passed", *lab_parts(lab, label)])
+        tally = ", ".join([f"{ratio} passed", *lab_parts(lab, label, result.score.cases)])
         lines.append(f"  {label} {lab.lab:<{name_width}}{earned}  {tally}".rstrip())
     total = f"{result.score.passed}/{result.score.total}"
     total_width = len(label) + 1 + name_width
@@ -118,13 +119,13 @@ def _case_lists(result: SubmissionResult, clauses: Mapping[str, Clause]) -> list
 
 
 def _inherited_lines(result: SubmissionResult, clauses: Mapping[str, Clause]) -> list[str]:
-    """One line per group of cases that fail only because of an earlier lab's bug."""
+    """One line per group of cases that fail only because of another lab's bug (mostly an earlier one)."""
     label = result.rubric.group_label
     inherited = inherited_groups(result)
     if not inherited:
         return []
     excused = [graded for group in inherited.values() for graded in group]
-    lines = ["", f"failing because of an earlier {label}'s bug (charged once, in that {label}; {excused_cost(excused, label)})"]
+    lines = ["", f"failing because of {excusing_lab(excused, label)}'s bug (charged once, in that {label}; {excused_cost(excused, label)})"]
     for group in inherited.values():
         labs = sorted({graded.case.lab for graded in group})
         where = ", ".join(f"{label} {lab}" for lab in labs)

@@ -18,7 +18,7 @@ from conformance.judging.failure_groups import FailureGroup, group_failures, ski
 from conformance.judging.outcome import Outcome
 from conformance.model.cases import Case
 from conformance.model.clauses import Clause
-from conformance.reports.formats.common import counted, excused_cost, lab_counts, points, profile_of
+from conformance.reports.formats.common import counted, excused_cost, excusing_lab, lab_counts, points, profile_of
 from conformance.reports.html.casepage import case_section
 from conformance.reports.html.layout import anchor, badge, e, page
 
@@ -162,7 +162,9 @@ def _inherited_sections(context: _PageContext, inherited: Mapping[tuple[str, tup
     """The cases excused by an earlier lab's bug, one folded section each, under a heading per bug."""
     label, show_points = context.label, not context.hide_points
     excused = [graded for members in inherited.values() for graded in members]
-    parts = [f'<h2 id="inherited">Failing because of an earlier {e(label)} ({e(excused_cost(excused, label, show_points))})</h2>']
+    parts = [
+        f'<h2 id="inherited">Failing because of {e(excusing_lab(excused, label))} ({e(excused_cost(excused, label, show_points))})</h2>'
+    ]
     for (lab, symptoms), members in inherited.items():
         sections = "".join(
             f"<details><summary><code>{e(graded.case.id)}</code> ({e(label)} {e(graded.case.lab)})</summary>"

@@ -1,0 +1,98 @@
+"""The one table of what the fuzzer can draw: each course operation's strategy and the labs its cases fall in.
+
+The operations themselves come from the course profile (:data:`conformance.model.profiles.COURSE`):
+every one of them is either here, in :data:`DRAWABLE`, or in :data:`NOT_DRAWABLE` with the
+reason, and ``tests/fuzz/test_fuzz_operations.py`` fails when the profile gains an operation
+that is in neither. ``pi-conformance fuzz`` and ``pi-conformance private-set`` both take their
+mixes from here (:data:`FUZZ_OPERATIONS`, :func:`private_mix`), and the private set's lab of each
+operation too (:func:`lab_operations`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from hypothesis import strategies as st
+
+from conformance.fuzz.strategies import PURE_INPUTS, Program, event_stream_program, pure_program, scripted_model_program
+from conformance.fuzz.strategies_tools import execute_tool_call_programs, object_schema_program, tool_registry_program
+from conformance.model.profiles import COURSE
+
+
+@dataclass(frozen=True)
+class Drawable:
+    """How one operation's programs are drawn."""
+
+    #: A new strategy object each call: ``one_of`` drops a repeated object, so weights need new ones.
+    strategy: Callable[[], st.SearchStrategy[Program]]
+    #: The labs its cases fall in (:func:`conformance.fuzz.expect.lab_for` decides which, per program).
+    labs: tuple[str, ...]
+    #: How many times the private set's mix holds the strategy: more for an operation whose lab has
+    #: few operations, or whose draws are often left out (weighed 0, duplicates, surplus).
+    private_weight: int = 1
+    #: Whether ``pi-conformance fuzz`` draws it (chapters 03 and 04; see :data:`FUZZ_OPERATIONS`).
+    fuzzed: bool = False
+
+
+def _pure(operation: str) -> Callable[[], st.SearchStrategy[Program]]:
+    return lambda: pure_program(operation)
+
+
+#: The drawable operations, in the order the mixes list them (the order decides what a seed draws).
+DRAWABLE: dict[str, Drawable] = {
+    **{operation: Drawable(_pure(operation), ("3.1",), fuzzed=True) for operation in PURE_INPUTS},
+    # Half the event-stream draws are chapter 02's generic stream, which the default rubric weighs 0;
+    # one ScriptedModel draw in six is a plain lab-4.1 program, the rest have aborts, errors or exhaustion.
+    "event_stream": Drawable(event_stream_program, ("3.2",), private_weight=3, fuzzed=True),
+    "scripted_model": Drawable(scripted_model_program, ("4.1", "4.2"), private_weight=6, fuzzed=True),
+    # Chapter 06: one operation per lab, so each weighs as much as lab 3.1's seven operations together.
+    "object_schema": Drawable(object_schema_program, ("6.1",), private_weight=4),
+    "tool_registry": Drawable(tool_registry_program, ("6.2",), private_weight=4),
+    "execute_tool_call": Drawable(execute_tool_call_programs, ("6.3",)),  # four branches, one per outcome
+}
+
+#: Course operations without a strategy, and why: their cases are the public fixtures only.
+NOT_DRAWABLE: dict[str, str] = {
+    operation: "no strategy yet (issue 32): a private set holds no case of its lab, whose public cases then earn their points unconfirmed"
+    for operation in (
+        "to_provider_messages",
+        "to_provider_tools",
+        "provider_model_stream",
+        "provider_fetch_stream",
+        "run_agent_loop",
+        "reduce_agent_state",
+    )
+}
+
+#: What ``pi-conformance fuzz`` draws: lab 3.1's operations once each, the two scenario operations twice.
+FUZZ_OPERATIONS: tuple[str, ...] = tuple(operation for operation, drawable in DRAWABLE.items() if drawable.fuzzed)
+
+
+def unregistered() -> set[str]:
+    """Course operations in neither table (must be empty), and operations in a table that the profile lacks."""
+    listed = set(DRAWABLE) | set(NOT_DRAWABLE)
+    return (set(COURSE.operations) ^ listed) | (set(DRAWABLE) & set(NOT_DRAWABLE))
+
+
+def lab_operations() -> dict[str, tuple[str, ...]]:
+    """The operations each lab's cases are drawn for, in table order (:func:`.expect.lab_for` is the other way round)."""
+    labs: dict[str, list[str]] = {}
+    for operation, drawable in DRAWABLE.items():
+        for lab in drawable.labs:
+            labs.setdefault(lab, []).append(operation)
+    return {lab: tuple(operations) for lab, operations in labs.items()}
+
+
+def fuzz_mix() -> st.SearchStrategy[Program]:
+    """The fuzzer's programs: each fuzzed operation listed once, the scenario ones twice (the same object)."""
+    parts: list[st.SearchStrategy[Program]] = []
+    for operation in FUZZ_OPERATIONS:
+        strategy = DRAWABLE[operation].strategy()
+        parts.extend([strategy] * (2 if operation in COURSE.scenario_operations else 1))
+    return st.one_of(*parts)
+
+
+def private_mix() -> st.SearchStrategy[Program]:
+    """The private set's programs: each drawable operation ``private_weight`` times (distinct strategy objects)."""
+    return st.one_of(*[drawable.strategy() for drawable in DRAWABLE.values() for _ in range(drawable.private_weight)])
