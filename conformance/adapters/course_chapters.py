@@ -80,5 +80,5 @@ def detect_chapter(project: Path) -> DetectedChapter:
             else ""
         )
         return DetectedChapter(chapter, f"{shown} exists{pending}")
-    missing = " and ".join(f"src/{module}.ts" for _, module in LATER_CHAPTERS)
-    return DetectedChapter(ALWAYS_GRADED, f"there is no {missing} (nor its compiled .js): chapters 03 and 04 are graded")
+    missing = " or ".join(f"src/{module}.ts" for _, module in LATER_CHAPTERS)
+    return DetectedChapter(ALWAYS_GRADED, f"there is no {missing} (nor a compiled .js): chapters 03 and 04 are graded")

@@ -129,8 +129,8 @@ def test_the_overview_names_each_bug_once_with_its_students(site: Path) -> None:
     groups = text[text.index('id="groups"') : text.index('id="submissions"')]
     for cause in ("steps[*].events[*].partial.content: ", "steps[*].threw: threw", "steps[*].same_object_as: expected ", "text_of value: "):
         assert f"<code>{cause}" in groups
-    # One histogram per lab: the python: ports say nothing about chapters, so all seven are graded.
-    assert groups.count("<svg") == 0 and text.count("<svg") == 7
+    # One histogram per lab: the python: ports say nothing about chapters, so all twelve are graded.
+    assert groups.count("<svg") == 0 and text.count("<svg") == 12
     assert "<td>" in groups and "partials-shared-between-events" in groups
 
 

@@ -17,7 +17,7 @@
 //
 // No dependencies: Node.js 20 built-ins only.
 
-import { NotImplemented, ProtocolError, isNotImplemented, safeString } from "./failures.mjs";
+import { NotImplemented, ProtocolError, describe, isNotImplemented, safeString } from "./failures.mjs";
 import { fingerprint, isObject, toJson, track } from "./observation.mjs";
 import { ScriptedModel } from "./reference/scripted-model.mjs";
 import { ToolRegistry, objectSchema, optionalPositiveInteger, optionalString, stringValue } from "./reference/tool.mjs";
@@ -290,7 +290,7 @@ class Scenario {
 function rejectPlaceholders(scenario) {
   const failure = scenario.failure();
   if (failure !== undefined && isNotImplemented(failure)) {
-    throw new NotImplemented(`runAgentLoop is not implemented: ${errorMessage(failure)}`);
+    throw new NotImplemented(`runAgentLoop is not implemented: ${describe(failure)}`);
   }
   for (const event of scenario.world.events) {
     const said = isObject(event) && isObject(event.result) && isObject(event.result.details) ? event.result.details.error : undefined;
