@@ -30,6 +30,9 @@ from tests.support.requirements import needs_node
 pytestmark = needs_node
 REFERENCE = REPO / "conformance" / "adapters" / "node" / "reference"
 LAB_4 = ("4.1", "4.2")
+LAB_7 = ("7.1", "7.2", "7.3", "7.4", "7.5")
+#: What a chapter 07 loop's cases are isolated from: every lab of the modules it imports (types, event-stream, scripted-model, tool).
+BEFORE_7 = frozenset({"3.1", "3.2", "4.1", "4.2", "6.1", "6.2", "6.3"})
 
 
 def graded(project: Path) -> Score:
@@ -51,17 +54,37 @@ def isolating(release: str | None) -> bool:
 
 def test_the_table_names_lab_4_isolated_from_lab_3_on_node_22_and_later_only() -> None:
     lab_3 = frozenset({"3.1", "3.2"})
-    assert isolated_labs() == dict.fromkeys(("4.1", "4.2", "5.1", "5.2", "5.3"), lab_3)
+    assert isolated_labs() == {**dict.fromkeys(("4.1", "4.2", "5.1", "5.2", "5.3"), lab_3), **dict.fromkeys(LAB_7, BEFORE_7)}
     assert not isolates("node", (20, 20, 2)) and isolates("node", (22, 19, 0)) and isolates("node", (24, 0, 0))
     assert not isolates("bun", (24, 0, 0))
 
 
-def test_the_reference_modules_pass_every_lab_3_case_as_a_students_own(tmp_path: Path) -> None:
+def test_the_reference_modules_pass_every_case_of_their_labs_as_a_students_own(tmp_path: Path) -> None:
+    # At chapter 07 (agent-loop.js): the four references stand in for the student's modules of chapters 03, 04 and 06.
     project = copy_project(tmp_path / "reference-as-student")
-    for name in ("types", "event-stream"):
-        shutil.copyfile(REFERENCE / f"{name}.mjs", project / MODULES / f"{name}.js")
+    shutil.copyfile(JS / "chapter-07" / "agent-loop.js", project / MODULES / "agent-loop.js")
+    for name in ("types", "event-stream", "scripted-model", "tool"):
+        text = (REFERENCE / f"{name}.mjs").read_text(encoding="utf-8")
+        (project / MODULES / f"{name}.js").write_text(text.replace('.mjs";', '.js";'), encoding="utf-8")
     score = graded(project)
-    assert all(status == "passed" for status in statuses(score, ("3.1", "3.2", *LAB_4)).values())
+    labs = ("3.1", "3.2", *LAB_4, "6.1", "6.2", "6.3", *LAB_7)
+    assert {case.case.lab for case in score.cases} >= set(labs)
+    assert all(status == "passed" for status in statuses(score, labs).values())
+
+
+@pytest.mark.parametrize("release", node_params())
+def test_a_lab_6_3_bug_changes_no_lab_7_outcome(release: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The loop's default executor is the executeToolCall it imports from ./tool.js: the reference's, under isolation.
+    ensure_generated()
+    with node_on_path(release, monkeypatch):
+        buggy = graded(JS / "variants" / "tool-bug-spares-loop")
+    assert buggy.lab("6.3").points < 25  # type: ignore[union-attr]
+    lab_7 = set(statuses(buggy, LAB_7).values())
+    if not isolating(release):
+        assert buggy.isolated == {} and "failed" in lab_7  # Node.js 20: the student's executeToolCall runs
+        return
+    assert buggy.isolated == isolated_labs() and lab_7 == {"passed"}
+    assert [buggy.lab(lab).points for lab in LAB_7] == [25] * 5  # type: ignore[union-attr]
 
 
 def _never_emits(root: Path) -> Path:

@@ -30,9 +30,9 @@ pytestmark = needs_node
 
 
 #: The chapters the pi-course adapter plays: all of the course profile's.
-PLAYED_CHAPTERS = ("03", "04", "05", "06")
+PLAYED_CHAPTERS = ("03", "04", "05", "06", "07")
 #: The course profile's chapters it does not play yet (issue 35): their cases are skipped, never charged.
-NOT_PLAYED_CHAPTERS = ("07", "09")
+NOT_PLAYED_CHAPTERS = ("09",)
 
 
 def grade(folder: str, suite: Suite, build: bool = False) -> dict[str, Outcome]:
@@ -66,7 +66,7 @@ def test_every_chapter_of_the_profile_is_played_or_named_as_not_yet(suite: Suite
     # A chapter added to the fixtures but to neither list would go unchecked here.
     assert {case.chapter for case in suite.cases} == set(PLAYED_CHAPTERS) | set(NOT_PLAYED_CHAPTERS)
     reached = {detect_chapter(JS / folder).chapter for folder in EXPECTATIONS if not EXPECTATIONS[folder].get("build_fails")}
-    assert reached == {"04", "05", "06"}
+    assert reached == {"04", "05", "06", "07"}
 
 
 def test_a_chapter_04_project_skips_chapter_06_for_want_of_tool_js(suite: Suite) -> None:
@@ -92,9 +92,20 @@ def test_a_chapter_04_project_skips_chapter_05_for_want_of_provider_adapter_js(s
     assert all("dist/src/provider-adapter.js not found (" in outcome.message for outcome in outcomes.values())
 
 
+def test_a_chapter_06_project_skips_chapter_07_for_want_of_agent_loop_js(suite: Suite) -> None:
+    # run skips chapter 07 on a project without agent-loop.js, naming the missing module and the first lab.
+    adapter = pi_course_adapter(str(JS / "variants" / "chapter-06"), ImplSettings(build=False))
+    try:
+        outcomes = [run_alone(adapter, case) for case in suite.cases if case.chapter == "07"][::10]
+    finally:
+        adapter.close()
+    assert outcomes and {outcome.status for outcome in outcomes} == {"skipped"}
+    assert all("dist/src/agent-loop.js not found (runAgentLoop, lab 7.1)" in outcome.message for outcome in outcomes)
+
+
 @pytest.mark.parametrize("chapter", NOT_PLAYED_CHAPTERS)
 def test_chapters_not_played_yet_are_skipped_not_failed(chapter: str, suite: Suite) -> None:
-    # Until the Node adapter plays the agent loop (07) and the reducer (09), their cases are skipped.
+    # Until the Node adapter plays the reducer (09), its cases are skipped.
     adapter = pi_course_adapter(str(JS / "course-correct"), ImplSettings(build=False))
     try:
         outcomes = [run_alone(adapter, case) for case in suite.cases if case.chapter == chapter][::10]

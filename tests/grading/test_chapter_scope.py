@@ -1,10 +1,11 @@
 """A course repository is graded on the chapters it has reached (docs/grading.md, "The chapter a repository is at").
 
-course-correct is at chapter 04 (no provider-adapter.js, no tool.js); the chapter 05 folders of
-tests/support/js/variants add provider-adapter.js, the chapter 06 ones tool.js too. A chapter 04
-repository keeps its 100/100 with the default rubric, whose chapter 05 and 06 labs it is not charged
-for; a chapter 05 one is graded on labs 3.1-5.3, a chapter 06 one on all ten; every report says which
-chapter was detected and why.
+course-correct is at chapter 04 (no provider-adapter.js, no tool.js, no agent-loop.js); the chapter 05
+folders of tests/support/js/variants add provider-adapter.js, the chapter 06 ones tool.js too, the
+chapter 07 ones agent-loop.js too. A chapter 04 repository keeps its 100/100 with the default rubric,
+whose labs of chapters 05-07 it is not charged for; a chapter 05 one is graded on labs 3.1-5.3, a
+chapter 06 one on labs 3.1-6.3, a chapter 07 one on all fifteen; every report says which chapter was
+detected and why.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from tests.support.requirements import needs_node
 
 CHAPTER_04_LABS = {"3.1", "3.2", "4.1", "4.2"}
 CHAPTER_05_LABS = {"5.1", "5.2", "5.3"}
-LATER_LABS = "not graded: labs 5.1, 5.2, 5.3, 6.1, 6.2, 6.3"
+CHAPTER_07_LABS = {"7.1", "7.2", "7.3", "7.4", "7.5"}
+LATER_7 = "7.1, 7.2, 7.3, 7.4, 7.5"
+LATER_LABS = f"not graded: labs 5.1, 5.2, 5.3, 6.1, 6.2, 6.3, {LATER_7}"
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +47,7 @@ def _grade(folder: str, context: GradingContext) -> SubmissionResult:
 def test_the_chapter_is_read_from_the_modules_the_project_has(tmp_path: Path) -> None:
     ensure_generated()
     at_04 = detect_chapter(JS / "course-correct")
-    reason = "there is no src/tool.ts or src/provider-adapter.ts (nor a compiled .js): chapters 03 and 04 are graded"
+    reason = "there is no src/agent-loop.ts or src/tool.ts or src/provider-adapter.ts (nor a compiled .js): chapters 03 and 04 are graded"
     assert (at_04.chapter, at_04.reason) == ("04", reason)
     assert detect_chapter(JS / "variants" / "chapter-06").reason == "dist/src/tool.js exists"
     assert detect_chapter(JS / "variants" / "chapter-05") == DetectedChapter("05", "dist/src/provider-adapter.js exists")
@@ -58,13 +61,17 @@ def test_the_chapter_is_read_from_the_modules_the_project_has(tmp_path: Path) ->
     sources = detect_chapter(chapter_06(tmp_path / "repository"))
     assert (sources.chapter, sources.reason) == ("06", "src/tool.ts exists")
     assert detect_chapter(chapter_05(tmp_path / "at-05")) == DetectedChapter("05", "src/provider-adapter.ts exists")
+    # agent-loop.js puts a project at chapter 07, its starter too.
+    assert detect_chapter(JS / "variants" / "chapter-07") == DetectedChapter("07", "dist/src/agent-loop.js exists")
+    loop_starter = detect_chapter(JS / "variants" / "loop-starter")
+    assert loop_starter.chapter == "07" and loop_starter.reason.startswith("dist/src/agent-loop.js exists (it still throws")
 
 
-def test_the_default_rubric_grades_chapters_05_and_06(context: GradingContext) -> None:
-    assert set(context.rubric.labs) == CHAPTER_04_LABS | CHAPTER_05_LABS | {"6.1", "6.2", "6.3"}
-    assert context.rubric.max_score == 250
-    # Chapter 05's labs weigh what the others do.
-    assert {context.rubric.labs[lab].weight for lab in CHAPTER_05_LABS} == {context.rubric.labs["4.1"].weight}
+def test_the_default_rubric_grades_chapters_05_to_07(context: GradingContext) -> None:
+    assert set(context.rubric.labs) == CHAPTER_04_LABS | CHAPTER_05_LABS | {"6.1", "6.2", "6.3"} | CHAPTER_07_LABS
+    assert context.rubric.max_score == 375
+    # Chapter 05's and 07's labs weigh what the others do.
+    assert {context.rubric.labs[lab].weight for lab in CHAPTER_05_LABS | CHAPTER_07_LABS} == {context.rubric.labs["4.1"].weight}
 
 
 @needs_node
@@ -72,8 +79,8 @@ def test_a_chapter_04_repository_keeps_full_marks_and_is_told_why(context: Gradi
     result = _grade("course-correct", context)
     assert (result.status, result.score.points, result.score.max_points) == ("ok", 100, 100)
     assert {lab.lab for lab in result.score.labs} == CHAPTER_04_LABS
-    assert not any(graded.case.chapter in ("05", "06") for graded in result.score.cases)
-    assert result.chapter.startswith("chapter 04: there is no src/tool.ts") and result.chapter.endswith(LATER_LABS)
+    assert not any(graded.case.chapter in ("05", "06", "07") for graded in result.score.cases)
+    assert result.chapter.startswith("chapter 04: there is no src/agent-loop.ts or src/tool.ts") and result.chapter.endswith(LATER_LABS)
     assert f"graded at {result.chapter}" in terminal.render(result, context.clauses)
     document = json.loads(gradescope.render(result, context.clauses))
     assert document["score"] == 100 and document["extra_data"]["chapter"] == result.chapter
@@ -81,10 +88,44 @@ def test_a_chapter_04_repository_keeps_full_marks_and_is_told_why(context: Gradi
 
 
 @needs_node
-def test_a_chapter_06_repository_is_graded_on_every_lab(context: GradingContext) -> None:
+def test_a_chapter_06_repository_is_graded_up_to_lab_6_3(context: GradingContext) -> None:
     result = _grade("variants/chapter-06", context)
     assert (result.status, result.score.points, result.score.max_points) == ("ok", 250, 250)
-    assert result.chapter == "chapter 06: dist/src/tool.js exists"
+    assert result.chapter == f"chapter 06: dist/src/tool.js exists; not graded: labs {LATER_7}"
+
+
+@needs_node
+def test_a_chapter_07_repository_is_graded_on_every_lab(context: GradingContext) -> None:
+    result = _grade("variants/chapter-07", context)
+    assert (result.status, result.score.points, result.score.max_points) == ("ok", 375, 375)
+    assert {lab.lab for lab in result.score.labs} >= CHAPTER_07_LABS
+    assert result.chapter == "chapter 07: dist/src/agent-loop.js exists"
+
+
+@needs_node
+@pytest.mark.parametrize(
+    ("folder", "lab"),
+    [
+        ("variants/shares-caller-transcript", "7.1"),
+        ("variants/results-in-completion-order", "7.4"),
+        ("variants/sequential-batch", "7.4"),
+        ("variants/loses-siblings", "7.4"),
+        ("variants/two-turn-ends-at-limit", "7.5"),
+        ("variants/max-steps-off-by-one", "7.5"),
+    ],
+)
+def test_a_loop_bug_costs_only_its_own_lab(folder: str, lab: str, context: GradingContext) -> None:
+    result = _grade(folder, context)
+    short = {graded.lab for graded in result.score.labs if graded.points < graded.max_points}
+    assert short == {lab} and result.score.max_points == 375
+
+
+@needs_node
+def test_the_loop_starter_earns_nothing_in_chapter_07_and_keeps_the_rest(context: GradingContext) -> None:
+    result = _grade("variants/loop-starter", context)
+    points = {lab.lab: lab.points for lab in result.score.labs}
+    assert points == {lab: (0 if lab in CHAPTER_07_LABS else 25) for lab in context.rubric.labs}
+    assert result.status == "ok" and "placeholder" in result.chapter
 
 
 @needs_node
@@ -92,7 +133,7 @@ def test_a_chapter_05_repository_is_graded_on_labs_3_1_to_5_3(context: GradingCo
     result = _grade("variants/chapter-05", context)
     assert (result.status, result.score.points, result.score.max_points) == ("ok", 175, 175)
     assert {lab.lab for lab in result.score.labs} == CHAPTER_04_LABS | CHAPTER_05_LABS
-    assert result.chapter == "chapter 05: dist/src/provider-adapter.js exists; not graded: labs 6.1, 6.2, 6.3"
+    assert result.chapter == f"chapter 05: dist/src/provider-adapter.js exists; not graded: labs 6.1, 6.2, 6.3, {LATER_7}"
 
 
 @needs_node
@@ -153,8 +194,10 @@ def test_scoping_leaves_out_later_labs_once_and_keeps_other_names(context: Gradi
     assert scoped(narrowed, at_04) == (narrowed, line)
     # No chapter (reference, python:, cmd:) or a chapter every lab is in: unchanged, and no line without a chapter.
     assert scoped(context, ChapterScope()) == (context, "")
-    assert scoped(context, ChapterScope("06", "tool.ts"))[0] is context
+    assert scoped(context, ChapterScope("07", "agent-loop.ts"))[0] is context
+    assert set(scoped(context, ChapterScope("06", "tool.ts"))[0].rubric.labs) == CHAPTER_04_LABS | CHAPTER_05_LABS | {"6.1", "6.2", "6.3"}
     # A rubric of chapter 06 only, for a repository at chapter 04: every lab graded rather than nothing out of nothing.
     later = dataclasses.replace(context, rubric=dataclasses.replace(context.rubric, labs={"6.1": context.rubric.labs["6.1"]}))
     assert scoped(later, at_04)[0] is later
-    assert (lab_chapter("6.3"), lab_chapter("5.2"), lab_chapter("4.1"), lab_chapter("streaming")) == ("06", "05", "04", None)
+    chapters = [lab_chapter(lab) for lab in ("7.4", "6.3", "5.2", "4.1", "streaming")]
+    assert chapters == ["07", "06", "05", "04", None]

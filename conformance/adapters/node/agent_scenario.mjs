@@ -6,55 +6,14 @@
 //
 // Determinism: a scripted turn pushes all its events in one synchronous go when it plays;
 // gates are released only by steps; waiting steps end when their condition holds or when the
-// event loop is idle (settling.mjs), so a step that can never be satisfied is reported as
-// `stalled`, never as a hang.
+// event loop is idle, so a step that can never be satisfied is reported as `stalled`, never as
+// a hang (the gates, the watch and the waits are scenario_sync.mjs's, shared with loop_ops.mjs).
 //
 // No dependencies: Node.js 20 built-ins only (and the pi-ai the package itself depends on).
 
 import { ProtocolError, describe, safeString } from "./failures.mjs";
 import { isObject, toJson } from "./observation.mjs";
-import { settleOrIdle } from "./settling.mjs";
-
-/** A gate a step releases: `wait()` resolves once `open()` ran. */
-class Gates {
-  constructor() {
-    this.gates = new Map();
-  }
-  get(name) {
-    if (!this.gates.has(name)) {
-      let open;
-      const promise = new Promise((resolve) => (open = resolve));
-      this.gates.set(name, { promise, open, opened: false });
-    }
-    return this.gates.get(name);
-  }
-  wait(name) {
-    return this.get(name).promise;
-  }
-  open(name) {
-    const gate = this.get(name);
-    gate.opened = true;
-    gate.open();
-  }
-}
-
-/** Wakes the steps that wait for a condition whenever something was recorded. */
-class Watch {
-  constructor() {
-    this.waiters = [];
-  }
-  until(condition) {
-    if (condition()) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ condition, resolve }));
-  }
-  poke() {
-    this.waiters = this.waiters.filter((waiter) => {
-      if (!waiter.condition()) return true;
-      waiter.resolve();
-      return false;
-    });
-  }
-}
+import { Gates, Watch, settle, waitUntil } from "./scenario_sync.mjs";
 
 const copy = (value, what) => toJson(value, what);
 
@@ -210,9 +169,6 @@ const WAITING = {
   },
 };
 
-// settleOrIdle races its `interrupt` too: a promise that never settles stands for "none".
-const NEVER = new Promise(() => {});
-
 /** Play the steps in order; a waiting step that cannot be satisfied once the loop is idle stops the play, as `stalled`. */
 export async function playSteps(steps, state, start, deadlineS) {
   for (const [index, step] of steps.entries()) {
@@ -221,11 +177,10 @@ export async function playSteps(steps, state, start, deadlineS) {
     else if (name === "release") state.gates.open(`tool:${value}`);
     else if (name === "complete") state.gates.open(`turn:${value}`);
     else if (name === "abort") state.abort();
-    else if (name === "settle") await settleOrIdle(NEVER, deadlineS, NEVER);
+    else if (name === "settle") await settle(deadlineS);
     else if (Object.hasOwn(WAITING, name)) {
       const { condition, what } = WAITING[name](state, value);
-      const met = await settleOrIdle(state.watch.until(condition), deadlineS, NEVER);
-      if (!met && !condition()) return { step: index, waiting_for: what };
+      if (!(await waitUntil(state.watch, condition, deadlineS))) return { step: index, waiting_for: what };
     } else throw new ProtocolError(`unknown step ${safeString(step)}`);
   }
   return null;

@@ -24,10 +24,13 @@ const EVENT_STREAM = `${SRC}/event-stream.js`;
 const SCRIPTED_MODEL = `${SRC}/scripted-model.js`;
 const TOOL = `${SRC}/tool.js`;
 const PROVIDER = `${SRC}/provider-adapter.js`;
+const LOOP = `${SRC}/agent-loop.js`;
 // course-correct is at chapter 04 (no tool.js); the chapter 06 folders add this correct tool.js.
 const TOOL_CORRECT = readFileSync(path.join(HERE, "chapter-06", "tool.js"), "utf8");
 // ... and chapter 05's correct provider-adapter.js, which every folder at chapter 05 or later has.
 const PROVIDER_CORRECT = readFileSync(path.join(HERE, "chapter-05", "provider-adapter.js"), "utf8");
+// The chapter 07 folders add chapter 05's provider-adapter.js, chapter 06's tool.js and this correct agent-loop.js.
+const LOOP_CORRECT = readFileSync(path.join(HERE, "chapter-07", "agent-loop.js"), "utf8");
 // The course's tsconfig.json, as the grader pins it by default (conformance/toolchain/course/).
 const COURSE_TSCONFIG = readFileSync(path.join(HERE, "..", "..", "..", "conformance", "toolchain", "course", "tsconfig.json"), "utf8");
 
@@ -38,6 +41,8 @@ const remove = (file) => ({ kind: "remove", file });
 const add = (file, text) => ({ kind: "add", file, text });
 /** What a folder at chapter 05 or later adds to course-correct: the correct provider-adapter.js. */
 const CHAPTER_05 = add(PROVIDER, PROVIDER_CORRECT);
+/** What every chapter 07 folder adds to course-correct: the correct provider-adapter.js, tool.js and agent-loop.js. */
+const CHAPTER_07 = [CHAPTER_05, add(TOOL, TOOL_CORRECT), add(LOOP, LOOP_CORRECT)];
 
 // What the course's chapter 06 starter (starters/06-tool.ts) compiles to, in effect: the
 // exports exist, the constructor accepts tools and does nothing, everything else throws
@@ -66,6 +71,17 @@ export function createOpenAICompatibleModel() { throw pending("Lab 5.2 createOpe
 export function fixedTransport() { throw pending("Lab 5.2 fixedTransport"); }
 export function createOpenAICompatibleTransport() { throw pending("Lab 5.3 createOpenAICompatibleTransport"); }
 export const ZERO_USAGE = { input: 0, output: 0, totalTokens: 0 };
+`;
+
+// What the course's chapter 07 starter (starters/07-agent-loop.ts) does, in effect: runAgentLoop
+// is async and rejects at its first placeholder, "Lab 7.5 ..." for an aborted signal or no step
+// left, else "Lab 7.1 ..." (collecting the model's turn comes first).
+const LOOP_STARTER = `const pending = (what) => new Error(\`\${what} 尚未实现\`);
+export async function runAgentLoop(options) {
+  structuredClone(options.context.messages);
+  if ((options.maxSteps ?? 32) < 1 || options.signal?.aborted) throw pending("Lab 7.5 cancellation and limits");
+  throw pending("Lab 7.1 收集模型终态");
+}
 `;
 
 const VARIANT_SPECS = {
@@ -262,6 +278,69 @@ const VARIANT_SPECS = {
       patch(TOOL, "    return this.#tools.get(name);\n", "    throw new Error(\"Lab 6.2 ToolRegistry.get 尚未实现\");\n"),
       patch(TOOL, "  const tool = registry.get(call.name);\n", "  throw new Error(\"Lab 6.3 executeToolCall 尚未实现\");\n  const tool = registry.get(call.name);\n"),
     ],
+  },
+  // ---- chapter 07 (course-correct plus chapter-06/tool.js and chapter-07/agent-loop.js): one bug each
+  "chapter-07": {
+    bug: "none: course-correct plus chapter 06's tool.js and chapter 07's agent-loop.js, a repository at chapter 07",
+    changes: CHAPTER_07,
+  },
+  "shares-caller-transcript": {
+    bug: "the loop appends to the caller's own context.messages instead of a deep copy (lab 7.1)",
+    changes: [...CHAPTER_07, patch(LOOP, "this.transcript = structuredClone(options.context.messages);", "this.transcript = options.context.messages;")],
+  },
+  "results-in-completion-order": {
+    bug: "each result is appended to the transcript as its call settles, not in call order (lab 7.4)",
+    changes: [
+      ...CHAPTER_07,
+      patch(
+        LOOP,
+        "    const results = await Promise.all(calls.map((call) => this.runCall(call)));\n    this.transcript.push(...results);",
+        "    await Promise.all(calls.map(async (call) => this.transcript.push(await this.runCall(call))));",
+      ),
+    ],
+  },
+  "sequential-batch": {
+    bug: "the batch runs one call at a time: a waiting call keeps the next from starting (lab 7.4)",
+    changes: [
+      ...CHAPTER_07,
+      patch(
+        LOOP,
+        "    const results = await Promise.all(calls.map((call) => this.runCall(call)));\n    this.transcript.push(...results);",
+        "    for (const call of calls) this.transcript.push(await this.runCall(call));",
+      ),
+    ],
+  },
+  "loses-siblings": {
+    bug: "an executor's rejection is not caught per call: Promise.all rejects and the run loses the batch (lab 7.4)",
+    changes: [
+      ...CHAPTER_07,
+      patch(
+        LOOP,
+        `    let result;
+    try {
+      result = await this.execute(call, { signal: this.options.signal, reportProgress });
+    } catch (error) {
+      result = failed(call, error);
+    }`,
+        "    const result = await this.execute(call, { signal: this.options.signal, reportProgress });",
+      ),
+    ],
+  },
+  "two-turn-ends-at-limit": {
+    bug: "a run that reaches maxSteps emits turn_end twice (lab 7.5)",
+    changes: [...CHAPTER_07, patch(LOOP, '  return run.end("maxSteps", limit);', '  run.emit({ type: "turn_end", reason: "maxSteps" });\n  return run.end("maxSteps", limit);')],
+  },
+  "max-steps-off-by-one": {
+    bug: "the loop stops one step early: at most maxSteps - 1 requests (lab 7.5)",
+    changes: [...CHAPTER_07, patch(LOOP, "for (let step = 1; step <= limit; step += 1)", "for (let step = 1; step < limit; step += 1)")],
+  },
+  "loop-starter": {
+    bug: "a student who has just started chapter 07: agent-loop.js behaves as the course's starter, runAgentLoop rejects with \"Lab 7.x ... 尚未实现\"",
+    changes: [CHAPTER_05, add(TOOL, TOOL_CORRECT), add(LOOP, LOOP_STARTER)],
+  },
+  "tool-bug-spares-loop": {
+    bug: "a chapter 06 bug (failure results quote String(error)) under a correct agent-loop.js: with lab isolation it costs lab 6.3 only",
+    changes: [...CHAPTER_07, patch(TOOL, "return failure(call, error instanceof Error ? error.message : String(error));", "return failure(call, String(error));")],
   },
   "build-fails": {
     bug: "the build fails (a TypeScript error: lab 4.1's module imports a types.ts not written yet): no dist/ is produced",
