@@ -4,12 +4,13 @@
 //   node pi_course_adapter.mjs <MODULES_DIR>
 //
 // MODULES_DIR holds the student's compiled `types.js`, `event-stream.js`,
-// `scripted-model.js` and `tool.js` (the course builds packages/pi-course/src/*.ts into
+// `scripted-model.js`, `tool.js` and `agent.js` (the course builds packages/pi-course/src/*.ts into
 // packages/pi-course/dist/src/*.js). The program speaks the JSON-lines protocol of
 // spec/protocol.md on stdin/stdout and observes exactly as the in-process Python adapter
 // (conformance/adapters/binding.py) does, so the same fixtures judge both. The protocol server
 // (protocol.mjs), the failures (failures.mjs) and the observing machinery (observation.mjs)
-// are shared with pi_ai_adapter.mjs; chapter 06's operations are tool_ops.mjs's.
+// are shared with pi_ai_adapter.mjs; chapter 06's operations are tool_ops.mjs's, chapter 09's
+// reducer (lab 9.1, the student's agent.js) agent_state_ops.mjs's.
 //
 // No dependencies: Node.js 20 built-ins only.
 
@@ -31,12 +32,13 @@ import {
   waitFor,
 } from "./observation.mjs";
 import { toolOperations } from "./tool_ops.mjs";
+import { agentStateOperations } from "./agent_state_ops.mjs";
 
 // ---------------------------------------------------------------------------------------
 // the student's modules
 // ---------------------------------------------------------------------------------------
 
-const MODULE_FILES = ["types.js", "event-stream.js", "scripted-model.js", "tool.js"];
+const MODULE_FILES = ["types.js", "event-stream.js", "scripted-model.js", "tool.js", "agent.js"];
 
 // Where each export lives in the course, and the lab that introduces it: used to order
 // the search and to say precisely what is missing.
@@ -57,6 +59,7 @@ const EXPORTS = {
   objectSchema: ["tool.js", "6.1"],
   ToolRegistry: ["tool.js", "6.2"],
   executeToolCall: ["tool.js", "6.3"],
+  reduceAgentState: ["agent.js", "9.1"],
 };
 
 class Modules {
@@ -379,6 +382,8 @@ function applyChange(target, step) {
 
 // Chapter 06 (labs 6.1-6.3): played by tool_ops.mjs over the same lookup of exports.
 const TOOL = toolOperations((modules, name) => modules.find(name));
+// Chapter 09's reducer (lab 9.1): agent_state_ops.mjs, agent.js imported in its isolation context.
+const AGENT_STATE = agentStateOperations((modules, name) => modules.find(name, "reduce_agent_state"));
 
 // ---------------------------------------------------------------------------------------
 // the protocol server
@@ -401,6 +406,6 @@ serve({
     if (typeof info?.version === "string") implementation.version = info.version;
     return implementation;
   },
-  operations: { ...PURE, ...TOOL.operations },
+  operations: { ...PURE, ...TOOL.operations, ...AGENT_STATE.operations },
   scenarios: { event_stream: playEventStream, scripted_model: playScriptedModel, ...TOOL.scenarios },
 });
