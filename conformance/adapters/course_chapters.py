@@ -1,8 +1,8 @@
 """Which chapter of the course a course project is at, read from the modules it has (docs/grading.md, "The chapter a repository is at").
 
 The course adds one module per chapter that pi-conformance checks: chapter 03 writes
-``src/types.ts``, chapter 04 ``src/scripted-model.ts``, chapter 06 ``src/tool.ts`` (the
-course's ``npm run practice -- 06`` copies the chapter's starter there). A project is at the
+``src/types.ts``, chapter 04 ``src/scripted-model.ts``, chapter 06 ``src/tool.ts``, chapter 09
+``src/agent.ts`` (the course's ``npm run practice -- 06`` copies the chapter's starter there). A project is at the
 latest chapter whose module it has, as TypeScript source or compiled (``dist/src/*.js``).
 
 Chapters 03 and 04 are the course's first assignment and are always graded (a missing module
@@ -23,7 +23,7 @@ from conformance.adapters.pi_course import modules_dir, package_dir
 #: The chapters that are always graded: the course's first assignment.
 ALWAYS_GRADED = "04"
 #: The later chapters, newest first, and the module each one adds.
-LATER_CHAPTERS = (("06", "tool"),)
+LATER_CHAPTERS = (("09", "agent"), ("06", "tool"))
 #: A placeholder's throw, as the course's starters write it ("Lab 6.1 stringValue 尚未实现")
 #: or as chapters 03/04's labs do ("not implemented in lab 3.1").
 _PLACEHOLDER = re.compile(r"尚未实现|not implemented", re.IGNORECASE)
@@ -79,5 +79,7 @@ def detect_chapter(project: Path) -> DetectedChapter:
             else ""
         )
         return DetectedChapter(chapter, f"{shown} exists{pending}")
-    missing = " and ".join(f"src/{module}.ts" for _, module in LATER_CHAPTERS)
-    return DetectedChapter(ALWAYS_GRADED, f"there is no {missing} (nor its compiled .js): chapters 03 and 04 are graded")
+    # Oldest first: "there is no src/tool.ts or src/agent.ts (nor their compiled .js)".
+    missing = " or ".join(f"src/{module}.ts" for _, module in reversed(LATER_CHAPTERS))
+    their = "its" if len(LATER_CHAPTERS) == 1 else "their"
+    return DetectedChapter(ALWAYS_GRADED, f"there is no {missing} (nor {their} compiled .js): chapters 03 and 04 are graded")

@@ -50,7 +50,7 @@ def isolating(release: str | None) -> bool:
 
 
 def test_the_table_names_lab_4_isolated_from_lab_3_on_node_22_and_later_only() -> None:
-    assert isolated_labs() == {"4.1": frozenset({"3.1", "3.2"}), "4.2": frozenset({"3.1", "3.2"})}
+    assert isolated_labs() == {"4.1": frozenset({"3.1", "3.2"}), "4.2": frozenset({"3.1", "3.2"}), "9.1": frozenset({"3.1", "3.2"})}
     assert not isolates("node", (20, 20, 2)) and isolates("node", (22, 19, 0)) and isolates("node", (24, 0, 0))
     assert not isolates("bun", (24, 0, 0))
 

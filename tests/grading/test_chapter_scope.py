@@ -1,9 +1,9 @@
 """A course repository is graded on the chapters it has reached (docs/grading.md, "The chapter a repository is at").
 
 course-correct is at chapter 04 (no tool.js); the chapter 06 folders of tests/support/js/variants add
-tool.js. A chapter 04 repository keeps its 100/100 with the default rubric, whose chapter 06 labs it
-is not charged for; a chapter 06 one is graded on all seven labs; every report says which chapter
-was detected and why.
+tool.js, the chapter 09 ones tool.js and agent.js. A chapter 04 repository keeps its 100/100 with the
+default rubric, whose later labs it is not charged for; a chapter 06 one is graded on labs 3.1-6.3
+(175), a chapter 09 one on lab 9.1 too (200); every report says which chapter was detected and why.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from tests.support.js_variants import JS, ensure_generated
 from tests.support.requirements import needs_node
 
 CHAPTER_04_LABS = {"3.1", "3.2", "4.1", "4.2"}
+CHAPTER_06_LABS = CHAPTER_04_LABS | {"6.1", "6.2", "6.3"}
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,7 @@ def _grade(folder: str, context: GradingContext) -> SubmissionResult:
 def test_the_chapter_is_read_from_the_modules_the_project_has(tmp_path: Path) -> None:
     ensure_generated()
     at_04 = detect_chapter(JS / "course-correct")
-    assert (at_04.chapter, at_04.reason) == ("04", "there is no src/tool.ts (nor its compiled .js): chapters 03 and 04 are graded")
+    assert (at_04.chapter, at_04.reason) == ("04", "there is no src/tool.ts or src/agent.ts (nor their compiled .js): chapters 03 and 04 are graded")
     assert detect_chapter(JS / "variants" / "chapter-06").reason == "dist/src/tool.js exists"
     # The course's starter still counts: the student has started chapter 06.
     starter = detect_chapter(JS / "variants" / "tool-starter")
@@ -51,9 +52,23 @@ def test_the_chapter_is_read_from_the_modules_the_project_has(tmp_path: Path) ->
     assert (sources.chapter, sources.reason) == ("06", "src/tool.ts exists")
 
 
-def test_the_default_rubric_grades_chapter_06(context: GradingContext) -> None:
-    assert set(context.rubric.labs) == CHAPTER_04_LABS | {"6.1", "6.2", "6.3"}
-    assert context.rubric.max_score == 175
+def test_a_repository_with_an_agent_module_is_at_chapter_09(tmp_path: Path) -> None:
+    ensure_generated()
+    at_09 = detect_chapter(JS / "variants" / "chapter-09")
+    assert (at_09.chapter, at_09.reason) == ("09", "dist/src/agent.js exists")
+    # The course's starter (reduceAgentState throws "Lab 9.1 reducer 尚未实现") still counts: chapter 09 is started.
+    starter = detect_chapter(JS / "variants" / "agent-starter")
+    assert starter.chapter == "09" and "placeholder" in starter.reason
+    # Sources are enough: src/agent.ts decides, even beside a src/tool.ts.
+    repository = chapter_06(tmp_path / "repository")
+    (repository / "packages" / "pi-course" / "src" / "agent.ts").write_text("export const reduceAgentState = () => undefined;\n", encoding="utf-8")
+    assert (detect_chapter(repository).chapter, detect_chapter(repository).reason) == ("09", "src/agent.ts exists")
+
+
+def test_the_default_rubric_grades_chapters_06_and_09s_reducer(context: GradingContext) -> None:
+    # Lab 9.1 weighs what every other lab weighs; the Agent's labs 9.2-9.5 have no cases yet.
+    assert set(context.rubric.labs) == CHAPTER_06_LABS | {"9.1"}
+    assert context.rubric.max_score == 200 and context.rubric.labs["9.1"].weight == context.rubric.labs["6.1"].weight == 25
 
 
 @needs_node
@@ -62,7 +77,7 @@ def test_a_chapter_04_repository_keeps_full_marks_and_is_told_why(context: Gradi
     assert (result.status, result.score.points, result.score.max_points) == ("ok", 100, 100)
     assert {lab.lab for lab in result.score.labs} == CHAPTER_04_LABS
     assert not any(graded.case.chapter == "06" for graded in result.score.cases)
-    assert result.chapter.startswith("chapter 04: there is no src/tool.ts") and result.chapter.endswith("not graded: labs 6.1, 6.2, 6.3")
+    assert result.chapter.startswith("chapter 04: there is no src/tool.ts") and result.chapter.endswith("not graded: labs 6.1, 6.2, 6.3, 9.1")
     assert f"graded at {result.chapter}" in terminal.render(result, context.clauses)
     document = json.loads(gradescope.render(result, context.clauses))
     assert document["score"] == 100 and document["extra_data"]["chapter"] == result.chapter
@@ -73,7 +88,43 @@ def test_a_chapter_04_repository_keeps_full_marks_and_is_told_why(context: Gradi
 def test_a_chapter_06_repository_is_graded_on_every_lab(context: GradingContext) -> None:
     result = _grade("variants/chapter-06", context)
     assert (result.status, result.score.points, result.score.max_points) == ("ok", 175, 175)
-    assert result.chapter == "chapter 06: dist/src/tool.js exists"
+    assert {lab.lab for lab in result.score.labs} == CHAPTER_06_LABS
+    assert result.chapter == "chapter 06: dist/src/tool.js exists; not graded: lab 9.1"
+
+
+@needs_node
+def test_a_chapter_09_repository_is_graded_on_the_reducer_too(context: GradingContext) -> None:
+    result = _grade("variants/chapter-09", context)
+    assert (result.status, result.score.points, result.score.max_points) == ("ok", 200, 200)
+    assert {lab.lab for lab in result.score.labs} == CHAPTER_06_LABS | {"9.1"}
+    assert result.chapter == "chapter 09: dist/src/agent.js exists"
+
+
+@needs_node
+@pytest.mark.parametrize(
+    ("folder", "clause"),
+    [
+        ("variants/reducer-ignores-run-id", "AGENT-STATE-4"),
+        ("variants/reducer-mutates-state", "AGENT-STATE-1"),
+        ("variants/reducer-shares-result-messages", "AGENT-STATE-3"),
+        ("variants/reducer-keeps-streaming-text", "AGENT-STATE-7"),
+        ("variants/reducer-keeps-pending-id", "AGENT-STATE-6"),
+    ],
+)
+def test_a_reducer_bug_costs_only_lab_9_1_and_cases_of_its_clause(folder: str, clause: str, context: GradingContext) -> None:
+    result = _grade(folder, context)
+    short = {graded.lab for graded in result.score.labs if graded.points < graded.max_points}
+    failed = [graded.case for graded in result.score.cases if graded.outcome.status != "passed"]
+    assert short == {"9.1"} and result.score.max_points == 200
+    assert failed and all(case.lab == "9.1" and clause in case.clauses for case in failed)
+
+
+@needs_node
+def test_the_reducer_starter_earns_nothing_in_lab_9_1_and_keeps_the_rest(context: GradingContext) -> None:
+    result = _grade("variants/agent-starter", context)
+    points = {lab.lab: lab.points for lab in result.score.labs}
+    assert points == {"3.1": 25, "3.2": 25, "4.1": 25, "4.2": 25, "6.1": 25, "6.2": 25, "6.3": 25, "9.1": 0}
+    assert result.status == "ok" and "placeholder" in result.chapter
 
 
 @needs_node
@@ -104,13 +155,14 @@ def test_scoping_leaves_out_later_labs_once_and_keeps_other_names(context: Gradi
     at_04 = ChapterScope("04", "why")
     narrowed, line = scoped(context, at_04)
     assert set(narrowed.rubric.labs) == CHAPTER_04_LABS and {case.lab for case in narrowed.cases} == CHAPTER_04_LABS
-    assert line == "chapter 04: why; not graded: labs 6.1, 6.2, 6.3"
+    assert line == "chapter 04: why; not graded: labs 6.1, 6.2, 6.3, 9.1"
     # Again (the batch parent after the worker): the same context and the same line.
     assert scoped(narrowed, at_04) == (narrowed, line)
     # No chapter (reference, python:, cmd:) or a chapter every lab is in: unchanged, and no line without a chapter.
     assert scoped(context, ChapterScope()) == (context, "")
-    assert scoped(context, ChapterScope("06", "tool.ts"))[0] is context
+    assert scoped(context, ChapterScope("09", "agent.ts"))[0] is context
+    assert set(scoped(context, ChapterScope("06", "tool.ts"))[0].rubric.labs) == CHAPTER_06_LABS
     # A rubric of chapter 06 only, for a repository at chapter 04: every lab graded rather than nothing out of nothing.
     later = dataclasses.replace(context, rubric=dataclasses.replace(context.rubric, labs={"6.1": context.rubric.labs["6.1"]}))
     assert scoped(later, at_04)[0] is later
-    assert (lab_chapter("6.3"), lab_chapter("4.1"), lab_chapter("streaming")) == ("06", "04", None)
+    assert (lab_chapter("6.3"), lab_chapter("4.1"), lab_chapter("9.1"), lab_chapter("streaming")) == ("06", "04", "09", None)
