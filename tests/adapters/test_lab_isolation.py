@@ -110,3 +110,26 @@ def test_lab_3_code_cannot_enter_the_isolation_context(release: str | None, tmp_
     with node_on_path(release, monkeypatch):
         score = graded(project)
     assert "passed" not in set(statuses(score, ("3.2",)).values()), "lab 3.2 passed on the reference's code"
+
+
+def _agent_over_broken_types(root: Path) -> Path:
+    """Chapter 09 whose types.js throws as it loads, and whose agent.js imports it (as the course's imports userMessage)."""
+    project = shutil.copytree(JS / "variants" / "chapter-09", root / "broken-types")
+    types = project / MODULES / "types.js"
+    types.write_text('throw new Error("types.js is broken");\n' + types.read_text(encoding="utf-8"), encoding="utf-8")
+    agent = project / MODULES / "agent.js"
+    agent.write_text('import { userMessage } from "./types.js";\n\nexport const greet = userMessage;\n' + agent.read_text(encoding="utf-8"), encoding="utf-8")
+    return project
+
+
+@pytest.mark.parametrize("release", node_params())
+def test_the_reducer_plays_over_the_reference_types(release: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # agent.js's import of its own broken types.js: the reference's where isolation holds, else the import fails (skipped).
+    ensure_generated()
+    project = _agent_over_broken_types(tmp_path)
+    with node_on_path(release, monkeypatch):
+        score = graded(project)
+    reducer = set(statuses(score, ("9.1",)).values())
+    assert set(statuses(score, ("3.1",)).values()) == {"skipped"}
+    assert reducer == ({"passed"} if isolating(release) else {"skipped"})
+    assert score.lab("9.1").points == (25 if isolating(release) else 0)  # type: ignore[union-attr]
