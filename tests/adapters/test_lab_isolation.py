@@ -118,7 +118,8 @@ def _agent_over_broken_types(root: Path) -> Path:
     types = project / MODULES / "types.js"
     types.write_text('throw new Error("types.js is broken");\n' + types.read_text(encoding="utf-8"), encoding="utf-8")
     agent = project / MODULES / "agent.js"
-    agent.write_text('import { userMessage } from "./types.js";\n\nexport const greet = userMessage;\n' + agent.read_text(encoding="utf-8"), encoding="utf-8")
+    importing = 'import { userMessage } from "./types.js";\n\nexport const greet = userMessage;\n'
+    agent.write_text(importing + agent.read_text(encoding="utf-8"), encoding="utf-8")
     return project
 
 

@@ -42,7 +42,8 @@ def _grade(folder: str, context: GradingContext) -> SubmissionResult:
 def test_the_chapter_is_read_from_the_modules_the_project_has(tmp_path: Path) -> None:
     ensure_generated()
     at_04 = detect_chapter(JS / "course-correct")
-    assert (at_04.chapter, at_04.reason) == ("04", "there is no src/tool.ts or src/agent.ts (nor their compiled .js): chapters 03 and 04 are graded")
+    reason = "there is no src/tool.ts or src/agent.ts (nor their compiled .js): chapters 03 and 04 are graded"
+    assert (at_04.chapter, at_04.reason) == ("04", reason)
     assert detect_chapter(JS / "variants" / "chapter-06").reason == "dist/src/tool.js exists"
     # The course's starter still counts: the student has started chapter 06.
     starter = detect_chapter(JS / "variants" / "tool-starter")
@@ -61,7 +62,8 @@ def test_a_repository_with_an_agent_module_is_at_chapter_09(tmp_path: Path) -> N
     assert starter.chapter == "09" and "placeholder" in starter.reason
     # Sources are enough: src/agent.ts decides, even beside a src/tool.ts.
     repository = chapter_06(tmp_path / "repository")
-    (repository / "packages" / "pi-course" / "src" / "agent.ts").write_text("export const reduceAgentState = () => undefined;\n", encoding="utf-8")
+    agent = repository / "packages" / "pi-course" / "src" / "agent.ts"
+    agent.write_text("export const reduceAgentState = () => undefined;\n", encoding="utf-8")
     assert (detect_chapter(repository).chapter, detect_chapter(repository).reason) == ("09", "src/agent.ts exists")
 
 
@@ -77,7 +79,8 @@ def test_a_chapter_04_repository_keeps_full_marks_and_is_told_why(context: Gradi
     assert (result.status, result.score.points, result.score.max_points) == ("ok", 100, 100)
     assert {lab.lab for lab in result.score.labs} == CHAPTER_04_LABS
     assert not any(graded.case.chapter == "06" for graded in result.score.cases)
-    assert result.chapter.startswith("chapter 04: there is no src/tool.ts") and result.chapter.endswith("not graded: labs 6.1, 6.2, 6.3, 9.1")
+    assert result.chapter.startswith("chapter 04: there is no src/tool.ts")
+    assert result.chapter.endswith("not graded: labs 6.1, 6.2, 6.3, 9.1")
     assert f"graded at {result.chapter}" in terminal.render(result, context.clauses)
     document = json.loads(gradescope.render(result, context.clauses))
     assert document["score"] == 100 and document["extra_data"]["chapter"] == result.chapter
