@@ -2,8 +2,8 @@
 
 The course adds one module per chapter that pi-conformance checks: chapter 03 writes
 ``src/types.ts``, chapter 04 ``src/scripted-model.ts``, chapter 05 ``src/provider-adapter.ts``,
-chapter 06 ``src/tool.ts``, chapter 07 ``src/agent-loop.ts`` (the course's ``npm run practice --
-06`` copies the chapter's starter there). A project is at the
+chapter 06 ``src/tool.ts``, chapter 07 ``src/agent-loop.ts``, chapter 09 ``src/agent.ts`` (the
+course's ``npm run practice -- 06`` copies the chapter's starter there). A project is at the
 latest chapter whose module it has, as TypeScript source or compiled (``dist/src/*.js``).
 
 Chapters 03 and 04 are the course's first assignment and are always graded (a missing module
@@ -24,7 +24,7 @@ from conformance.adapters.pi_course import modules_dir, package_dir
 #: The chapters that are always graded: the course's first assignment.
 ALWAYS_GRADED = "04"
 #: The later chapters, newest first, and the module each one adds.
-LATER_CHAPTERS = (("07", "agent-loop"), ("06", "tool"), ("05", "provider-adapter"))
+LATER_CHAPTERS = (("09", "agent"), ("07", "agent-loop"), ("06", "tool"), ("05", "provider-adapter"))
 #: A placeholder's throw, as the course's starters write it ("Lab 6.1 stringValue 尚未实现", "Lab 5.1 toProviderMessages 尚未实现")
 #: or as chapters 03/04's labs do ("not implemented in lab 3.1").
 _PLACEHOLDER = re.compile(r"尚未实现|not implemented", re.IGNORECASE)
@@ -80,5 +80,7 @@ def detect_chapter(project: Path) -> DetectedChapter:
             else ""
         )
         return DetectedChapter(chapter, f"{shown} exists{pending}")
-    missing = " or ".join(f"src/{module}.ts" for _, module in LATER_CHAPTERS)
-    return DetectedChapter(ALWAYS_GRADED, f"there is no {missing} (nor a compiled .js): chapters 03 and 04 are graded")
+    # Oldest first: "there is no src/tool.ts or src/agent.ts (nor their compiled .js)".
+    missing = " or ".join(f"src/{module}.ts" for _, module in reversed(LATER_CHAPTERS))
+    their = "its" if len(LATER_CHAPTERS) == 1 else "their"
+    return DetectedChapter(ALWAYS_GRADED, f"there is no {missing} (nor {their} compiled .js): chapters 03 and 04 are graded")

@@ -25,7 +25,7 @@ from conformance.isolation.sandbox import Isolation, Sandbox, SandboxUnavailable
 from conformance.isolation.staff_build import has_typescript_sources
 
 NODE_ADAPTER = Path(__file__).resolve().parent / "node" / "pi_course_adapter.mjs"
-COURSE_MODULES = ("types.js", "event-stream.js", "scripted-model.js", "provider-adapter.js", "tool.js")
+COURSE_MODULES = ("types.js", "event-stream.js", "scripted-model.js", "provider-adapter.js", "tool.js", "agent-loop.js", "agent.js")
 #: The oldest Node.js major version supported (the whole rule, 20.x or 22.19+, is :mod:`.node_runtime`'s).
 MINIMUM_NODE = OLDEST_MAJOR
 

@@ -54,7 +54,7 @@ def isolating(release: str | None) -> bool:
 
 def test_the_table_names_lab_4_isolated_from_lab_3_on_node_22_and_later_only() -> None:
     lab_3 = frozenset({"3.1", "3.2"})
-    assert isolated_labs() == {**dict.fromkeys(("4.1", "4.2", "5.1", "5.2", "5.3"), lab_3), **dict.fromkeys(LAB_7, BEFORE_7)}
+    assert isolated_labs() == {**dict.fromkeys(("4.1", "4.2", "5.1", "5.2", "5.3", "9.1"), lab_3), **dict.fromkeys(LAB_7, BEFORE_7)}
     assert not isolates("node", (20, 20, 2)) and isolates("node", (22, 19, 0)) and isolates("node", (24, 0, 0))
     assert not isolates("bun", (24, 0, 0))
 
@@ -155,3 +155,27 @@ def test_lab_3_code_cannot_enter_the_isolation_context(release: str | None, tmp_
     with node_on_path(release, monkeypatch):
         score = graded(project)
     assert "passed" not in set(statuses(score, ("3.2",)).values()), "lab 3.2 passed on the reference's code"
+
+
+def _agent_over_broken_types(root: Path) -> Path:
+    """Chapter 09 whose types.js throws as it loads, and whose agent.js imports it (as the course's imports userMessage)."""
+    project = shutil.copytree(JS / "variants" / "chapter-09", root / "broken-types")
+    types = project / MODULES / "types.js"
+    types.write_text('throw new Error("types.js is broken");\n' + types.read_text(encoding="utf-8"), encoding="utf-8")
+    agent = project / MODULES / "agent.js"
+    importing = 'import { userMessage } from "./types.js";\n\nexport const greet = userMessage;\n'
+    agent.write_text(importing + agent.read_text(encoding="utf-8"), encoding="utf-8")
+    return project
+
+
+@pytest.mark.parametrize("release", node_params())
+def test_the_reducer_plays_over_the_reference_types(release: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # agent.js's import of its own broken types.js: the reference's where isolation holds, else the import fails (skipped).
+    ensure_generated()
+    project = _agent_over_broken_types(tmp_path)
+    with node_on_path(release, monkeypatch):
+        score = graded(project)
+    reducer = set(statuses(score, ("9.1",)).values())
+    assert set(statuses(score, ("3.1",)).values()) == {"skipped"}
+    assert reducer == ({"passed"} if isolating(release) else {"skipped"})
+    assert score.lab("9.1").points == (25 if isolating(release) else 0)  # type: ignore[union-attr]

@@ -1,11 +1,12 @@
 """A course repository is graded on the chapters it has reached (docs/grading.md, "The chapter a repository is at").
 
-course-correct is at chapter 04 (no provider-adapter.js, no tool.js, no agent-loop.js); the chapter 05
-folders of tests/support/js/variants add provider-adapter.js, the chapter 06 ones tool.js too, the
-chapter 07 ones agent-loop.js too. A chapter 04 repository keeps its 100/100 with the default rubric,
-whose labs of chapters 05-07 it is not charged for; a chapter 05 one is graded on labs 3.1-5.3, a
-chapter 06 one on labs 3.1-6.3, a chapter 07 one on all fifteen; every report says which chapter was
-detected and why.
+course-correct is at chapter 04 (no provider-adapter.js, no tool.js, no agent-loop.js, no agent.js); the
+chapter 05 folders of tests/support/js/variants add provider-adapter.js, the chapter 06 ones tool.js
+too, the chapter 07 ones agent-loop.js too, the chapter 09 ones agent.js too. A chapter 04 repository
+keeps its 100/100 with the default rubric, whose later labs it is not charged for; a chapter 05 one is
+graded on labs 3.1-5.3 (175), a chapter 06 one on labs 3.1-6.3 (250), a chapter 07 one on labs
+3.1-7.5 (375), a chapter 09 one on lab 9.1 too (400); every report says which chapter was detected
+and why.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ from tests.support.requirements import needs_node
 
 CHAPTER_04_LABS = {"3.1", "3.2", "4.1", "4.2"}
 CHAPTER_05_LABS = {"5.1", "5.2", "5.3"}
+CHAPTER_06_LABS = CHAPTER_04_LABS | CHAPTER_05_LABS | {"6.1", "6.2", "6.3"}
 CHAPTER_07_LABS = {"7.1", "7.2", "7.3", "7.4", "7.5"}
-LATER_7 = "7.1, 7.2, 7.3, 7.4, 7.5"
+LATER_7 = "7.1, 7.2, 7.3, 7.4, 7.5, 9.1"
 LATER_LABS = f"not graded: labs 5.1, 5.2, 5.3, 6.1, 6.2, 6.3, {LATER_7}"
 
 
@@ -47,7 +49,10 @@ def _grade(folder: str, context: GradingContext) -> SubmissionResult:
 def test_the_chapter_is_read_from_the_modules_the_project_has(tmp_path: Path) -> None:
     ensure_generated()
     at_04 = detect_chapter(JS / "course-correct")
-    reason = "there is no src/agent-loop.ts or src/tool.ts or src/provider-adapter.ts (nor a compiled .js): chapters 03 and 04 are graded"
+    reason = (
+        "there is no src/provider-adapter.ts or src/tool.ts or src/agent-loop.ts or src/agent.ts (nor their compiled .js):"
+        " chapters 03 and 04 are graded"
+    )
     assert (at_04.chapter, at_04.reason) == ("04", reason)
     assert detect_chapter(JS / "variants" / "chapter-06").reason == "dist/src/tool.js exists"
     assert detect_chapter(JS / "variants" / "chapter-05") == DetectedChapter("05", "dist/src/provider-adapter.js exists")
@@ -67,11 +72,26 @@ def test_the_chapter_is_read_from_the_modules_the_project_has(tmp_path: Path) ->
     assert loop_starter.chapter == "07" and loop_starter.reason.startswith("dist/src/agent-loop.js exists (it still throws")
 
 
-def test_the_default_rubric_grades_chapters_05_to_07(context: GradingContext) -> None:
-    assert set(context.rubric.labs) == CHAPTER_04_LABS | CHAPTER_05_LABS | {"6.1", "6.2", "6.3"} | CHAPTER_07_LABS
-    assert context.rubric.max_score == 375
-    # Chapter 05's and 07's labs weigh what the others do.
-    assert {context.rubric.labs[lab].weight for lab in CHAPTER_05_LABS | CHAPTER_07_LABS} == {context.rubric.labs["4.1"].weight}
+def test_a_repository_with_an_agent_module_is_at_chapter_09(tmp_path: Path) -> None:
+    ensure_generated()
+    at_09 = detect_chapter(JS / "variants" / "chapter-09")
+    assert (at_09.chapter, at_09.reason) == ("09", "dist/src/agent.js exists")
+    # The course's starter (reduceAgentState throws "Lab 9.1 reducer 尚未实现") still counts: chapter 09 is started.
+    starter = detect_chapter(JS / "variants" / "agent-starter")
+    assert starter.chapter == "09" and "placeholder" in starter.reason
+    # Sources are enough: src/agent.ts decides, even beside a src/tool.ts.
+    repository = chapter_06(tmp_path / "repository")
+    agent = repository / "packages" / "pi-course" / "src" / "agent.ts"
+    agent.write_text("export const reduceAgentState = () => undefined;\n", encoding="utf-8")
+    assert (detect_chapter(repository).chapter, detect_chapter(repository).reason) == ("09", "src/agent.ts exists")
+
+
+def test_the_default_rubric_grades_chapters_05_to_07_and_09s_reducer(context: GradingContext) -> None:
+    assert set(context.rubric.labs) == CHAPTER_06_LABS | CHAPTER_07_LABS | {"9.1"}
+    assert context.rubric.max_score == 400
+    # Every later lab weighs what the others do; the Agent's labs 9.2-9.5 are not in the rubric yet.
+    later = CHAPTER_05_LABS | CHAPTER_07_LABS | {"9.1"}
+    assert {context.rubric.labs[lab].weight for lab in later} == {context.rubric.labs["4.1"].weight} == {25}
 
 
 @needs_node
@@ -79,8 +99,9 @@ def test_a_chapter_04_repository_keeps_full_marks_and_is_told_why(context: Gradi
     result = _grade("course-correct", context)
     assert (result.status, result.score.points, result.score.max_points) == ("ok", 100, 100)
     assert {lab.lab for lab in result.score.labs} == CHAPTER_04_LABS
-    assert not any(graded.case.chapter in ("05", "06", "07") for graded in result.score.cases)
-    assert result.chapter.startswith("chapter 04: there is no src/agent-loop.ts or src/tool.ts") and result.chapter.endswith(LATER_LABS)
+    assert not any(graded.case.chapter in ("05", "06", "07", "09") for graded in result.score.cases)
+    assert result.chapter.startswith("chapter 04: there is no src/provider-adapter.ts or src/tool.ts")
+    assert result.chapter.endswith(LATER_LABS)
     assert f"graded at {result.chapter}" in terminal.render(result, context.clauses)
     document = json.loads(gradescope.render(result, context.clauses))
     assert document["score"] == 100 and document["extra_data"]["chapter"] == result.chapter
@@ -99,7 +120,7 @@ def test_a_chapter_07_repository_is_graded_on_every_lab(context: GradingContext)
     result = _grade("variants/chapter-07", context)
     assert (result.status, result.score.points, result.score.max_points) == ("ok", 375, 375)
     assert {lab.lab for lab in result.score.labs} >= CHAPTER_07_LABS
-    assert result.chapter == "chapter 07: dist/src/agent-loop.js exists"
+    assert result.chapter == "chapter 07: dist/src/agent-loop.js exists; not graded: lab 9.1"
 
 
 @needs_node
@@ -124,7 +145,7 @@ def test_a_loop_bug_costs_only_its_own_lab(folder: str, lab: str, context: Gradi
 def test_the_loop_starter_earns_nothing_in_chapter_07_and_keeps_the_rest(context: GradingContext) -> None:
     result = _grade("variants/loop-starter", context)
     points = {lab.lab: lab.points for lab in result.score.labs}
-    assert points == {lab: (0 if lab in CHAPTER_07_LABS else 25) for lab in context.rubric.labs}
+    assert points == {lab: (0 if lab in CHAPTER_07_LABS else 25) for lab in CHAPTER_06_LABS | CHAPTER_07_LABS}
     assert result.status == "ok" and "placeholder" in result.chapter
 
 
@@ -134,6 +155,41 @@ def test_a_chapter_05_repository_is_graded_on_labs_3_1_to_5_3(context: GradingCo
     assert (result.status, result.score.points, result.score.max_points) == ("ok", 175, 175)
     assert {lab.lab for lab in result.score.labs} == CHAPTER_04_LABS | CHAPTER_05_LABS
     assert result.chapter == f"chapter 05: dist/src/provider-adapter.js exists; not graded: labs 6.1, 6.2, 6.3, {LATER_7}"
+
+
+@needs_node
+def test_a_chapter_09_repository_is_graded_on_the_reducer_too(context: GradingContext) -> None:
+    result = _grade("variants/chapter-09", context)
+    assert (result.status, result.score.points, result.score.max_points) == ("ok", 400, 400)
+    assert {lab.lab for lab in result.score.labs} == CHAPTER_06_LABS | CHAPTER_07_LABS | {"9.1"}
+    assert result.chapter == "chapter 09: dist/src/agent.js exists"
+
+
+@needs_node
+@pytest.mark.parametrize(
+    ("folder", "clause"),
+    [
+        ("variants/reducer-ignores-run-id", "AGENT-STATE-4"),
+        ("variants/reducer-mutates-state", "AGENT-STATE-1"),
+        ("variants/reducer-shares-result-messages", "AGENT-STATE-3"),
+        ("variants/reducer-keeps-streaming-text", "AGENT-STATE-7"),
+        ("variants/reducer-keeps-pending-id", "AGENT-STATE-6"),
+    ],
+)
+def test_a_reducer_bug_costs_only_lab_9_1_and_cases_of_its_clause(folder: str, clause: str, context: GradingContext) -> None:
+    result = _grade(folder, context)
+    short = {graded.lab for graded in result.score.labs if graded.points < graded.max_points}
+    failed = [graded.case for graded in result.score.cases if graded.outcome.status != "passed"]
+    assert short == {"9.1"} and result.score.max_points == 400
+    assert failed and all(case.lab == "9.1" and clause in case.clauses for case in failed)
+
+
+@needs_node
+def test_the_reducer_starter_earns_nothing_in_lab_9_1_and_keeps_the_rest(context: GradingContext) -> None:
+    result = _grade("variants/agent-starter", context)
+    points = {lab.lab: lab.points for lab in result.score.labs}
+    assert points == {lab: (0 if lab == "9.1" else 25) for lab in context.rubric.labs}
+    assert result.status == "ok" and "placeholder" in result.chapter
 
 
 @needs_node
@@ -194,10 +250,11 @@ def test_scoping_leaves_out_later_labs_once_and_keeps_other_names(context: Gradi
     assert scoped(narrowed, at_04) == (narrowed, line)
     # No chapter (reference, python:, cmd:) or a chapter every lab is in: unchanged, and no line without a chapter.
     assert scoped(context, ChapterScope()) == (context, "")
-    assert scoped(context, ChapterScope("07", "agent-loop.ts"))[0] is context
-    assert set(scoped(context, ChapterScope("06", "tool.ts"))[0].rubric.labs) == CHAPTER_04_LABS | CHAPTER_05_LABS | {"6.1", "6.2", "6.3"}
+    assert scoped(context, ChapterScope("09", "agent.ts"))[0] is context
+    assert set(scoped(context, ChapterScope("07", "agent-loop.ts"))[0].rubric.labs) == CHAPTER_06_LABS | CHAPTER_07_LABS
+    assert set(scoped(context, ChapterScope("06", "tool.ts"))[0].rubric.labs) == CHAPTER_06_LABS
     # A rubric of chapter 06 only, for a repository at chapter 04: every lab graded rather than nothing out of nothing.
     later = dataclasses.replace(context, rubric=dataclasses.replace(context.rubric, labs={"6.1": context.rubric.labs["6.1"]}))
     assert scoped(later, at_04)[0] is later
-    chapters = [lab_chapter(lab) for lab in ("7.4", "6.3", "5.2", "4.1", "streaming")]
-    assert chapters == ["07", "06", "05", "04", None]
+    chapters = [lab_chapter(lab) for lab in ("9.1", "7.4", "6.3", "5.2", "4.1", "streaming")]
+    assert chapters == ["09", "07", "06", "05", "04", None]

@@ -4,13 +4,14 @@
 //   node pi_course_adapter.mjs <MODULES_DIR>
 //
 // MODULES_DIR holds the student's compiled `types.js`, `event-stream.js`,
-// `scripted-model.js`, `provider-adapter.js`, `tool.js` and `agent-loop.js` (the course builds packages/pi-course/src/*.ts into
+// `scripted-model.js`, `provider-adapter.js`, `tool.js`, `agent-loop.js` and `agent.js` (the course builds packages/pi-course/src/*.ts into
 // packages/pi-course/dist/src/*.js). The program speaks the JSON-lines protocol of
 // spec/protocol.md on stdin/stdout and observes exactly as the in-process Python adapter
 // (conformance/adapters/binding.py) does, so the same fixtures judge both. The protocol server
 // (protocol.mjs), the failures (failures.mjs) and the observing machinery (observation.mjs)
 // are shared with pi_ai_adapter.mjs; chapter 05's operations are provider_ops.mjs's, chapter
-// 06's tool_ops.mjs's, chapter 07's loop_ops.mjs's.
+// 06's tool_ops.mjs's, chapter 07's loop_ops.mjs's, chapter 09's reducer (lab 9.1, the
+// student's agent.js) agent_state_ops.mjs's.
 //
 // No dependencies: Node.js 20 built-ins only.
 
@@ -34,12 +35,13 @@ import {
 import { providerOperations } from "./provider_ops.mjs";
 import { toolOperations } from "./tool_ops.mjs";
 import { loopOperations } from "./loop_ops.mjs";
+import { agentStateOperations } from "./agent_state_ops.mjs";
 
 // ---------------------------------------------------------------------------------------
 // the student's modules
 // ---------------------------------------------------------------------------------------
 
-const MODULE_FILES = ["types.js", "event-stream.js", "scripted-model.js", "provider-adapter.js", "tool.js", "agent-loop.js"];
+const MODULE_FILES = ["types.js", "event-stream.js", "scripted-model.js", "provider-adapter.js", "tool.js", "agent-loop.js", "agent.js"];
 
 // Where each export lives in the course, and the lab that introduces it: used to order
 // the search and to say precisely what is missing.
@@ -66,6 +68,7 @@ const EXPORTS = {
   ToolRegistry: ["tool.js", "6.2"],
   executeToolCall: ["tool.js", "6.3"],
   runAgentLoop: ["agent-loop.js", "7.1"],
+  reduceAgentState: ["agent.js", "9.1"],
 };
 
 class Modules {
@@ -393,6 +396,8 @@ const PROVIDER = providerOperations((modules, name) => modules.find(name, "provi
 const TOOL = toolOperations((modules, name) => modules.find(name));
 // Chapter 07 (labs 7.1-7.5): loop_ops.mjs, the student's loop imported in its isolation context.
 const LOOP = loopOperations((modules, name, context) => modules.find(name, context));
+// Chapter 09's reducer (lab 9.1): agent_state_ops.mjs, agent.js imported in its isolation context.
+const AGENT_STATE = agentStateOperations((modules, name) => modules.find(name, "reduce_agent_state"));
 
 // ---------------------------------------------------------------------------------------
 // the protocol server
@@ -415,6 +420,6 @@ serve({
     if (typeof info?.version === "string") implementation.version = info.version;
     return implementation;
   },
-  operations: { ...PURE, ...PROVIDER.operations, ...TOOL.operations, ...LOOP.operations },
+  operations: { ...PURE, ...PROVIDER.operations, ...TOOL.operations, ...LOOP.operations, ...AGENT_STATE.operations },
   scenarios: { event_stream: playEventStream, scripted_model: playScriptedModel, ...PROVIDER.scenarios, ...TOOL.scenarios },
 });

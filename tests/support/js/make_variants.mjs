@@ -31,6 +31,9 @@ const TOOL_CORRECT = readFileSync(path.join(HERE, "chapter-06", "tool.js"), "utf
 const PROVIDER_CORRECT = readFileSync(path.join(HERE, "chapter-05", "provider-adapter.js"), "utf8");
 // The chapter 07 folders add chapter 05's provider-adapter.js, chapter 06's tool.js and this correct agent-loop.js.
 const LOOP_CORRECT = readFileSync(path.join(HERE, "chapter-07", "agent-loop.js"), "utf8");
+// The chapter 09 folders add the chapter 07 files and this correct agent.js (the reducer, lab 9.1).
+const AGENT = `${SRC}/agent.js`;
+const AGENT_CORRECT = readFileSync(path.join(HERE, "chapter-09", "agent.js"), "utf8");
 // The course's tsconfig.json, as the grader pins it by default (conformance/toolchain/course/).
 const COURSE_TSCONFIG = readFileSync(path.join(HERE, "..", "..", "..", "conformance", "toolchain", "course", "tsconfig.json"), "utf8");
 
@@ -83,6 +86,18 @@ export async function runAgentLoop(options) {
   throw pending("Lab 7.1 收集模型终态");
 }
 `;
+
+// What the course's chapter 09 starter (starters/09-agent.ts) compiles to, in effect, for lab
+// 9.1: reduceAgentState throws "Lab 9.1 reducer 尚未实现". (The starter also imports chapter
+// 07's runAgentLoop; that import is left out here, and tried by agent-without-loop, a project
+// without agent-loop.js.)
+const AGENT_STARTER = `export function reduceAgentState(_state, _event) {
+  throw new Error("Lab 9.1 reducer 尚未实现");
+}
+`;
+
+/** A chapter 09 repository: a chapter 07 one plus chapter 09's agent.js. */
+const chapter09 = (...changes) => [...CHAPTER_07, add(AGENT, AGENT_CORRECT), ...changes];
 
 const VARIANT_SPECS = {
   // ---- one bug each ------------------------------------------------------------------
@@ -221,6 +236,38 @@ const VARIANT_SPECS = {
     changes: [CHAPTER_05, add(TOOL, TOOL_CORRECT), patch(TOOL, "return failure(call, error instanceof Error ? error.message : String(error));", "return failure(call, String(error));")],
   },
 
+  // ---- chapter 09's reducer (lab 9.1): one bug each, costing only its own clause's cases
+  "chapter-09": {
+    bug: "no bug: course-correct with chapter 06's tool.js and chapter 09's agent.js (the reducer), a repository at chapter 09",
+    changes: chapter09(),
+  },
+  "reducer-ignores-run-id": {
+    bug: "the reducer applies a loop or run_end event of any run while running, not only the active run's (AGENT-STATE-4)",
+    changes: chapter09(patch(AGENT, 'return state.status === "running" && state.activeRunId === event.runId;', 'return state.status === "running";')),
+  },
+  "reducer-mutates-state": {
+    bug: "tool_start pushes the call's id onto the given state's pendingToolCallIds (AGENT-STATE-1)",
+    changes: chapter09(
+      patch(
+        AGENT,
+        "tool_start: (state, loop) => ({ ...state, pendingToolCallIds: [...state.pendingToolCallIds, loop.call.id] }),",
+        "tool_start: (state, loop) => (state.pendingToolCallIds.push(loop.call.id), { ...state }),",
+      ),
+    ),
+  },
+  "reducer-shares-result-messages": {
+    bug: "run_end's state holds the result's own messages array instead of a copy (AGENT-STATE-3)",
+    changes: chapter09(patch(AGENT, "messages: copyOf(result.messages),", "messages: result.messages,")),
+  },
+  "reducer-keeps-streaming-text": {
+    bug: "assistant_message leaves streamingText as it was instead of clearing it (AGENT-STATE-7)",
+    changes: chapter09(patch(AGENT, '  assistant_message: (state) => ({ ...state, streamingText: "" }),\n', "")),
+  },
+  "reducer-keeps-pending-id": {
+    bug: "tool_end leaves the finished call's id pending (only tool_skipped removes it) (AGENT-STATE-6)",
+    changes: chapter09(patch(AGENT, "  tool_end: withoutPending,\n", "")),
+  },
+
   // ---- partial credit ----------------------------------------------------------------
   "lab31-only": {
     bug: "a student who finished lab 3.1: the temporary AssistantMessageEventStream, no scripted-model.js",
@@ -341,6 +388,19 @@ const VARIANT_SPECS = {
   "tool-bug-spares-loop": {
     bug: "a chapter 06 bug (failure results quote String(error)) under a correct agent-loop.js: with lab isolation it costs lab 6.3 only",
     changes: [...CHAPTER_07, patch(TOOL, "return failure(call, error instanceof Error ? error.message : String(error));", "return failure(call, String(error));")],
+  },
+  "agent-starter": {
+    bug: "a student who has just started chapter 09: reduceAgentState is the course's starter, it throws \"Lab 9.1 reducer 尚未实现\"",
+    changes: [...CHAPTER_07, add(AGENT, AGENT_STARTER)],
+  },
+  "agent-without-loop": {
+    bug: "agent.js imports chapter 07's runAgentLoop from ./agent-loop.js, which the project does not have: the module fails to import",
+    changes: [
+      CHAPTER_05,
+      add(TOOL, TOOL_CORRECT),
+      add(AGENT, AGENT_CORRECT),
+      patch(AGENT, "/** A deep copy:", 'import { runAgentLoop } from "./agent-loop.js";\n\nexport const loop = runAgentLoop;\n\n/** A deep copy:'),
+    ],
   },
   "build-fails": {
     bug: "the build fails (a TypeScript error: lab 4.1's module imports a types.ts not written yet): no dist/ is produced",
