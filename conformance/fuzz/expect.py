@@ -14,6 +14,7 @@ import json
 import re
 
 from conformance.common.jsontypes import JsonObject, JsonValue
+from conformance.fuzz.expect_provider import PROVIDER_CLAUSES, PROVIDER_LABS, loosen_provider_step
 from conformance.fuzz.expect_tools import TOOL_CLAUSES, TOOL_LABS, loosen_tool_observation
 from conformance.fuzz.strategies import Program
 from conformance.judging.matcher import escape_keys
@@ -96,7 +97,7 @@ def _expected_step(program: Program, index: int, step: JsonObject, observed: Jso
             expected["threw"] = {"$any": True}  # STREAM-4: ignored or thrown
         if step.get("call") in program.loose_calls:
             expected = _loosen_messages(expected)  # type: ignore[assignment]
-        step["expect"] = expected
+        step["expect"] = loosen_provider_step(program, expected)
     return step
 
 
@@ -140,6 +141,8 @@ def clauses_for(program: Program, path: str) -> list[str]:
     """The clauses a divergence at ``path`` breaks, most specific first."""
     if program.operation in TOOL_CLAUSES:
         return TOOL_CLAUSES[program.operation](program, path)
+    if program.operation in PROVIDER_CLAUSES:
+        return PROVIDER_CLAUSES[program.operation](program, path)
     if program.operation in _PURE_CLAUSES:
         table = _PURE_CLAUSES[program.operation]
         extra = ["IR-TEXT-3"] if program.operation == "text_of" and "system" in program.tags else []
@@ -162,6 +165,8 @@ def lab_for(program: Program) -> str:
     """The lab whose code the case exercises (spec/fixture-format.md, ``lab``)."""
     if program.operation in TOOL_LABS:
         return TOOL_LABS[program.operation]
+    if program.operation in PROVIDER_LABS:
+        return PROVIDER_LABS[program.operation]
     if program.operation == "event_stream":
         return "3.2"
     if program.operation == "scripted_model":

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from conformance.fuzz.strategies import PURE_INPUTS, Program, event_stream_program, pure_program, scripted_model_program
+from conformance.fuzz.strategies_provider import provider_model_programs, to_provider_messages_program, to_provider_tools_program
+from conformance.fuzz.strategies_sse import provider_fetch_programs
 from conformance.fuzz.strategies_tools import execute_tool_call_programs, object_schema_program, tool_registry_program
 from conformance.model.profiles import COURSE
 
@@ -46,6 +48,11 @@ DRAWABLE: dict[str, Drawable] = {
     # one ScriptedModel draw in six is a plain lab-4.1 program, the rest have aborts, errors or exhaustion.
     "event_stream": Drawable(event_stream_program, ("3.2",), private_weight=3, fuzzed=True),
     "scripted_model": Drawable(scripted_model_program, ("4.1", "4.2"), private_weight=6, fuzzed=True),
+    # Chapter 05: lab 5.1 shares its cases between its two operations, labs 5.2 and 5.3 have one each.
+    "to_provider_messages": Drawable(to_provider_messages_program, ("5.1",)),
+    "to_provider_tools": Drawable(to_provider_tools_program, ("5.1",)),
+    "provider_model_stream": Drawable(provider_model_programs, ("5.2",), private_weight=2),
+    "provider_fetch_stream": Drawable(provider_fetch_programs, ("5.3",)),
     # Chapter 06: one operation per lab, so each weighs as much as lab 3.1's seven operations together.
     "object_schema": Drawable(object_schema_program, ("6.1",), private_weight=4),
     "tool_registry": Drawable(tool_registry_program, ("6.2",), private_weight=4),
@@ -56,10 +63,6 @@ DRAWABLE: dict[str, Drawable] = {
 NOT_DRAWABLE: dict[str, str] = {
     operation: "no strategy yet (issue 32): a private set holds no case of its lab, whose public cases then earn their points unconfirmed"
     for operation in (
-        "to_provider_messages",
-        "to_provider_tools",
-        "provider_model_stream",
-        "provider_fetch_stream",
         "run_agent_loop",
         "reduce_agent_state",
     )
