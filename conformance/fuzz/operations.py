@@ -49,9 +49,9 @@ DRAWABLE: dict[str, Drawable] = {
     "event_stream": Drawable(event_stream_program, ("3.2",), private_weight=3, fuzzed=True),
     "scripted_model": Drawable(scripted_model_program, ("4.1", "4.2"), private_weight=6, fuzzed=True),
     # Chapter 05: lab 5.1 shares its cases between its two operations, labs 5.2 and 5.3 have one each.
-    "to_provider_messages": Drawable(to_provider_messages_program, ("5.1",)),
-    "to_provider_tools": Drawable(to_provider_tools_program, ("5.1",)),
-    "provider_model_stream": Drawable(provider_model_programs, ("5.2",), private_weight=2),
+    "to_provider_messages": Drawable(to_provider_messages_program, ("5.1",), private_weight=3),
+    "to_provider_tools": Drawable(to_provider_tools_program, ("5.1",), private_weight=2),
+    "provider_model_stream": Drawable(provider_model_programs, ("5.2",)),
     "provider_fetch_stream": Drawable(provider_fetch_programs, ("5.3",)),
     # Chapter 06: one operation per lab, so each weighs as much as lab 3.1's seven operations together.
     "object_schema": Drawable(object_schema_program, ("6.1",), private_weight=4),
