@@ -141,3 +141,22 @@ def test_the_users_ctrl_c_while_a_port_is_imported_still_stops(tmp_path: Path, m
     with pytest.raises(KeyboardInterrupt):
         parse_impl("python:interrupted_import").adapter()
     assert signal.getsignal(signal.SIGINT) is handler
+
+
+def test_a_task_that_exits_is_reported_once_by_its_case_not_again_by_asyncio(caplog: pytest.LogCaptureFixture) -> None:
+    import asyncio
+    import gc
+
+    from conformance.adapters.event_loop import run_coroutine
+
+    async def exits() -> None:
+        raise SystemExit(3)
+
+    async def scenario() -> None:
+        asyncio.get_running_loop().create_task(exits())
+        await asyncio.sleep(0.01)
+
+    with pytest.raises(SystemExit):
+        run_coroutine(scenario())  # the worker thread hands this to the case (the tests above)
+    gc.collect()
+    assert not [record for record in caplog.records if record.name == "asyncio"], caplog.text
