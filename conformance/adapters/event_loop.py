@@ -102,6 +102,7 @@ def run_coroutine(coroutine: Coroutine[Any, Any, Any]) -> Any:
     loop: asyncio.AbstractEventLoop | None = getattr(_thread_loops, "loop", None)
     if loop is None or loop.is_closed():
         loop = asyncio.new_event_loop()
+        loop.set_exception_handler(_report_unless_an_exit)
         _thread_loops.loop = loop
     asyncio.set_event_loop(loop)
     try:
@@ -119,6 +120,18 @@ def run_coroutine(coroutine: Coroutine[Any, Any, Any]) -> Any:
             finally:
                 asyncio.set_event_loop(None)
                 loop.close()
+
+
+def _report_unless_an_exit(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The loop's default report, but for a task that ended in ``SystemExit`` or ``KeyboardInterrupt``.
+
+    That exit already errored its case with its name (``running/execution.py``); asyncio would
+    print it a second time, traceback and all, once the finished task is collected.
+    """
+    error = context.get("exception")
+    if isinstance(error, BaseException) and not isinstance(error, Exception):
+        return
+    loop.default_exception_handler(context)
 
 
 def _loop_is_clean(loop: asyncio.AbstractEventLoop) -> bool:

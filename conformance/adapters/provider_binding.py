@@ -62,8 +62,9 @@ class ProviderAdapterOperations(ToolContractOperations):
 
     def _convert(self, name: str, argument: Any) -> JsonObject:
         before = self._fingerprint(argument)
+        function = self._api(name)  # a binding without it skips the case ("not implemented"); it did not throw
         try:
-            value = self._api(name)(argument)
+            value = function(argument)
         except NotImplementedError as error:
             raise OperationNotSupported(f"{name} is not implemented: {error}") from error
         except Exception as error:

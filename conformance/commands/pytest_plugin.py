@@ -35,7 +35,7 @@ from conformance.model.clauses import Clause, load_profile_clauses
 from conformance.model.features import not_claimed_reason, unknown_feature_problem
 from conformance.model.profiles import DEFAULT_PROFILE, UnknownProfile, get_profile
 from conformance.reports.run_summary import CaseResult, group_lines, groups_of, skip_lines, summary_lines, write_json_report
-from conformance.running.engine import Policy, run_one
+from conformance.running.engine import Policy, close, run_one
 from conformance.running.execution import all_divergences
 
 
@@ -275,7 +275,7 @@ def conformance_adapter(conformance_state: RunState) -> Iterator[Adapter]:
     """The adapter for ``--impl``, shared by every case of the session (started by :func:`pytest_runtestloop`)."""
     adapter = conformance_state.get_adapter()
     yield adapter
-    adapter.close()
+    close(adapter)  # its failure, an exit its code raises included, loses no outcome
     while conformance_state.cleanups:
         conformance_state.cleanups.pop()()
 

@@ -62,7 +62,8 @@ def headline(graded: GradedCase, group_label: str = "lab") -> str:
         return f"not run: {outcome.message.removeprefix(NOT_RUN).strip()} (it earns {worth})"
     if state == "skipped":
         kind = "not claimed" if is_not_claimed(outcome.message) else "not implemented"
-        return f"skipped ({kind}): {outcome.message.strip()} (it earns {worth})"
+        why = outcome.message.strip().removeprefix(f"{kind}: ")  # said once: "skipped (not implemented): X has no Y"
+        return f"skipped ({kind}): {why} (it earns {worth})"
     how = "" if outcome.status == "failed" else f" ({outcome.status})"
     return f"failed{how}: it earns {worth}; what went wrong follows"
 

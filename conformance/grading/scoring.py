@@ -31,6 +31,7 @@ from conformance.grading.rubric import Rubric, profile_groups
 from conformance.judging.failure_groups import group_failures
 from conformance.judging.outcome import STATUSES, Outcome
 from conformance.model.cases import Case
+from conformance.running.engine import NOT_RUN
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,11 @@ class LabScore:
     def inherited(self) -> int:
         """Failed cases that an earlier lab's bug explains (they cost only what :attr:`inherited_lost` says)."""
         return self.counts.get("inherited", 0)
+
+    @property
+    def not_run(self) -> int:
+        """Errored cases that never ran (the budget ran out, grading was interrupted, the submission did not start)."""
+        return self.counts.get("not_run", 0)
 
 
 @dataclass(frozen=True)
@@ -192,13 +198,14 @@ def _lab_score(lab: str, weight: float, cases: Sequence[GradedCase]) -> LabScore
     """A lab's points and counts from its graded cases."""
     counts: Counter[str] = Counter(graded.outcome.status for graded in cases)
     counts["inherited"] = sum(graded.inherited is not None for graded in cases)
+    counts["not_run"] = sum(graded.outcome.status == "errored" and graded.outcome.message.startswith(NOT_RUN) for graded in cases)
     counts["total"] = len(cases)
     maximum = sum(graded.max_points for graded in cases)
     # Exactly the weight when nothing was lost, exactly 0 when nothing was earned.
     lost = sum(graded.max_points - graded.points for graded in cases)
     earned = (weight if lost <= 0 else weight * sum(graded.points for graded in cases) / maximum) if maximum > 0 else 0.0
     excused_lost = sum(graded.max_points - graded.points for graded in cases if graded.inherited is not None)
-    counted = {key: counts.get(key, 0) for key in ("total", *STATUSES, "inherited")}
+    counted = {key: counts.get(key, 0) for key in ("total", *STATUSES, "inherited", "not_run")}
     return LabScore(lab, earned, weight, counted, excused_lost)
 
 

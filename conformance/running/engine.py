@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from conformance.adapters.interface import Adapter
 from conformance.judging.outcome import Outcome
 from conformance.model.cases import BrokenCase, Case
-from conformance.running.execution import run_case
+from conformance.running.execution import call_quietly, run_case
 
 #: Why a case has no outcome of its own: the outcome's message starts with this.
 NOT_RUN = "not run: "
@@ -210,8 +210,5 @@ class _RetryWorker:
 
 
 def close(adapter: Adapter) -> None:
-    """Close ``adapter``; a failing close must not lose the outcomes."""
-    try:
-        adapter.close()
-    except Exception:
-        pass
+    """Close ``adapter``; a failing close (an exit its code raises included) must not lose the outcomes."""
+    call_quietly(adapter.close)

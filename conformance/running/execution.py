@@ -23,6 +23,7 @@ from conformance.adapters.interface import (
 from conformance.adapters.kinds import impl_examples
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.common.student_text import cap, schema_problem, scrub
+from conformance.common.user_interrupts import watching_interrupts
 from conformance.judging.glossary import explain
 from conformance.judging.matcher import MISSING, Observed, first_divergence, iter_divergences
 from conformance.judging.outcome import Divergence, Outcome, Status
@@ -44,7 +45,7 @@ class ImplementationExited(BaseException):
     """
 
     def __init__(self, raised: BaseException) -> None:
-        super().__init__(f"{type(raised).__name__}: {raised}")
+        super().__init__(raised_text(raised))
         self.raised = raised
 
 
@@ -123,7 +124,7 @@ def observe(adapter: Adapter, case: Case, timeout_s: float) -> JsonObject:
         if not in_time:
             worker.abandoned = True  # it ends once its case returns, if ever
             abandoned.set()  # before cancel(): a request not yet sent is then never sent
-            adapter.cancel()
+            call_quietly(adapter.cancel)
     if not in_time:
         raise _Timeout
     if "error" in box:
@@ -225,7 +226,7 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
         if isinstance(error, KeyboardInterrupt | SystemExit):
             raise
         raised = error.raised if isinstance(error, ImplementationExited) else error
-        return done("errored", f"the implementation raised {type(raised).__name__}: {raised}")
+        return done("errored", f"the implementation raised {raised_text(raised)}")
     if isinstance(observation, Outcome):
         return observation
     try:
@@ -238,7 +239,7 @@ def run_case(adapter: Adapter, case: Case | BrokenCase, timeout_s: float | None 
 def _observe_case(adapter: Adapter, case: Case, limit: float, done: Callable[..., Outcome]) -> JsonObject | Outcome:
     """Prepare the adapter and observe the case; an outcome instead when the case is not one for this implementation."""
     try:
-        adapter.prepare(case.operation, case.lab)
+        _prepare(adapter, case)
     except OperationNotSupported:
         if adapter.profile is None or adapter.profile == case.profile:
             raise
@@ -249,6 +250,38 @@ def _observe_case(adapter: Adapter, case: Case, limit: float, done: Callable[...
     if unclaimed is not None:  # the implementation said so in its handshake
         return done("skipped", unclaimed)
     return observe(adapter, case, limit)
+
+
+def _prepare(adapter: Adapter, case: Case) -> None:
+    """``adapter.prepare``: an exit its code raises (a port's own ``Adapter`` runs here, in the caller's thread) is the case's."""
+    with watching_interrupts() as watch:
+        try:
+            adapter.prepare(case.operation, case.lab)
+        except Exception:
+            raise
+        except BaseException as error:
+            if watch.users(error):
+                raise  # the user's Ctrl-C stops the run
+            raise ImplementationExited(error) from error
+
+
+def call_quietly(hook: Callable[[], object]) -> None:
+    """Call an adapter's ``cancel`` or ``close``: whatever it raises is dropped (``SystemExit`` too), but the user's Ctrl-C.
+
+    The outcomes are known by then; a port's own ``Adapter`` must not lose them, nor stop the run.
+    """
+    with watching_interrupts() as watch:
+        try:
+            hook()
+        except BaseException as error:
+            if watch.users(error):
+                raise
+
+
+def raised_text(error: BaseException) -> str:
+    """``Type: message``, or just ``Type`` when the exception says nothing (``KeyboardInterrupt()``)."""
+    said = str(error)
+    return f"{type(error).__name__}: {said}" if said else type(error).__name__
 
 
 def _adapter_failure(error: AdapterFailure, done: Callable[..., Outcome]) -> Outcome:

@@ -7,13 +7,16 @@ its output's first line and one of its tags; and a lab's terminal line says what
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from conformance.common.jsontypes import JsonValue
 from conformance.gradescope import results as gradescope
 from conformance.gradescope.case_state import CASE_STATES
-from conformance.grading.grader import SubmissionResult
-from conformance.grading.rubric import parse_rubric
+from conformance.grading.grader import SubmissionResult, grade_submission, prepare
+from conformance.grading.rubric import load_rubric, parse_rubric
 from conformance.grading.scoring import score
 from conformance.judging.outcome import Divergence, Outcome
 from conformance.model.cases import Case
@@ -64,7 +67,8 @@ def test_each_state_is_named_said_first_and_tagged() -> None:
     assert tests["own"]["status"] == "passed" and tests["own"]["output"] == "passed"
     assert tests["evidence"]["status"] == "failed" and tests["evidence"]["output"].startswith("failed: it earns 0.00 of 20.00 points")
     skipped, late = tests["skipped: skipped"], tests["not run: late"]
-    assert skipped["status"] == "failed" and skipped["output"].startswith("skipped (not implemented): not implemented: ScriptedModel")
+    assert skipped["status"] == "failed"
+    assert skipped["output"].startswith("skipped (not implemented): ScriptedModel is not exported (it earns 0.00")
     assert late["status"] == "failed" and late["output"].startswith("not run: the submission used up its 60 s budget (it earns 0.00 of")
 
 
@@ -81,7 +85,8 @@ def test_an_excused_case_says_why_and_what_it_earns() -> None:
 def test_a_labs_line_says_what_its_points_are_made_of() -> None:
     _, text = graded_document()
     line = next(line for line in text.splitlines() if line.strip().startswith("lab 4.1"))
-    assert "1/5 passed, 1 errored, 1 skipped, 2 excused (failed because of an earlier lab," in line, line
+    # The case never run is "not run", as on Gradescope, not "errored": each case is counted once, in its state.
+    assert "1/5 passed, 1 skipped, 1 not run, 2 excused (failed because of an earlier lab," in line, line
 
 
 def test_an_excused_case_that_costs_nothing_is_green() -> None:
@@ -89,3 +94,18 @@ def test_an_excused_case_that_costs_nothing_is_green() -> None:
     excused = tests["excused: excused-0"]
     assert excused["score"] == excused["max_score"] > 0 and excused["status"] == "passed"
     assert excused["output"].startswith("excused: an earlier lab's bug (lab 3.2) explains this failure; it earns")
+
+
+def test_a_skeleton_binding_is_skipped_as_not_implemented_in_every_lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An empty binding implements nothing: every test says so, none reads as a failure or a throw
+    # (chapter 05's conversions once reported a missing function as "threw").
+    (tmp_path / "skeleton_port.py").write_text("", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    context = prepare(load_rubric())
+    document: Any = gradescope.results(grade_submission("python:skeleton_port", context), context.clauses)
+    states = {test["output"].split(":")[0] for test in document["tests"]}
+    assert states == {"skipped (not implemented)"}, states
+    tests = document["tests"]
+    assert all(test["name"].startswith("skipped: ") and "not implemented: not implemented" not in test["output"] for test in tests)
+    labs = set(load_rubric().labs)
+    assert {tag for test in document["tests"] for tag in test["tags"] if tag.startswith("lab ")} == {f"lab {lab}" for lab in labs}

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds.base import ImplKind, ImplSpecError
 from conformance.adapters.settings import ImplSettings
+from conformance.common.user_interrupts import watching_interrupts
 from conformance.model.profiles import get_profile
 
 
@@ -28,48 +31,74 @@ class Python(ImplKind):
         return f"in a checkout, PYTHONPATH=examples with --impl {self.name}:{port} (a port that passes every case)"
 
     def make_adapter(self, target: str, settings: ImplSettings, profile: str) -> Adapter:
-        # Imported here: the binding needs asyncio, which a process that only runs programs never uses.
-        from conformance.adapters.binding import BindingAdapter
-
         module_name, _, attribute = target.partition(":")
         if not module_name:
             raise ImplSpecError("python: needs a module, as in python:my_port.adapter:ADAPTER")
         module = import_target(module_name)
-        if not attribute:
-            return BindingAdapter(module, name=module_name, version=str(getattr(module, "__version__", "")))
-        try:
-            target_object = getattr(module, attribute)
-        except AttributeError as error:
-            public = sorted(name for name in vars(module) if not name.startswith("_"))
-            listed = ", ".join(public[:12]) + (", ..." if len(public) > 12 else "")
-            raise ImplSpecError(
-                f"python:{target}: module {module_name!r} has no attribute {attribute!r}; it has: {listed or 'nothing public'}"
-            ) from error
-        if isinstance(target_object, Adapter):
-            return target_object
-        if callable(target_object) and not isinstance(target_object, type(module)):
-            made = target_object()
-            if isinstance(made, Adapter):
-                return made
-            return BindingAdapter(made, name=f"{module_name}:{attribute}")
-        return BindingAdapter(target_object, name=f"{module_name}:{attribute}")
+        return _adapter_of(module, module_name, attribute, target)
+
+
+def _adapter_of(module: ModuleType, module_name: str, attribute: str, target: str) -> Adapter:
+    """The adapter ``python:target`` names in ``module``: the module as a binding, an Adapter, what a factory makes."""
+    # Imported here: the binding needs asyncio, which a process that only runs programs never uses.
+    from conformance.adapters.binding import BindingAdapter
+
+    if not attribute:
+        return BindingAdapter(module, name=module_name, version=str(getattr(module, "__version__", "")))
+    try:
+        target_object = getattr(module, attribute)
+    except AttributeError as error:
+        public = sorted(name for name in vars(module) if not name.startswith("_"))
+        listed = ", ".join(public[:12]) + (", ..." if len(public) > 12 else "")
+        raise ImplSpecError(
+            f"python:{target}: module {module_name!r} has no attribute {attribute!r}; it has: {listed or 'nothing public'}"
+        ) from error
+    if isinstance(target_object, Adapter):
+        return target_object
+    if callable(target_object) and not isinstance(target_object, type(module)):
+        made = port_call(target_object, f"python:{target}: calling {attribute}()", "fix that function")
+        if isinstance(made, Adapter):
+            return made
+        return BindingAdapter(made, name=f"{module_name}:{attribute}")
+    return BindingAdapter(target_object, name=f"{module_name}:{attribute}")
 
 
 def import_target(module_name: str) -> ModuleType:
     """Import a ``python:`` module; any failure becomes one line naming the module, the error and the fix."""
     try:
-        return importlib.import_module(module_name)
+        imported = port_call(
+            lambda: importlib.import_module(module_name), f"python:{module_name}: importing it", "fix that module", ModuleNotFoundError
+        )
+        return imported  # type: ignore[no-any-return]
     except ModuleNotFoundError as error:
         if error.name == module_name or module_name.startswith(f"{error.name}."):
             fix = "check the name, and run from the folder that holds it or add that folder to PYTHONPATH"
         else:
             fix = f"{module_name!r} imports {error.name!r}, which is not installed here: install it into this environment"
         raise ImplSpecError(f"python:{module_name}: cannot import it: {error}; {fix}") from None
-    except Exception as error:  # the port's own code failed while importing
-        where = ""
-        trace = error.__traceback__
-        while trace is not None and trace.tb_next is not None:
-            trace = trace.tb_next
-        if trace is not None:
-            where = f" (at {trace.tb_frame.f_code.co_filename}:{trace.tb_lineno})"
-        raise ImplSpecError(f"python:{module_name}: importing it raised {type(error).__name__}: {error}{where}; fix that module") from None
+
+
+def port_call(call: Callable[[], Any], doing: str, fix: str, passing: type[Exception] | None = None) -> Any:
+    """``call()``, the port's own code run while it is started; whatever it raises becomes one :class:`ImplSpecError` line.
+
+    ``SystemExit(3)``, a ``KeyboardInterrupt`` the port raised itself and ``GeneratorExit`` included, so
+    that a start the port ends reads as that port's failure, never as the runner stopping without a
+    word (the user's own Ctrl-C still stops it: :mod:`conformance.common.user_interrupts`). An
+    exception of type ``passing`` passes through (:func:`import_target` says which module is missing).
+    """
+    with watching_interrupts() as watch:
+        try:
+            return call()
+        except BaseException as error:
+            if (passing is not None and isinstance(error, passing)) or watch.users(error):
+                raise  # the caller's to word, or the user's Ctrl-C
+            said = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+            raise ImplSpecError(f"{doing} raised {said}{_where(error)}; {fix}") from None
+
+
+def _where(error: BaseException) -> str:
+    """`` (at FILE:LINE)``: where the innermost frame of ``error``'s traceback was, or ``""``."""
+    trace = error.__traceback__
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    return "" if trace is None else f" (at {trace.tb_frame.f_code.co_filename}:{trace.tb_lineno})"

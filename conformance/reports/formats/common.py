@@ -54,17 +54,22 @@ def excusing_lab(cases: Sequence[GradedCase], group_label: str = "lab") -> str:
 
 
 def lab_parts(lab: LabScore, group_label: str = "lab", cases: Sequence[GradedCase] = ()) -> list[str]:
-    """What a lab's cases that did not pass are: ``3 failed``, ``1 skipped``, ``43 excused (...)``.
+    """What a lab's cases that did not pass are: ``3 failed``, ``1 skipped``, ``2 not run``, ``43 excused (...)``.
 
     Failed cases that another lab's bug explains are excused, counted apart, with what they
     still cost (:func:`points_lost`): nothing when the lab's own cases all pass. ``cases``
     (the submission's graded cases) say whether that lab is earlier or later (:func:`excusing_lab`).
     """
     parts = []
+    # Each case in one state (the Gradescope vocabulary, docs/grading.md): excused ones apart from
+    # the failed, those never run apart from the errored.
+    own = {"failed": lab.inherited, "errored": lab.not_run}
     for status in ("failed", "errored", "skipped"):
-        count = lab.counts.get(status, 0) - (lab.inherited if status == "failed" else 0)
+        count = lab.counts.get(status, 0) - own.get(status, 0)
         if count:
             parts.append(f"{count} {status}")
+    if lab.not_run:
+        parts.append(f"{lab.not_run} not run")
     if lab.inherited:
         excused = [graded for graded in cases if graded.case.lab == lab.lab]
         parts.append(f"{lab.inherited} excused (failed because of {excusing_lab(excused, group_label)}, {points_lost(lab.inherited_lost)})")

@@ -77,14 +77,15 @@ def _score_table(result: SubmissionResult) -> list[str]:
     """Points and case counts per lab, as a table."""
     label = result.rubric.group_label
     lines = [
-        f"| {label} | points | max | passed | failed | of which because of another {label} | errored | skipped |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {label} | points | max | passed | failed | of which because of another {label} | errored | not run | skipped |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for lab in result.score.labs:
         counts = lab.counts
+        errored = counts.get("errored", 0) - lab.not_run
         lines.append(
             f"| {lab.lab} | {points(lab.points)} | {points(lab.max_points)} | {lab.passed}/{lab.total} "
-            f"| {counts.get('failed', 0)} | {lab.inherited} | {counts.get('errored', 0)} | {counts.get('skipped', 0)} |"
+            f"| {counts.get('failed', 0)} | {lab.inherited} | {errored} | {lab.not_run} | {counts.get('skipped', 0)} |"
         )
     return lines
 
