@@ -33,7 +33,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         ),
     )
     parser.add_argument("--seed", required=True, metavar="SECRET", help="the secret the cases are drawn from (any text; keep it private)")
-    parser.add_argument("--out", required=True, metavar="DIR", help="the folder to write DIR/ch03/, DIR/ch04/, DIR/ch06/ into")
+    parser.add_argument("--out", required=True, metavar="DIR", help="the folder for DIR/ch03/ to DIR/ch06/, one per chapter drawn")
     parser.add_argument("--profile", default=DEFAULT_PROFILE, help="the profile (default: course, the only one with a bundled reference)")
     parser.add_argument("--rubric", metavar="R", help="the rubric whose lab weights share out the cases (default: the shipped one)")
     parser.add_argument("--cases", type=int, default=DEFAULT_CASES, metavar="N", help=f"how many cases (default {DEFAULT_CASES})")

@@ -10,7 +10,7 @@ operation too (:func:`lab_operations`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
@@ -96,6 +96,16 @@ def fuzz_mix() -> st.SearchStrategy[Program]:
     return st.one_of(*parts)
 
 
-def private_mix() -> st.SearchStrategy[Program]:
-    """The private set's programs: each drawable operation ``private_weight`` times (distinct strategy objects)."""
-    return st.one_of(*[drawable.strategy() for drawable in DRAWABLE.values() for _ in range(drawable.private_weight)])
+def private_mix(operations: Collection[str] | None = None) -> st.SearchStrategy[Program]:
+    """The private set's programs: each drawable operation (of ``operations``, or all) ``private_weight`` times.
+
+    Distinct strategy objects, so that Hypothesis draws each share on its own.
+    """
+    return st.one_of(
+        *[
+            drawable.strategy()
+            for operation, drawable in DRAWABLE.items()
+            if operations is None or operation in operations
+            for _ in range(drawable.private_weight)
+        ]
+    )

@@ -27,6 +27,7 @@ from pathlib import Path
 from random import Random
 
 from hypothesis import Phase, find, settings
+from hypothesis import strategies as st
 
 from conformance.adapters.interface import Adapter
 from conformance.authoring.lint import HEADER_PREFIX, SCHEMA_FILE
@@ -35,7 +36,7 @@ from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.emit import file_text
 from conformance.fuzz.engine import DRAW_SETTINGS, reference_case
 from conformance.fuzz.expect import lab_for
-from conformance.fuzz.operations import lab_operations, private_mix
+from conformance.fuzz.operations import DRAWABLE, lab_operations, private_mix
 from conformance.fuzz.private_cases import PRIVATE_WORD, private_case
 from conformance.fuzz.strategies import Program
 from conformance.grading.rubric import Rubric
@@ -56,6 +57,9 @@ COMMENTS = (
 #: Draws allowed per wanted case before giving up on a lab that cannot be filled (a rubric whose
 #: tags weigh all of a lab's drawable cases at 0, say); a full default set needs about 5 per case.
 DRAWS_PER_CASE = 100
+#: Cases one search takes, and programs it draws, before the next search starts from a fresh seed.
+CASES_PER_SEARCH = 2
+DRAWS_PER_SEARCH = 60
 
 
 class PrivateSetError(ValueError):
@@ -116,6 +120,12 @@ def operation_quotas(lab_quotas: Mapping[str, int]) -> dict[tuple[str, str], int
     return counts
 
 
+@functools.cache
+def open_mix(operations: frozenset[str]) -> st.SearchStrategy[Program]:
+    """The private mix of ``operations`` (built once per set of them)."""
+    return private_mix(operations)
+
+
 # The fuzzer's strategies, mixed for a set whose labs weigh the same (the weights are in
 # :data:`conformance.fuzz.operations.DRAWABLE`): about 700 draws fill the default set.
 private_programs = private_mix()
@@ -126,22 +136,36 @@ private_programs = private_mix()
 #: public, since anyone can run this generator; these probes find such programs.
 PROBE_SEEDS = ("probe-1", "probe-2", "probe-3", "probe-4")
 PROBE_DRAWS = 250
+#: Programs each probe draws for each operation alone.
+PROBE_FIRST_DRAWS = 10
 
 
 @functools.cache
 def predictable_inputs() -> frozenset[str]:
-    """The inputs of every program drawn by the public probe seeds (about 1,000 draws, no reference runs)."""
+    """The inputs of every program drawn by the public probe seeds (about 1,000 draws in short searches, no reference runs)."""
     found: set[str] = set()
 
+    drawn = limit = 0
+
+    # Short searches, as :func:`generate` draws: what every search starts with is what to find.
     def collect(program: Program) -> bool:
+        nonlocal drawn
         found.add(inputs_key(program.operation, program.input, tuple(program.steps)))
-        return len(found) >= limit
+        drawn += 1
+        return drawn >= limit
+
+    def probe(programs: st.SearchStrategy[Program], random: Random, draws: int) -> None:
+        nonlocal drawn, limit
+        drawn, limit = 0, draws
+        with without_local_constants():
+            find(programs, collect, settings=_GENERATE_ONLY, random=random)
 
     for seed in PROBE_SEEDS:
-        limit = len(found) + PROBE_DRAWS  # up to PROBE_DRAWS new programs per seed
-
-        with without_local_constants():
-            find(private_programs, collect, settings=_GENERATE_ONLY, random=Random(seed_number(seed)))
+        for search in range(PROBE_DRAWS // DRAWS_PER_SEARCH):
+            probe(private_programs, Random(seed_number(seed) + search), DRAWS_PER_SEARCH)
+        # A search over fewer operations starts with the simplest programs of the first of them.
+        for operation in DRAWABLE:
+            probe(open_mix(frozenset({operation})), Random(seed_number(seed)), PROBE_FIRST_DRAWS)
     return frozenset(found)
 
 
@@ -198,12 +222,22 @@ def generate(
         seen_ids={case.id for case in taken},
         max_draws=DRAWS_PER_CASE * total,
     )
-    try:
-        with without_local_constants():
-            find(private_programs, drawing.holds, settings=_GENERATE_ONLY, random=Random(seed_number(secret)))
-    except BaseException as error:
-        if type(error).__name__ not in {"NoSuchExample", "Unsatisfiable"}:
-            raise
+    # Many short searches, each from its own seed: one long search mutates what it drew before,
+    # so 20 cases of one operation would be near copies of each other. Each draws only for the
+    # operations whose share is not yet full: a set of some labs then draws the same cases
+    # whatever the strategies of the others, and few draws go to labs already full.
+    for search in range(DRAWS_PER_CASE * total):
+        if drawing.full() or drawing.result.stats.drawn >= drawing.max_draws:
+            break
+        drawing.start_search()
+        try:
+            with without_local_constants():
+                find(
+                    open_mix(drawing.open_operations()), drawing.holds, settings=_GENERATE_ONLY, random=Random(seed_number(secret) + search)
+                )
+        except BaseException as error:
+            if type(error).__name__ not in {"NoSuchExample", "Unsatisfiable"}:
+                raise
     stats = drawing.result.stats
     stats.seconds = time.perf_counter() - started
     have = drawing.have
@@ -234,8 +268,21 @@ class _Drawing:
     max_draws: int
     have: dict[tuple[str, str], int] = field(init=False)
 
+    #: Cases taken and programs drawn by the current search (:data:`CASES_PER_SEARCH`, :data:`DRAWS_PER_SEARCH`).
+    search_cases: int = field(init=False, default=0)
+    search_draws: int = field(init=False, default=0)
+
     def __post_init__(self) -> None:
         self.have = dict.fromkeys(self.wanted, 0)
+
+    def open_operations(self) -> frozenset[str]:
+        """The operations of the slots not yet full."""
+        return frozenset(slot[1] for slot, count in self.wanted.items() if self.have[slot] < count)
+
+    def start_search(self) -> None:
+        """A new search begins: its own count of cases and draws."""
+        self.search_cases = 0
+        self.search_draws = 0
 
     def full(self) -> bool:
         return all(self.have[slot] >= count for slot, count in self.wanted.items())
@@ -243,9 +290,10 @@ class _Drawing:
     def holds(self, program: Program) -> bool:
         """Take ``program`` as a case when it is new, weighed and stable; True ends the search (set complete, or hopeless)."""
         stats = self.result.stats
-        if self.full() or stats.drawn >= self.max_draws:
+        if self.full() or stats.drawn >= self.max_draws or self.search_cases >= CASES_PER_SEARCH or self.search_draws >= DRAWS_PER_SEARCH:
             return True
         stats.drawn += 1
+        self.search_draws += 1
         lab = lab_for(program)
         slot = (lab, program.operation)
         key = self._fresh_inputs(program, slot)
@@ -258,7 +306,8 @@ class _Drawing:
         self.seen_ids.add(case.id)
         self.result.cases[lab].append(case)
         self.have[slot] += 1
-        return self.full()
+        self.search_cases += 1
+        return self.full() or self.search_cases >= CASES_PER_SEARCH
 
     def _fresh_inputs(self, program: Program, slot: tuple[str, str]) -> str | None:
         """The program's inputs key, unless its slot is full or its inputs were seen or are predictable."""

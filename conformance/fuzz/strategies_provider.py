@@ -34,6 +34,7 @@ from conformance.fuzz.strategies import (
     keys,
     system_message,
     texts,
+    timestamps,
     tool_result,
     user_message,
 )
@@ -48,8 +49,30 @@ tool_results = st.builds(
     st.none() | st.sampled_from([{"error": "exit 1"}, "x", 0]),
     st.integers(0, 2).map(lambda n: n == 0),
 )
-wire_roles = st.one_of(system_message(), user_message, assistant_message(), assistant_message(("toolUse",)), tool_results)
-transcripts = st.lists(wire_roles, max_size=6) | churn_transcripts
+#: A user message of several blocks, often empty ones, which still count as lines (PROV-MSG-2).
+user_lines = st.builds(
+    lambda lines, timestamp: {"role": "user", "content": [{"type": "text", "text": line} for line in lines], "timestamp": timestamp},
+    st.lists(st.sampled_from(["", "a", "第二"]) | texts, min_size=2, max_size=3),
+    timestamps,
+)
+
+
+@st.composite
+def calling_assistant(draw: st.DrawFn) -> JsonObject:
+    """An assistant turn whose tool calls carry a raw argument text half the time (PROV-MSG-4: it wins, even ``""``)."""
+    message = draw(assistant_message(("toolUse",)))
+    calls = [block for block in cast(list[JsonObject], message["content"]) if block["type"] == "toolCall"]
+    if not calls:
+        message["content"] = [*cast(list[JsonValue], message["content"]), {"type": "toolCall", "id": "c1", "name": "ls", "arguments": None}]
+        calls = cast(list[JsonObject], message["content"])[-1:]
+    for call in calls:
+        if draw(st.booleans()):
+            call["rawArguments"] = draw(st.sampled_from(["", '{"path": "a"}', " {} "]) | texts)
+    return message
+
+
+wire_roles = st.one_of(system_message(), user_message, user_lines, assistant_message(), calling_assistant(), tool_results)
+transcripts = st.lists(wire_roles, min_size=1, max_size=6) | churn_transcripts  # the empty one is public
 parameter_schemas = st.one_of(
     st.just({}),
     st.builds(
@@ -128,8 +151,9 @@ argument_values: st.SearchStrategy[JsonValue] = st.recursive(
 BROKEN_TEXTS = ("NaN", "Infinity", "{'a': 1}", "[1,]", "01", '{"q":', "tru", '"open', "{}}", "undefined")
 TOOL_INDEXES = (0, 1, 2, 3, 4, 5, 7)
 finish_reasons = st.sampled_from(["stop", "length", "tool_calls", "tool_calls"])
+# Counts from 1: without totalTokens, input + output must tell a sum from a default of 0 (PROV-MODEL-9).
 finish_usage = st.fixed_dictionaries(
-    {}, optional={"input": st.integers(0, 999), "output": st.integers(0, 999), "totalTokens": st.integers(0, 2000)}
+    {}, optional={"input": st.integers(1, 999), "output": st.integers(1, 999), "totalTokens": st.integers(0, 2000)}
 )
 
 
@@ -180,7 +204,7 @@ def tool_chunks(draw: st.DrawFn, index: int, tags: set[str]) -> list[JsonObject]
         names = st.sampled_from(["read", "search", "读"]) | texts.filter(bool)
         if draw(st.integers(0, 2)) > 0 if position == 0 else draw(st.integers(0, 3)) == 0:
             chunk["id"] = draw(st.sampled_from(["call-a", "c1", f"call-{index}"]) | texts.filter(bool)) if position == 0 else draw(texts)
-        if draw(st.integers(0, 2)) > 0 if position == 0 else draw(st.integers(0, 3)) == 0:
+        if draw(st.booleans()) if position == 0 else draw(st.integers(0, 3)) == 0:  # nameless: PROV-MODEL-8 names the index
             chunk["name"] = draw(names) if position == 0 else draw(st.just("") | names)
         if piece or draw(st.booleans()):
             chunk["argumentsDelta"] = piece
@@ -199,7 +223,8 @@ def finish_chunk(draw: st.DrawFn) -> JsonObject:
 def model_chunks(draw: st.DrawFn, tags: set[str]) -> list[JsonObject]:
     """Text and tool chunks interleaved, then (most often) a finish chunk; sometimes chunks and a finish after it."""
     queues: list[list[JsonObject]] = []
-    texts_drawn = draw(st.lists(st.sampled_from(["先读", "", "a\nb"]) | texts, max_size=3))
+    count = draw(st.sampled_from([2, 0, 1, 3]))  # two or more deltas most often: each partial a snapshot (PROV-MODEL-5)
+    texts_drawn = draw(st.lists(st.sampled_from(["先读", "", "a\nb"]) | texts, min_size=count, max_size=count))
     if texts_drawn:
         tags.add("text")
         queues.append([{"type": "text", "delta": delta} for delta in texts_drawn])

@@ -364,7 +364,11 @@ def _payload_fetch(draw: st.DrawFn, outcome: str, tags: set[str]) -> JsonObject:
 
 def _message_with_key(draw: st.DrawFn, key: str, tags: set[str]) -> str:
     """A rejection's message: words with the key among them (zero to three times), or the empty message."""
-    parts = draw(st.lists(st.sampled_from(["socket failed", " using ", "key=", "。"]) | texts | st.just(key), max_size=4))
+    kind = draw(st.sampled_from(["key", "key", "plain", "empty"]))
+    words = st.sampled_from(["socket failed", " using ", "key=", "。"]) | texts
+    parts = [] if kind == "empty" else draw(st.lists(words, min_size=1, max_size=3))
+    for _ in range(draw(st.integers(1, 3)) if kind == "key" else 0):
+        parts.insert(draw(st.integers(0, len(parts))), key)
     message = "".join(parts)
     tags.add("key-in-message" if key in message else "empty-message" if not message else "plain-message")
     return message

@@ -95,8 +95,10 @@ def test_a_one_bug_variant_fails_only_private_cases_of_its_clause(variant: Provi
 
 def test_the_private_cases_catch_most_one_bug_variants(chapter_05_cases: list[Case]) -> None:
     # A lookup table fails every private case; a real bug should fail some too. Measured with
-    # this seed's 60 cases: UNCAUGHT below. Some are out of a drawn set's reach: an empty tool
-    # list is a public input (never drawn again), and so is the simplest invalid payload.
+    # this seed's 60 cases: 17 of the 24 variants caught, 7 not (UNCAUGHT_AT_MOST). Some are out
+    # of a drawn set's reach: an empty tool list is a public input (never drawn again), and so is
+    # the simplest invalid payload; the others are lab 5.2/5.3 bugs that 20 cases spread over
+    # their clauses rarely meet.
     uncaught = []
     for variant in PROVIDER_VARIANTS:
         adapter = BindingAdapter(variant.binding, name=variant.name)
@@ -105,4 +107,4 @@ def test_the_private_cases_catch_most_one_bug_variants(chapter_05_cases: list[Ca
     assert len(uncaught) <= UNCAUGHT_AT_MOST, uncaught
 
 
-UNCAUGHT_AT_MOST = 8
+UNCAUGHT_AT_MOST = 7
