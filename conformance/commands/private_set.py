@@ -51,7 +51,7 @@ def private_set_command(args: argparse.Namespace) -> int:
 
 def _private_set(args: argparse.Namespace) -> int:
     try:
-        from conformance.fuzz import private
+        from conformance.fuzz import private, private_files
     except ImportError as error:  # hypothesis is a development dependency
         from conformance.common.install_hints import extra_command
 
@@ -79,7 +79,7 @@ def _private_set(args: argparse.Namespace) -> int:
     # Public cases and the folder's hand-written ones: no generated case may repeat their inputs.
     taken = list(load_suite(profile=args.profile).cases)
     if out.is_dir():
-        own = {display_path(path, out) for path in private.generated_files(out)}
+        own = {display_path(path, out) for path in private_files.generated_files(out)}
         taken += [case for case in load_suite(out, profile=args.profile).cases if case.file not in own]
     # A drawn stream that never ends leaves its consumer task pending when the scenario's loop
     # closes; asyncio logs that at garbage collection. It is the program's design, not an error.
@@ -87,7 +87,7 @@ def _private_set(args: argparse.Namespace) -> int:
     reference = create()
     try:
         generated = private.generate(reference, rubric, args.seed, args.cases, taken, args.timeout)
-        written = private.write(generated, out)
+        written = private_files.write(generated, out)
         out.chmod(0o700)  # a folder made before, with the usual mode, is closed too
     except private.PrivateSetError as error:
         print(f"pi-conformance private-set: {error}", file=sys.stderr)
@@ -96,7 +96,7 @@ def _private_set(args: argparse.Namespace) -> int:
         reference.close()
     stats = generated.stats
     print(
-        f"pi-conformance private-set: {len(generated.all_cases)} cases ({private.lab_counts(generated.cases)}) "
+        f"pi-conformance private-set: {len(generated.all_cases)} cases ({private_files.lab_counts(generated.cases)}) "
         f"from {stats.drawn} programs in {stats.seconds:.1f} s"
     )
     print(

@@ -18,7 +18,7 @@ import pytest
 from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.reference import create as create_reference
 from conformance.authoring.lint import lint
-from conformance.fuzz import private
+from conformance.fuzz import private, private_files
 from conformance.fuzz.expect_provider import PROVIDER_LABS
 from conformance.grading.rubric import parse_rubric
 from conformance.loading.loader import load_suite
@@ -43,7 +43,7 @@ def chapter_05_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     finally:
         reference.close()
     out = tmp_path_factory.mktemp("chapter-05")
-    private.write(generated, out)
+    private_files.write(generated, out)
     return out
 
 

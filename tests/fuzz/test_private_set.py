@@ -18,7 +18,7 @@ from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds import parse_impl
 from conformance.adapters.reference import create as create_reference
 from conformance.authoring.lint import lint
-from conformance.fuzz import private
+from conformance.fuzz import private, private_files
 from conformance.fuzz.emit import file_text
 from conformance.fuzz.operations import lab_operations
 from conformance.grading.chapter_scope import scope_of, scoped
@@ -98,8 +98,8 @@ def test_every_case_says_what_it_is(private_dir: Path, private_cases: list[Case]
         assert rubric.labs[case.lab].case_weight(case) > 0, case.id  # no chapter-02 generic stream case
     for path in sorted(private_dir.rglob("*.yaml")):
         lines = path.read_text(encoding="utf-8").splitlines()
-        assert lines[0] == private.HEADER
-        assert lines[1] == f"# {private.GENERATED_MARK}"
+        assert lines[0] == private_files.HEADER
+        assert lines[1] == f"# {private_files.GENERATED_MARK}"
         assert SECRET not in path.read_text(encoding="utf-8")
 
 
@@ -121,7 +121,7 @@ def test_the_same_seed_writes_the_same_bytes_in_another_process_and_another_seed
     files = sorted(path.relative_to(first) for path in first.rglob("*.yaml"))
     # One file per lab, and one more per other id prefix of the lab (fixtures lint wants a file's ids alike).
     drawn = {lab for lab in load_rubric().labs if lab in lab_operations()}
-    assert {private.file_name(lab) for lab in drawn} <= {name.as_posix() for name in files}
+    assert {private_files.file_name(lab) for lab in drawn} <= {name.as_posix() for name in files}
     assert files == sorted(path.relative_to(again) for path in again.rglob("*.yaml"))
     for name in files:
         assert (first / name).read_bytes() == (again / name).read_bytes(), name
@@ -159,7 +159,7 @@ def test_hand_written_cases_are_kept_and_their_inputs_never_drawn(tmp_path: Path
     staff = replace(
         taken, id="text-of-staff-1", clauses=("IR-TEXT-1",), description="written by hand.", expect={"value": {"$type": "string"}}
     )
-    hand.write_text(file_text("03", "hand-written private cases", [staff], [], header=private.HEADER), encoding="utf-8")
+    hand.write_text(file_text("03", "hand-written private cases", [staff], [], header=private_files.HEADER), encoding="utf-8")
     before = hand.read_bytes()
     result = cli("private-set", "--seed", SECRET, "--out", str(out), timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -173,7 +173,7 @@ def test_hand_written_cases_are_kept_and_their_inputs_never_drawn(tmp_path: Path
 
 
 def test_a_file_it_did_not_write_is_never_overwritten(tmp_path: Path) -> None:
-    target = tmp_path / private.file_name("3.1")
+    target = tmp_path / private_files.file_name("3.1")
     target.parent.mkdir(parents=True)
     target.write_text("# my own notes\n", encoding="utf-8")
     result = cli("private-set", "--seed", SECRET, "--out", str(tmp_path), "--cases", "10", timeout=120)

@@ -15,7 +15,7 @@ import pytest
 from conformance.adapters.reference import create as create_reference
 from conformance.authoring.lint import lint
 from conformance.common.jsontypes import JsonObject, JsonValue
-from conformance.fuzz import private
+from conformance.fuzz import private, private_files
 from conformance.fuzz.engine import reference_case
 from conformance.fuzz.private_cases import private_case
 from conformance.fuzz.strategies import Program
@@ -58,7 +58,7 @@ def test_a_drawn_key_or_text_that_yaml_would_misread_is_written_as_itself(tmp_pa
     finally:
         reference.close()
     generated = private.PrivateSet({"3.1": cases[:1], "6.3": cases[1:]})
-    private.write(generated, tmp_path)
+    private_files.write(generated, tmp_path)
     assert [problem.message for problem in lint(tmp_path, extra=True)] == []
     loaded = {case.id: case for case in load_suite(tmp_path).cases}
     assert [loaded[case.id].input for case in cases] == [case.input for case in cases]

@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 
 from conformance.adapters.reference import create as create_reference
-from conformance.fuzz import private
+from conformance.fuzz import private, private_files
 from conformance.grading.rubric import load_rubric
 from conformance.loading.loader import load_suite
 from tests.support.paths import TEST_CACHE
@@ -22,5 +22,5 @@ def write_private_set(seed: str, out: Path, total: int = 100) -> Path:
         generated = private.generate(reference, load_rubric(), seed, total, load_suite().cases)
     finally:
         reference.close()
-    private.write(generated, out)
+    private_files.write(generated, out)
     return out
