@@ -238,7 +238,7 @@ def group_failures(results: Iterable[tuple[Case | BrokenCase, Outcome]], clauses
     for case, outcome in results:
         if outcome.status in ("failed", "errored"):
             groups.setdefault(cause_of(case, outcome), []).append((case, outcome))
-    merged = merged_into_roots(_at_origin(groups))
+    merged = _one_cause_per_place(merged_into_roots(_at_origin(groups)), clauses)
     ordered = root_first(sorted(merged, key=lambda found: -len(merged[found])), merged)
     return [
         FailureGroup(_group_clause(merged[found], clauses), found.place, tuple(merged[found]), found.kind, found.detail)
@@ -269,6 +269,30 @@ def _at_origin(groups: dict[Cause, list[tuple[Case | BrokenCase, Outcome]]]) -> 
         for found in causes:
             if found != origin:
                 merged[origin] = merged[origin] + merged.pop(found)
+    return merged
+
+
+def _one_cause_per_place(
+    groups: dict[Cause, list[tuple[Case | BrokenCase, Outcome]]], clauses: Mapping[str, Clause]
+) -> dict[Cause, list[tuple[Case | BrokenCase, Outcome]]]:
+    """Causes at one place under one clause, merged into the largest of them, whatever their kinds.
+
+    A ScriptedModel that records the caller's context by reference shows in ``requests[*].messages``
+    as another value in some cases and as an unexpected item in others: one bug, not two. A
+    detail (``"error" where "start"``) still tells causes apart: an abort missed and a turn
+    replayed are two bugs at one event type.
+    """
+    by_place: dict[tuple[str, str, str], list[Cause]] = {}
+    for found, members in groups.items():
+        clause = _group_clause(members, clauses)
+        if clause is not None and found.kind not in ("died", "timed out", "hung", "error", "broken"):
+            by_place.setdefault((found.place, clause, found.detail), []).append(found)
+    merged = dict(groups)
+    for causes in by_place.values():
+        largest = max(causes, key=lambda found: len(groups[found]))
+        for found in causes:
+            if found != largest:
+                merged[largest] = merged[largest] + merged.pop(found)
     return merged
 
 

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from conformance.common.jsontypes import JsonObject
@@ -303,3 +304,17 @@ def test_another_order_is_said_only_of_a_permutation_and_a_missing_blank_line_is
         "a line added": "current_system_prompt value: lines that should not be there",
         "a line lost": "current_system_prompt value: lines missing",
     }
+
+
+def test_one_place_under_one_clause_is_one_cause_whatever_the_kind() -> None:
+    # A ScriptedModel that records the caller's context by reference: the request shows another
+    # message in some cases and an extra one in others (requests-by-reference, issue 37).
+    changed = _diverged(_case(case_id="a"), Divergence("steps[2].requests[0].messages", "[1 item]", "[another]"))
+    extra = _diverged(_case(case_id="b"), Divergence("steps[3].requests[1].messages", "1 item", "2 items", kind="unexpected"))
+    (group,) = group_failures([changed, changed, extra], {})
+    assert group.pattern == "steps[*].requests[*].messages" and len(group.members) == 3
+    assert group.kind == "value", "the largest cause names the group"
+    # The same place under another clause is another cause.
+    other_clause = replace(_case(case_id="c"), clauses=("SM-REQ-2",))
+    elsewhere = _diverged(other_clause, Divergence("steps[3].requests[1].messages", "1 item", "2 items", kind="unexpected"))
+    assert len(group_failures([changed, elsewhere], {})) == 2
