@@ -147,6 +147,7 @@ PI_AI_1: Final = Profile(
 PI_AGENT_CORE_1: Final = Profile(
     name="pi-agent-core-1",
     summary="upstream @earendil-works/pi-agent-core 1.x",
+    example_port="pi_agent_core_port.conformance:ADAPTER",
     reference_package=("@earendil-works/pi-agent-core", "1.6.0"),
     spec="spec/pi-agent-core-1/spec.md",
     fixture_schema="pi-agent-core-1-fixture-file.schema.json",
