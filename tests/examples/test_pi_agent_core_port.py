@@ -166,3 +166,17 @@ def test_a_port_without_one_entry_point_skips_its_cases_alone(agent_suite: Suite
     assert streamed and {results[case_id].status for case_id in streamed} == {"skipped"}
     assert all(results[case_id].message.endswith("no-agent-loop has no agent_loop") for case_id in streamed)
     assert all(outcome.status == "passed" for case_id, outcome in results.items() if case_id not in streamed)
+
+
+def test_a_port_without_follow_ups_opts_out_of_that_function_alone(agent_suite: Suite) -> None:
+    options = {"--profile": "pi-agent-core-1", "--impl": "python:pi_agent_core_port", "--without-feature": "get-follow-up-messages"}
+    result = cli("run", *(part for pair in options.items() for part in pair), env={"PYTHONPATH": "examples"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    follow_ups = [case.id for case in agent_suite.cases if "follow_up" in config_of(case.input)]
+    assert follow_ups and f"{len(follow_ups)} x feature get-follow-up-messages not claimed" in result.stdout, result.stdout
+    assert f"{len(agent_suite.cases) - len(follow_ups)} passed, 0 failed" in result.stdout, result.stdout
+
+
+def config_of(input_value: Any) -> dict[str, Any]:
+    config = input_value.get("config") if isinstance(input_value, dict) else None
+    return config if isinstance(config, dict) else {}
