@@ -104,6 +104,14 @@ class AgentWorld(ScriptedParts):
         return made
 
 
+def read(value: Any, name: str) -> Any:
+    """``value``'s field ``name`` (upstream's camelCase) or its snake_case form, as a dict key or an attribute."""
+    found = field_of(value, name)
+    if found is None and isinstance(value, dict):
+        found = value.get("".join(f"_{char.lower()}" if char.isupper() else char for char in name))
+    return found
+
+
 class _Done:
     """An already finished awaitable: what ``emit`` returns, so that awaiting it never yields to the loop."""
 
@@ -275,11 +283,11 @@ def scripted_hook(name: str, table: JsonValue, world: AgentWorld) -> Callable[[A
         raise HarnessError(f"{name}_tool_call must be a mapping of tool call ids")
 
     async def hook(context: Any, signal: Any = None) -> Any:
-        call_id = field_of(field_of(context, "toolCall"), "id")
+        call_id = read(read(context, "toolCall"), "id")
         record: JsonObject = {"hook": name, "toolCallId": world.to_json(call_id, "the hook's tool call id")}
-        record["args"] = world.to_json(field_of(context, "args"), "the hook's args")
+        record["args"] = world.to_json(read(context, "args"), "the hook's args")
         if name == "after":
-            record["isError"] = world.to_json(field_of(context, "isError"), "the hook's isError")
+            record["isError"] = world.to_json(read(context, "isError"), "the hook's isError")
         # As the Node adapter: the run's own signal is "same" even when both are absent (a run without one).
         record["signal"] = "same" if signal is world.signal else world.identity(signal)
         world.hooks.append(record)

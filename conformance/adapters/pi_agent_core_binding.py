@@ -140,7 +140,7 @@ class PiAgentCoreBindingAdapter(BindingAdapter):
         }
         if tool.execution_mode is not None:
             fields["execution_mode"] = tool.execution_mode
-        return self._call("AgentTool", **fields)
+        return self._call_function(lambda: factory(**fields), "AgentTool")  # fields hold a "name": pass them in a closure
 
     def _agent_config(self, options: JsonObject, world: AgentWorld) -> dict[str, Any]:
         """The loop config: snake_case keys; the model, ``convert_to_llm``, and what the case scripts."""

@@ -12,7 +12,9 @@ A pi-agent-core-1 case's ``features`` name its area first (``loop``, ``tools``, 
   of the 0.85-era API"): ``tool-declarations`` (the loop declares ``context.tools`` in the
   transcript, PAC-DECL-1: every case whose tools the transcript does not already declare),
   ``duration-ms`` (results and their events carry ``durationMs``: every case that expects
-  one) and ``truncated-calls`` (the calls of a ``length`` turn are failed, PAC-TOOL-7).
+  one), ``thinking-level`` (the final assistant message carries ``thinkingLevel``, PAC-LOOP-3:
+  every case that expects one) and ``truncated-calls`` (the calls of a ``length`` turn are
+  failed, PAC-TOOL-7).
 
 This module is a leaf: it imports nothing from the rest of the package.
 """
@@ -35,7 +37,7 @@ _CONFIG: Final = {
     "follow_up": "get-follow-up-messages",
     "tool_execution": "tool-execution",
 }
-_BEHAVIOURS: Final = ("tool-declarations", "duration-ms", "truncated-calls")
+_BEHAVIOURS: Final = ("tool-declarations", "duration-ms", "thinking-level", "truncated-calls")
 
 #: Every pi-agent-core-1 finer feature, in the order the spec introduces them.
 PI_AGENT_CORE_1_FUNCTIONS: Final = (*_ENTRIES.values(), *_CONFIG.values(), "execution-mode", *_BEHAVIOURS)
@@ -53,8 +55,11 @@ def agent_features(input_value: Any, expect: Any) -> tuple[str, ...]:
         found.append("execution-mode")
     if _declares_tools(input_value, tools):
         found.append("tool-declarations")
-    if '"durationMs"' in json.dumps(expect):
+    expected = json.dumps(expect)
+    if '"durationMs"' in expected:
         found.append("duration-ms")
+    if '"thinkingLevel"' in expected:
+        found.append("thinking-level")
     if _has_truncated_calls(input_value):
         found.append("truncated-calls")
     return tuple(name for name in found if name)

@@ -113,3 +113,44 @@ def test_trace_lines_name_what_each_event_is_about() -> None:
     )
     assert trace_line({"type": "tool_execution_end", "toolCallId": "c1"}) == "tool_execution_end:c1"
     assert trace_line({"type": "agent_end", "messages": []}) == "agent_end"
+
+
+def test_a_binding_with_its_own_tool_type_gets_each_tool_through_it(agent_suite: Suite) -> None:
+    made: list[dict[str, Any]] = []
+
+    class Tool(SimpleNamespace):
+        pass
+
+    def agent_tool(**fields: Any) -> Any:
+        made.append(fields)
+        return Tool(**fields)
+
+    binding = SimpleNamespace(**{**{name: getattr(port, name) for name in port.__all__}, "AgentTool": agent_tool})
+    adapter = PiAgentCoreBindingAdapter(binding, name="own-tools")
+    results = {case.id: run_alone(adapter, case) for case in agent_suite.cases}
+    assert {case_id: o.message for case_id, o in results.items() if o.status != "passed"} == {}
+    assert made and {"name", "label", "description", "parameters", "execute"} <= set(made[0])
+    assert any(fields.get("execution_mode") == "sequential" for fields in made)
+    assert all("execution_mode" not in fields for fields in made if fields["name"] not in {"slow", "fast"})
+
+
+def test_hook_contexts_may_use_snake_case_keys(agent_suite: Suite) -> None:
+    """A port whose hooks get ``{"tool_call": ..., "is_error": ...}`` dicts is read as well as one with upstream's keys."""
+
+    def snake_hooks(config: dict[str, Any]) -> dict[str, Any]:
+        def wrap(hook: Any) -> Any:
+            async def snake(context: Any, signal: Any = None) -> Any:
+                renamed = {"toolCall": "tool_call", "isError": "is_error", "assistantMessage": "assistant_message"}
+                return await hook({renamed.get(key, key): value for key, value in context.items()}, signal)
+
+            return snake
+
+        return {key: wrap(value) if key.endswith("_tool_call") else value for key, value in config.items()}
+
+    def run_agent_loop(prompts: Any, context: Any, config: Any, emit: Any, signal: Any, stream_fn: Any) -> Any:
+        return port.run_agent_loop(prompts, context, snake_hooks(config), emit, signal, stream_fn)
+
+    binding = SimpleNamespace(**{**{name: getattr(port, name) for name in port.__all__}, "run_agent_loop": run_agent_loop})
+    hooked = [case for case in agent_suite.cases if "before-tool-call" in case.features or "after-tool-call" in case.features]
+    adapter = PiAgentCoreBindingAdapter(binding, name="snake-hooks")
+    assert hooked and {case.id: run_alone(adapter, case).message for case in hooked if run_alone(adapter, case).status != "passed"} == {}

@@ -34,6 +34,8 @@ def test_tool_declarations_only_where_the_loop_writes_one() -> None:
 def test_duration_and_truncated_calls_follow_the_case() -> None:
     assert "duration-ms" in agent_features({}, {"result": [{"role": "toolResult", "durationMs": {"$type": "number"}}]})
     assert "duration-ms" not in agent_features({}, {"result": [{"role": "toolResult"}]})
+    assert "thinking-level" in agent_features({}, {"result": [{"role": "assistant", "thinkingLevel": "off"}]})
+    assert "thinking-level" not in agent_features({}, {"trace": ["agent_start"]})
     length = {"role": "assistant", "stopReason": "length", "content": [{"type": "toolCall", "id": "c", "name": "echo", "arguments": {}}]}
     assert "truncated-calls" in agent_features({"model": {"turns": [{"message": length}]}}, {})
     assert "truncated-calls" not in agent_features({"model": {"turns": [{"message": {**length, "stopReason": "stop"}}]}}, {})
