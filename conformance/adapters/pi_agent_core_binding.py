@@ -74,6 +74,8 @@ class _Run:
     settled: bool = False
     result: JsonValue = None
     error: JsonValue = None
+    #: Why the new messages could not be serialized (the case then fails with it).
+    bad_result: str | None = None
 
 
 def trace_line(event: JsonValue) -> str:
@@ -209,7 +211,7 @@ class PiAgentCoreBindingAdapter(BindingAdapter):
 
     @staticmethod
     def _agent_check(run: _Run, world: AgentWorld) -> None:
-        """What makes the run no observation: a NotImplementedError (skipped), the port's own BaseException, an event that is not JSON."""
+        """What makes the run no observation: a NotImplementedError (skipped), the port's BaseException, a value that is not JSON."""
         task = run.task
         if task is not None and task.cancelled():
             raise HarnessError("the port cancelled its own run (asyncio.CancelledError)")
@@ -218,8 +220,9 @@ class PiAgentCoreBindingAdapter(BindingAdapter):
             raise OperationNotSupported(f"the entry point is not implemented: {error}") from error
         if error is not None and not isinstance(error, Exception):
             raise error  # GeneratorExit and the like: the case errors with its name (SystemExit reaches the runner itself)
-        if world.bad_event is not None:
-            raise ImplementationThrew(world.bad_event)
+        for failure in (world.bad_event, run.bad_result):
+            if failure is not None:
+                raise ImplementationThrew(failure)
 
     async def _agent_start(self, start: Callable[[], Any], streams: bool, world: AgentWorld, run: _Run) -> None:
         """Call the entry point; its settling is kept in ``run`` (a raise before it returns is the run's error)."""
@@ -255,7 +258,7 @@ class PiAgentCoreBindingAdapter(BindingAdapter):
             try:
                 run.result = self.to_json(task.result(), "what the entry point returned")
             except ImplementationThrew as failure:
-                run.error = {"message": f"<{failure}>"}
+                run.bad_result = str(failure)  # the case fails with it
             run.settled = True
         else:
             self._agent_settle(run, error=error)

@@ -99,6 +99,16 @@ def test_an_event_that_is_not_json_fails_its_case(agent_suite: Suite) -> None:
     assert outcome.status == "failed" and "an event the loop emitted is not a JSON value" in outcome.message, outcome.message
 
 
+def test_new_messages_that_are_not_json_fail_the_case(agent_suite: Suite) -> None:
+    async def run_agent_loop(prompts: Any, context: Any, config: Any, emit: Any, signal: Any, stream_fn: Any) -> Any:
+        return [*(await port.run_agent_loop(prompts, context, config, emit, signal, stream_fn)), object()]
+
+    binding = SimpleNamespace(**{**{name: getattr(port, name) for name in port.__all__}, "run_agent_loop": run_agent_loop})
+    case = next(case for case in agent_suite.cases if case.id == "pac-text-turn-run-agent-loop")
+    outcome = run_alone(PiAgentCoreBindingAdapter(binding), case)
+    assert outcome.status == "failed" and "what the entry point returned is not a JSON value" in outcome.message, outcome.message
+
+
 def test_python_plays_a_binding_module_through_the_profiles_binding() -> None:
     adapter = Python().make_adapter("examples.pi_agent_core_port", ImplSettings(), "pi-agent-core-1")
     assert isinstance(adapter, PiAgentCoreBindingAdapter) and adapter.profile == "pi-agent-core-1"
