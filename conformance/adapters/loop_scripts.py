@@ -42,21 +42,27 @@ def scripted_error(spec: JsonValue) -> ScriptedError:
 
 
 @dataclass
-class World:
-    """What the scripted parts of one case share with its steps."""
+class ScriptedParts:
+    """What every in-process scenario's scripted parts share: the hooks, the run's controller and signal, the gates."""
 
     to_impl: Callable[[JsonValue], Any]
     to_json: Callable[[Any, str], JsonValue]
     controller: Any
     signal: Any
     gates: dict[str, asyncio.Event] = field(default_factory=dict)
-    events: list[Any] = field(default_factory=list)
-    received: list[JsonObject] = field(default_factory=list)
-    started: Counter[str] = field(default_factory=Counter)
 
     def gate(self, name: str) -> asyncio.Event:
         """The gate called ``name`` (created closed on first use)."""
         return self.gates.setdefault(name, asyncio.Event())
+
+
+@dataclass
+class World(ScriptedParts):
+    """What the scripted parts of one case share with its steps."""
+
+    events: list[Any] = field(default_factory=list)
+    received: list[JsonObject] = field(default_factory=list)
+    started: Counter[str] = field(default_factory=Counter)
 
     def identity(self, given: Any, expected: Any) -> str:
         """``same`` for the very object, ``absent`` for none, ``other`` for another one."""

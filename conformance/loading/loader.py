@@ -18,9 +18,9 @@ from conformance.loading import case_checks, shared_files, validation_cache
 from conformance.loading.file_reading import NodeLines, ReadFile, read_fixture_file
 from conformance.model.cases import LABS, BrokenCase, Case
 from conformance.model.clauses import Clause, load_profile_clauses
-from conformance.model.function_features import function_feature
+from conformance.model.function_features import derived_features
 from conformance.model.paths import fixtures_dir
-from conformance.model.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES, get_profile
+from conformance.model.profiles import DEFAULT_PROFILE, PROFILES, get_profile
 
 if TYPE_CHECKING:  # jsonschema is imported only when a file misses the parsed cache
     from jsonschema.exceptions import ValidationError
@@ -316,13 +316,10 @@ def _case_entry(
 
 
 def _features_of(raw: JsonObject, profile: str) -> tuple[str, ...]:
-    """The case's features; a pi-ai-1 case also gets the upstream function it calls (conformance.model.function_features)."""
+    """The case's features, then the finer ones its profile derives from it (conformance.model.function_features)."""
     features = tuple(str(name) for name in raw.get("features") or ())  # type: ignore[union-attr]
-    if profile == PI_AI_1.name:
-        function = function_feature(str(raw.get("operation")), raw.get("input"))
-        if function is not None and function not in features:
-            features = (*features, function)
-    return features
+    derived = derived_features(profile, str(raw.get("operation")), raw.get("input"), raw.get("expect"))
+    return (*features, *(name for name in derived if name not in features))
 
 
 #: What a profile checks of a file: the data its schema sees, how a path in it maps back into the

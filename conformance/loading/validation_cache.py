@@ -54,6 +54,7 @@ _CHECKING_MODULES = (
     "judging/matcher.py",
     "model/features.py",
     "model/function_features.py",
+    "model/agent_features.py",
     "loading/pi_ai_shapes.py",
 )
 _bypass_depth = 0

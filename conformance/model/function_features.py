@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Final
 
 from conformance.common.jsontypes import JsonValue
+from conformance.model.agent_features import agent_features
 
 # operation -> function feature; None: decided by the input's kind (below).
 _BY_OPERATION: Final[dict[str, str | None]] = {
@@ -48,3 +49,13 @@ def function_feature(operation: str, input_value: JsonValue) -> str | None:
     if name is None and isinstance(input_value, dict):
         name = _BY_KIND.get((operation, str(input_value.get("kind"))))
     return None if name == "faux-provider" else name
+
+
+def derived_features(profile: str, operation: str, input_value: JsonValue, expect: JsonValue) -> tuple[str, ...]:
+    """The finer features a case of ``profile`` gets from itself: pi-ai-1's function, pi-agent-core-1's (agent_features.py)."""
+    if profile == "pi-ai-1":
+        function = function_feature(operation, input_value)
+        return () if function is None else (function,)
+    if profile == "pi-agent-core-1":
+        return agent_features(input_value, expect)
+    return ()

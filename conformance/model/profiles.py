@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from conformance.model.agent_features import PI_AGENT_CORE_1_FUNCTIONS
 from conformance.model.function_features import PI_AI_1_FUNCTIONS
 
 
@@ -41,7 +42,8 @@ class Profile:
     operations: frozenset[str]
     #: The areas of the profile, each a feature an implementation can opt out of; in report order.
     features: tuple[str, ...] = ()
-    #: Finer features inside the areas (pi-ai-1: one per upstream function), opted out of alone.
+    #: Finer features inside the areas (pi-ai-1: one per upstream function; pi-agent-core-1: its entry points,
+    #: config functions and 1.x behaviours), opted out of alone.
     functions: tuple[str, ...] = ()
     #: What a report calls the groups cases are summed up by.
     group_label: str = "lab"
@@ -147,6 +149,7 @@ PI_AI_1: Final = Profile(
 PI_AGENT_CORE_1: Final = Profile(
     name="pi-agent-core-1",
     summary="upstream @earendil-works/pi-agent-core 1.x",
+    example_port="pi_agent_core_port.conformance:ADAPTER",
     reference_package=("@earendil-works/pi-agent-core", "1.6.0"),
     spec="spec/pi-agent-core-1/spec.md",
     fixture_schema="pi-agent-core-1-fixture-file.schema.json",
@@ -157,6 +160,7 @@ PI_AGENT_CORE_1: Final = Profile(
     scenario_operations=frozenset(),
     operations=frozenset({"agent_loop"}),
     features=("loop", "tools", "hooks", "queues", "abort"),
+    functions=PI_AGENT_CORE_1_FUNCTIONS,
     group_label="area",
     default_rubric="default_rubric_pi-agent-core-1.yaml",
 )

@@ -5,13 +5,16 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conformance.adapters.interface import Adapter
 from conformance.adapters.kinds.base import ImplKind, ImplSpecError
 from conformance.adapters.settings import ImplSettings
 from conformance.common.user_interrupts import watching_interrupts
 from conformance.model.profiles import get_profile
+
+if TYPE_CHECKING:
+    from conformance.adapters.binding import BindingAdapter
 
 
 class Python(ImplKind):
@@ -35,16 +38,27 @@ class Python(ImplKind):
         if not module_name:
             raise ImplSpecError("python: needs a module, as in python:my_port.adapter:ADAPTER")
         module = import_target(module_name)
-        return _adapter_of(module, module_name, attribute, target)
+        return _adapter_of(module, module_name, attribute, target, profile)
 
 
-def _adapter_of(module: ModuleType, module_name: str, attribute: str, target: str) -> Adapter:
-    """The adapter ``python:target`` names in ``module``: the module as a binding, an Adapter, what a factory makes."""
+def _binding_class(profile: str) -> type[BindingAdapter]:
+    """The binding adapter a binding module of ``profile`` is played through (pi-agent-core-1 has its own)."""
     # Imported here: the binding needs asyncio, which a process that only runs programs never uses.
+    if profile == "pi-agent-core-1":
+        from conformance.adapters.pi_agent_core_binding import PiAgentCoreBindingAdapter
+
+        return PiAgentCoreBindingAdapter
     from conformance.adapters.binding import BindingAdapter
 
+    return BindingAdapter
+
+
+def _adapter_of(module: ModuleType, module_name: str, attribute: str, target: str, profile: str) -> Adapter:
+    """The adapter ``python:target`` names in ``module``: the module as a binding, an Adapter, what a factory makes."""
+    binding_adapter = _binding_class(profile)
+
     if not attribute:
-        return BindingAdapter(module, name=module_name, version=str(getattr(module, "__version__", "")))
+        return binding_adapter(module, name=module_name, version=str(getattr(module, "__version__", "")))
     try:
         target_object = getattr(module, attribute)
     except AttributeError as error:
@@ -59,8 +73,8 @@ def _adapter_of(module: ModuleType, module_name: str, attribute: str, target: st
         made = port_call(target_object, f"python:{target}: calling {attribute}()", "fix that function")
         if isinstance(made, Adapter):
             return made
-        return BindingAdapter(made, name=f"{module_name}:{attribute}")
-    return BindingAdapter(target_object, name=f"{module_name}:{attribute}")
+        return binding_adapter(made, name=f"{module_name}:{attribute}")
+    return binding_adapter(target_object, name=f"{module_name}:{attribute}")
 
 
 def import_target(module_name: str) -> ModuleType:
