@@ -166,7 +166,7 @@ def _configure(state: RunState, values: dict[str, Any]) -> None:
     state.write_baseline = Path(values["write_baseline"]) if values["write_baseline"] else None
     state.all_divergences = values["all_divergences"]
     without = values["without_feature"]
-    unknown_features = unknown_feature_problem(without, (*profile.features, *profile.functions))
+    unknown_features = unknown_feature_problem(without, profile.opt_outs)
     if unknown_features:
         raise pytest.UsageError(unknown_features)
     state.without_features = frozenset(without)

@@ -19,6 +19,7 @@ from conformance.loading.file_reading import NodeLines, ReadFile, read_fixture_f
 from conformance.model.cases import LABS, BrokenCase, Case
 from conformance.model.clauses import Clause, load_profile_clauses
 from conformance.model.function_features import function_feature
+from conformance.model.input_features import case_input_features
 from conformance.model.paths import fixtures_dir
 from conformance.model.profiles import DEFAULT_PROFILE, PI_AI_1, PROFILES, get_profile
 
@@ -316,13 +317,16 @@ def _case_entry(
 
 
 def _features_of(raw: JsonObject, profile: str) -> tuple[str, ...]:
-    """The case's features; a pi-ai-1 case also gets the upstream function it calls (conformance.model.function_features)."""
+    """The case's features; a pi-ai-1 case also gets the upstream function it calls (conformance.model.function_features)
+    and the input classes its input holds."""
     features = tuple(str(name) for name in raw.get("features") or ())  # type: ignore[union-attr]
     if profile == PI_AI_1.name:
         function = function_feature(str(raw.get("operation")), raw.get("input"))
         if function is not None and function not in features:
             features = (*features, function)
-    return features
+    # A class of inputs the port's types may not hold (conformance/model/input_features.py): wherever it is.
+    held = case_input_features(get_profile(profile).input_features, raw.get("input"), raw.get("steps"))
+    return (*features, *(name for name in held if name not in features))
 
 
 #: What a profile checks of a file: the data its schema sees, how a path in it maps back into the

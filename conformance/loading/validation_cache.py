@@ -54,6 +54,8 @@ _CHECKING_MODULES = (
     "judging/matcher.py",
     "model/features.py",
     "model/function_features.py",
+    "model/input_features.py",
+    "model/profiles.py",
     "loading/pi_ai_shapes.py",
 )
 _bypass_depth = 0
