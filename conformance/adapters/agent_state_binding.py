@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.adapters.binding_part import BindingPart
-from conformance.adapters.interface import ImplementationThrew, OperationNotSupported
+from conformance.adapters.interface import ImplementationThrew
+from conformance.adapters.port_calls import not_supported
 from conformance.adapters.stream_observer import describe_exception
 from conformance.common.jsontypes import JsonObject, JsonValue
 
@@ -41,7 +42,7 @@ class AgentStateOperations(BindingPart):
         try:
             returned = function(state, event)
         except NotImplementedError as error:
-            raise OperationNotSupported(f"reduce_agent_state is not implemented: {error}") from error
+            raise not_supported("reduce_agent_state", error) from error
         except Exception as error:
             raise ImplementationThrew(f"reduce_agent_state() threw {describe_exception(error)}") from error
         value = self.to_json(returned, "the state reduce_agent_state() returned")

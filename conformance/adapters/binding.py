@@ -25,6 +25,7 @@ from conformance.adapters.agent_state_binding import AgentStateOperations
 from conformance.adapters.event_loop import run_coroutine, settle, wait_settled
 from conformance.adapters.interface import DEFAULT_SETTLE_DEADLINE_S, HarnessError, ImplementationThrew, OperationNotSupported
 from conformance.adapters.loop_binding import LoopOperations
+from conformance.adapters.port_calls import Refusals, call_port, not_supported
 from conformance.adapters.provider_binding import ProviderAdapterOperations
 from conformance.adapters.step_changes import apply_change, change_path, mutate_context
 from conformance.adapters.stream_observer import Consumer, StreamObserver, describe_exception
@@ -93,6 +94,11 @@ class BindingAdapter(ProviderAdapterOperations, LoopOperations, AgentStateOperat
         self.name = name
         self.version = version
         self.settle_deadline_s = settle_deadline_s
+        self._refusals = Refusals()
+
+    def perform(self, operation: str, input: JsonObject, steps: list[JsonObject] | None = None) -> JsonObject:
+        """The operation's observation; an input ``to_impl`` refused meanwhile skips it, even one the port caught."""
+        return self._refusals.guard(lambda: super(BindingAdapter, self).perform(operation, input, steps))
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -114,13 +120,8 @@ class BindingAdapter(ProviderAdapterOperations, LoopOperations, AgentStateOperat
 
     @staticmethod
     def _call_function(function: Callable[..., Any], name: str, *args: Any, **kwargs: Any) -> Any:
-        """Call the port: ``NotImplementedError`` skips the case, any other exception fails it."""
-        try:
-            return function(*args, **kwargs)
-        except NotImplementedError as error:
-            raise OperationNotSupported(f"{name} is not implemented: {error}") from error
-        except Exception as error:
-            raise ImplementationThrew(f"{name}() threw {describe_exception(error)}") from error
+        """Call the port: ``NotImplementedError`` skips the case, any other exception fails it (:func:`.port_calls.call_port`)."""
+        return call_port(function, name, *args, **kwargs)
 
     # -- hooks: the port's own objects ---------------------------------------------------------
 
@@ -139,7 +140,7 @@ class BindingAdapter(ProviderAdapterOperations, LoopOperations, AgentStateOperat
                 return [hook(item) for item in copied]
             return hook(copied)
         except NotImplementedError as error:  # the port's types cannot hold this input: not a case for it
-            raise OperationNotSupported(f"the binding's to_impl() cannot hold this input: {error}") from error
+            raise self._refusals.refuse(f"the binding's to_impl() cannot hold this input: {error}") from error
         except Exception as error:
             raise HarnessError(f"the binding's to_impl() threw {describe_exception(error)}") from error
 
@@ -315,7 +316,7 @@ class BindingAdapter(ProviderAdapterOperations, LoopOperations, AgentStateOperat
             else:
                 call.stream = state.model.stream(call.context, signal=call.controller.signal)
         except NotImplementedError as error:
-            raise OperationNotSupported(f"ScriptedModel.stream is not implemented: {error}") from error
+            raise not_supported("ScriptedModel.stream", error) from error
         except Exception as error:
             return {"threw": describe_exception(error)}
         return {"threw": None}

@@ -70,6 +70,10 @@ class NotTried(HarnessError):
     """The adapter did not try the case because the implementation kept exiting on its operation: the case errors."""
 
 
+class NotStarted(HarnessError):
+    """The adapter did not start the implementation again: loading it failed in an earlier start. The case errors, not run."""
+
+
 class Adapter:
     """Base class of every adapter: :meth:`perform` is how the runner reaches it, for any operation of any profile."""
 

@@ -55,6 +55,7 @@ from typing import Any
 from conformance.adapters.binding import BindingAdapter, Call, abort_call
 from conformance.adapters.event_loop import run_coroutine, settle
 from conformance.adapters.interface import HarnessError, OperationNotSupported
+from conformance.adapters.port_calls import not_supported
 from conformance.adapters.stream_observer import describe_exception
 from conformance.common.jsontypes import JsonObject, JsonValue
 
@@ -299,7 +300,7 @@ class PiAiBindingAdapter(BindingAdapter):
         try:
             call.stream = stream(model, call.context, options) if options else stream(model, call.context)
         except NotImplementedError as error:
-            raise OperationNotSupported(f"provider.stream is not implemented: {error}") from error
+            raise not_supported("provider.stream", error) from error
         except Exception as error:
             return describe_exception(error)
         return None

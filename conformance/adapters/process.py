@@ -33,6 +33,7 @@ from conformance.adapters.interface import (
     HarnessTimeout,
     ImplementationHung,
     ImplementationThrew,
+    NotStarted,
     NotTried,
     OperationNotSupported,
     call_abandoned,
@@ -100,6 +101,8 @@ class ProcessAdapter(Adapter):
         self._closed = False
         #: Module -> what happened when loading it ended a process: told to every later start.
         self._failed_modules: dict[str, str] = {}
+        #: Why loading the implementation failed in an earlier start, no module named: nothing starts again.
+        self._load_failure: str | None = None
         #: How many times the program was started (a crash or a timeout costs a start).
         self.starts = 0
         #: The profile the run checks, sent in the handshake when set (spec/protocol.md).
@@ -193,6 +196,8 @@ class ProcessAdapter(Adapter):
         """Nothing starts once the run is closing, nor after too many failed handshakes in a row."""
         if self._closed:
             raise HarnessError(f"{self.name} is not started again: the run is closing")
+        if self._load_failure is not None:
+            raise NotStarted(f"not run: {self._load_failure}")
         if self._handshake_failures >= MAX_HANDSHAKE_FAILURES:
             given_up = HarnessTimeout if self._last_handshake_timed_out else HarnessError
             raise given_up(
@@ -270,11 +275,31 @@ class ProcessAdapter(Adapter):
         except HarnessError as error:
             session.kill()
             self._session = None
-            if session.loading is None or session.loading in self._failed_modules:
+            if session.loading is None:
+                raise self._loading_failed(error) from None
+            if session.loading in self._failed_modules:
                 raise
             self._load_failed(session.loading, error)
             return False
         return True
+
+    def _loading_failed(self, error: HarnessError) -> NotStarted:
+        """Loading failed, or overran the load timeout, with no module named: charged once, to the loading, for the run.
+
+        The next start would load the same modules the same way, so no case pays for it again
+        (not the load timeout once per case): the case in flight and every later one are not
+        run, with this one reason.
+        """
+        if isinstance(error, HarnessTimeout):
+            what = (
+                f"loading the implementation's modules took longer than {self.options.load_timeout_s:g} s, its load timeout "
+                "(--load-timeout, apart from every case's timeout)"
+            )
+        else:
+            what = f"loading the implementation's modules failed: {error}"
+        # The case in flight was not run either: it and every later case say the same, one cause.
+        self._load_failure = f"{what}; {self.name} is not started again in this run"
+        return NotStarted(f"not run: {self._load_failure}")
 
     def _handshake_failed(self, reason: str, timed_out: bool = False) -> NoReturn:
         self._handshake_failures += 1
@@ -293,6 +318,8 @@ class ProcessAdapter(Adapter):
         """
         head, separator, stderr_tail = str(error).partition(STDERR_NOTE)
         summary = f"{head.removesuffix(NO_STDERR_NOTE)} while loading {module}"
+        if isinstance(error, HarnessTimeout):  # only a preload times out here: a case's own timeout cancels first
+            summary += " (the load timeout, --load-timeout)"
         self._failed_modules[module] = f"{summary} (in an earlier process; the module is not loaded again in this run)"
         return type(error)(f"{summary}{separator}{stderr_tail}")
 

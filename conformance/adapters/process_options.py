@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conformance.adapters.interface import DEFAULT_SETTLE_DEADLINE_S
 from conformance.adapters.protocol import DEFAULT_MAX_LINE_BYTES
-from conformance.adapters.settings import ImplSettings
+from conformance.adapters.settings import DEFAULT_LOAD_TIMEOUT_S, ImplSettings
 from conformance.isolation.limits import Limits
 from conformance.isolation.limits import describe as describe_limits
 from conformance.isolation.sandbox import Isolation, Sandbox, tmpfs_size_supported
@@ -28,9 +28,9 @@ class ProcessOptions:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     handshake_timeout_s: float = 10.0
     #: How long a program whose handshake offers ``preload`` may take to import its implementation's
-    #: modules, right after the handshake: a budget of its own, so a cold import (TypeScript
-    #: sources under bun, a slow top level) never eats the first case's timeout.
-    load_timeout_s: float = 30.0
+    #: modules, right after the handshake: a budget of its own (``--load-timeout``), so a cold import
+    #: (TypeScript sources under bun, a slow top level) never eats the first case's timeout.
+    load_timeout_s: float = DEFAULT_LOAD_TIMEOUT_S
     settle_deadline_s: float = DEFAULT_SETTLE_DEADLINE_S
     stop_grace_s: float = 1.0
     #: Run inside this bubblewrap sandbox; None runs the program as the grader's user, unconfined.
@@ -53,6 +53,7 @@ class ProcessOptions:
             limits=settings.resource_limits(),
             sandbox=sandbox,
             run_as=settings.run_as,
+            load_timeout_s=settings.load_timeout_s or DEFAULT_LOAD_TIMEOUT_S,
         )
 
     @property

@@ -29,6 +29,7 @@ from typing import Any
 
 from conformance.adapters.event_loop import run_coroutine
 from conformance.adapters.interface import HarnessError, ImplementationThrew, OperationNotSupported
+from conformance.adapters.port_calls import not_supported
 from conformance.adapters.provider_scripts import PausingConsumer, ScriptedFetch, ScriptedTransport, fetch_record, identity
 from conformance.adapters.stream_observer import StreamObserver
 from conformance.adapters.tool_binding import ToolContractOperations, error_message
@@ -66,7 +67,7 @@ class ProviderAdapterOperations(ToolContractOperations):
         try:
             value = function(argument)
         except NotImplementedError as error:
-            raise OperationNotSupported(f"{name} is not implemented: {error}") from error
+            raise not_supported(name, error) from error
         except Exception as error:
             raise ImplementationThrew(f"{name}() threw {error_message(error)}") from error
         return {"value": self.to_json(value, f"the value {name}() returned"), "input_unchanged": self._fingerprint(argument) == before}
@@ -150,7 +151,7 @@ class ProviderAdapterOperations(ToolContractOperations):
         try:
             start(run, step)
         except NotImplementedError as error:
-            raise OperationNotSupported(f"chapter 05 is not implemented: {error}") from error
+            raise not_supported("chapter 05", error) from error
         except (HarnessError, OperationNotSupported):
             raise
         except Exception as error:

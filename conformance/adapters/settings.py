@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Final
 
 from conformance.isolation.limits import Limits
 from conformance.isolation.sandbox import SandboxMode
 from conformance.isolation.staff_build import DEFAULT_STAFF_BUILD, StaffBuild
+
+#: How long a program may take to load the implementation's modules (its ``preload``,
+#: spec/protocol.md), by default: a budget of its own, apart from every case's timeout.
+DEFAULT_LOAD_TIMEOUT_S: Final = 30.0
 
 
 @dataclass
@@ -23,6 +28,8 @@ class ImplSettings:
     pids_limit: int | None = None
     #: ``--tmp-size`` (MiB of the sandbox's private /tmp; None: the default).
     tmp_size_mb: int | None = None
+    #: ``--load-timeout``: seconds the program may take to load the implementation (None: :data:`DEFAULT_LOAD_TIMEOUT_S`).
+    load_timeout_s: float | None = None
     #: ``--no-limits``: no default limit at all (the ones given explicitly still hold).
     limits: bool = True
     build: bool = False

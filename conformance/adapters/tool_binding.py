@@ -30,6 +30,7 @@ from typing import Any
 from conformance.adapters.binding_part import BindingPart
 from conformance.adapters.event_loop import run_coroutine, wait_settled
 from conformance.adapters.interface import DEFAULT_SETTLE_DEADLINE_S, HarnessError, ImplementationThrew, OperationNotSupported
+from conformance.adapters.port_calls import not_supported
 from conformance.common.jsontypes import JsonObject, JsonValue
 
 _VALIDATORS = {"string": "string_value", "optional_string": "optional_string", "optional_positive_integer": "optional_positive_integer"}
@@ -141,7 +142,7 @@ class ToolContractOperations(BindingPart):
         try:
             return function(*args), None
         except NotImplementedError as error:
-            raise OperationNotSupported(f"{what} is not implemented: {error}") from error
+            raise not_supported(what, error) from error
         except Exception as error:
             return None, error_message(error)
 

@@ -247,7 +247,7 @@ def _profile_feature_problems(others: list[Suite]) -> list[Problem]:
     for other in others:
         for case in other.cases:
             profile = get_profile(case.profile)
-            known = [*profile.features, *profile.functions]
+            known = [*profile.opt_outs]
             for feature in case.features:
                 if feature not in known:
                     hint = difflib.get_close_matches(feature, known, n=1)

@@ -20,14 +20,25 @@ from collections.abc import Sequence
 from typing import Any
 
 from conformance.adapters.kinds import prefixes
-from conformance.adapters.settings import ImplSettings
+from conformance.adapters.settings import DEFAULT_LOAD_TIMEOUT_S, ImplSettings
 from conformance.commands.checks import positive_number
 from conformance.commands.limit_options import LIMIT_OPTIONS, with_limit_options
 from conformance.commands.option import Option, Parser
 from conformance.isolation.sandbox import INSTALL_HINT, SANDBOX_MODES
 from conformance.model.cases import DEFAULT_TIMEOUT_S
 
-__all__ = ["ENV", "FIXTURES", "PROCESS_OPTIONS", "SANDBOX", "TIMEOUT", "Option", "add_process_options", "parse_env", "process_settings"]
+__all__ = [
+    "ENV",
+    "FIXTURES",
+    "LOAD_TIMEOUT",
+    "PROCESS_OPTIONS",
+    "SANDBOX",
+    "TIMEOUT",
+    "Option",
+    "add_process_options",
+    "parse_env",
+    "process_settings",
+]
 
 #: The kinds whose programs the sandbox and the limits hold.
 PROCESS_KINDS = prefixes(lambda kind: kind.separate_process)
@@ -44,6 +55,15 @@ TIMEOUT = Option(
     },
     pytest_flag="--case-timeout",
 )
+LOAD_TIMEOUT = Option(
+    "--load-timeout",
+    {
+        "type": positive_number,
+        "metavar": "SECONDS",
+        "help": f"seconds a program may take to load the implementation's modules, once per start, before any case and "
+        f"apart from every case's timeout (default {DEFAULT_LOAD_TIMEOUT_S:g}; spec/protocol.md, preload)",
+    },
+)
 ENV = Option(
     "--env",
     {"action": "append", "default": [], "metavar": "KEY=VALUE", "help": "add to the program's minimal environment"},
@@ -59,8 +79,8 @@ SANDBOX = Option(
 )
 
 
-#: ``--env``, the resource limits and ``--sandbox``: how an implementation's programs are started.
-PROCESS_OPTIONS: tuple[Option, ...] = (ENV, *LIMIT_OPTIONS, SANDBOX)
+#: ``--env``, the resource limits, ``--load-timeout`` and ``--sandbox``: how an implementation's programs are started.
+PROCESS_OPTIONS: tuple[Option, ...] = (ENV, *LIMIT_OPTIONS, LOAD_TIMEOUT, SANDBOX)
 
 
 def add_process_options(parser: Parser) -> None:
@@ -71,7 +91,7 @@ def add_process_options(parser: Parser) -> None:
 
 def process_settings(args: argparse.Namespace, **more: Any) -> ImplSettings:
     """The settings :func:`add_process_options` gave ``args`` (and ``more``)."""
-    settings = ImplSettings(env=parse_env(args.env), sandbox=args.sandbox, **more)
+    settings = ImplSettings(env=parse_env(args.env), sandbox=args.sandbox, load_timeout_s=args.load_timeout, **more)
     return with_limit_options(settings, args)
 
 

@@ -19,9 +19,9 @@ import pytest
 from pytest_cases import case as case_decorator
 
 from conformance.adapters.interface import Adapter
-from conformance.adapters.kinds import Impl, ImplSpecError
+from conformance.adapters.kinds import Impl, ImplSpecError, default_impl
 from conformance.adapters.settings import ImplSettings
-from conformance.authoring.suspect import expectation_note
+from conformance.authoring.suspect import CheckTheCase
 from conformance.commands.options import process_settings
 from conformance.commands.run_options import REFERENCE, RUN_OPTIONS, add_run_options_to_pytest, run_values
 from conformance.common.student_text import for_terminal, prune_json
@@ -70,6 +70,9 @@ class RunState:
     course_hints: bool = True
     #: Why ``--impl`` names no usable implementation (set when starting it failed; the run is a usage error).
     impl_error: str | None = None
+    #: Whether a failing case may be wrong itself (``--reference``), and what was found, by case id.
+    check_the_case: CheckTheCase = field(default_factory=lambda: CheckTheCase({}))
+    case_notes: dict[str, str | None] = field(default_factory=dict)
 
     #: What to do when the session ends (remove the copy ``--build`` built).
     cleanups: list[Callable[[], None]] = field(default_factory=list)
@@ -163,11 +166,40 @@ def _configure(state: RunState, values: dict[str, Any]) -> None:
     state.write_baseline = Path(values["write_baseline"]) if values["write_baseline"] else None
     state.all_divergences = values["all_divergences"]
     without = values["without_feature"]
-    unknown_features = unknown_feature_problem(without, (*profile.features, *profile.functions))
+    unknown_features = unknown_feature_problem(without, profile.opt_outs)
     if unknown_features:
         raise pytest.UsageError(unknown_features)
     state.without_features = frozenset(without)
     state.course_hints = values["course_hints"] or state.impl.kind.course_code
+    state.check_the_case = _check_the_case(state, values["reference_alongside"])
+    state.cleanups.append(state.check_the_case.close)
+
+
+def _check_the_case(state: RunState, given: Impl | None) -> CheckTheCase:
+    """Who can say a failing case may be wrong: ``--impl`` when it is the profile's reference, else the reference run alongside.
+
+    Without ``--reference``, the bundled reference of the profile (the course's) runs alongside; a
+    profile without one (pi-ai-1: upstream is not bundled) marks no case unless given one.
+    """
+    if state.impl.is_reference(state.profile):
+        return CheckTheCase(state.clauses, under_test=state.impl.spec)
+    reference = given or default_impl(state.profile)
+    if reference is None:
+        return CheckTheCase(state.clauses)
+    if not reference.is_reference(state.profile):
+        raise pytest.UsageError(f"--reference {reference.spec} is not the {state.profile} profile's reference{_whose(state.profile)}")
+    settings = dataclasses.replace(state.impl_settings, build=False)
+
+    def fresh() -> Adapter:
+        return reference.adapter(settings, state.profile)
+
+    return CheckTheCase(state.clauses, alongside=(reference.spec, fresh), timeout_s=state.timeout_s)
+
+
+def _whose(profile: str) -> str:
+    """What the profile's reference is, when it is a published package: `` (NAME at VERSION)``."""
+    package = get_profile(profile).reference_package
+    return f" (upstream {package[0]} at {package[1]})" if package is not None else ""
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -288,7 +320,9 @@ def check_case(entry: Case | BrokenCase, adapter: Adapter, state: RunState) -> N
     # Only failures are reported; their observations are kept pruned (a megabyte answer per case adds up).
     observation = prune_json(outcome.observation)[0] if outcome.observation is not None and outcome.status != "passed" else None
     kept = dataclasses.replace(outcome, observation=observation)
-    state.results.append(CaseResult(kept, entry.lab or "?", entry.chapter or "?", entry))
+    if isinstance(entry, Case) and outcome.status in ("failed", "errored"):
+        state.case_notes[entry.id] = state.check_the_case.note(entry, kept)
+    state.results.append(CaseResult(kept, entry.lab or "?", entry.chapter or "?", entry, state.case_notes.get(entry.id)))
     baseline = state.baseline
     known = baseline.cases.get(entry.id) if baseline is not None else None
     if outcome.status == "passed":
@@ -308,9 +342,10 @@ def _example(state: RunState, entry: Case | BrokenCase, outcome: Outcome) -> str
     if not isinstance(entry, Case):
         return outcome.message
     message = failure_report(entry, outcome, state.clauses, course_hints=state.course_hints)
-    if state.impl.is_reference(state.profile):
-        # The reference passes every bundled case: the case is the first suspect, not the reference.
-        message = f"[check the case] {expectation_note(entry, outcome, state.clauses, f'the reference ({state.impl.spec})')}\n{message}"
+    note = state.case_notes.get(entry.id)
+    if note is not None:
+        # The reference fails it too: the case is the first suspect, not the implementation.
+        message = f"[check the case] {note}\n{message}"
     if state.all_divergences and outcome.observation is not None and outcome.divergence is not None:
         every = all_divergences(entry, outcome.observation)
         message += f"\n  all {len(every)} divergences:" + "".join(f"\n    {divergence}" for divergence in every)

@@ -158,7 +158,7 @@ def _feature_problem(args: argparse.Namespace) -> str | None:
 
     try:
         chosen = get_profile(args.profile)
-        areas = (*chosen.features, *chosen.functions)
+        areas = chosen.opt_outs
     except UnknownProfile:
         areas = ()
     return unknown_feature_problem(args.without_feature, areas)

@@ -14,15 +14,25 @@ import argparse
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from conformance.adapters.kinds import BUILT_KINDS, COURSE_CODE_KINDS, PROCESS_GROUP, bundled_impl, parse_impl
+from conformance.adapters.kinds import BUILT_KINDS, COURSE_CODE_KINDS, KINDS, PROCESS_GROUP, bundled_impl, parse_impl
 from conformance.commands.option import Option
 from conformance.commands.options import FIXTURES, PROCESS_OPTIONS, TIMEOUT
 from conformance.loading.selection import CHAPTERS
 from conformance.model.cases import LABS
-from conformance.model.profiles import DEFAULT_PROFILE, profiles_in_words
+from conformance.model.profiles import DEFAULT_PROFILE, PROFILES, profiles_in_words
 
 if TYPE_CHECKING:
     import pytest
+
+
+def references_of(profile: str) -> str:
+    """How the kinds that can be ``profile``'s reference are written (``pi-ai:PATH`` for pi-ai-1)."""
+    return ", ".join(kind.usage for kind in KINDS if kind.reference_of == profile)
+
+
+#: The profiles whose reference is a published package, each with how it is given (``pi-ai-1: pi-ai:PATH``).
+_PUBLISHED_REFERENCES: Final = ", ".join(f"{name}: {references_of(name)}" for name, p in PROFILES.items() if p.reference_package)
+
 
 #: ``--impl`` when none is given: the course's bundled reference.
 REFERENCE: Final = bundled_impl(DEFAULT_PROFILE)
@@ -75,6 +85,17 @@ BASELINE = Option(
 WRITE_BASELINE = Option(
     "--write-baseline", {"metavar": "FILE", "help": "write the cases that did not pass as a baseline (reasons kept from --baseline)"}
 )
+ALONGSIDE = Option(
+    "--reference",
+    {
+        "type": parse_impl,
+        "metavar": "IMPL",
+        "dest": "reference_alongside",
+        "help": f"the profile's reference ({_PUBLISHED_REFERENCES}: upstream at the profile's version), "
+        "run alongside on each case the implementation fails: a case it fails too is marked [check the case] "
+        "(default: the bundled reference when the profile has one, as the course does; else none, and no case is so marked)",
+    },
+)
 BUILD = Option(
     "--build",
     {
@@ -85,11 +106,13 @@ BUILD = Option(
 
 #: What runs and what a failure shows, in the order ``run --help`` lists them.
 SELECTION: Final = (IMPL, PROFILE, LAB, CHAPTER, CLAUSE, FIXTURES, TIMEOUT, REPORT_JSON, ALL_DIVERGENCES, WITHOUT_FEATURE, COURSE_HINTS)
+#: Who says a failing case may be wrong itself.
+SUSPICION: Final = (ALONGSIDE,)
 #: The baseline, then how the implementation's programs are started (the help's process group).
 BASELINES: Final = (BASELINE, WRITE_BASELINE)
 PROCESS: Final = (*PROCESS_OPTIONS, BUILD)
 #: Every option ``run`` hands to the plugin.
-RUN_OPTIONS: Final = (*SELECTION, *BASELINES, *PROCESS)
+RUN_OPTIONS: Final = (*SELECTION, *SUSPICION, *BASELINES, *PROCESS)
 
 
 def add_run_options(parser: argparse.ArgumentParser, own: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -97,7 +120,7 @@ def add_run_options(parser: argparse.ArgumentParser, own: Callable[[argparse.Arg
     IMPL.add(parser)
     PROFILE.add(parser)
     own(parser)
-    for option in (*SELECTION, *BASELINES):
+    for option in (*SELECTION, *SUSPICION, *BASELINES):
         if option not in (IMPL, PROFILE):
             option.add(parser)
     process = parser.add_argument_group(PROCESS_GROUP)

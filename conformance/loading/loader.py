@@ -19,6 +19,7 @@ from conformance.loading.file_reading import NodeLines, ReadFile, read_fixture_f
 from conformance.model.cases import LABS, BrokenCase, Case
 from conformance.model.clauses import Clause, load_profile_clauses
 from conformance.model.function_features import derived_features
+from conformance.model.input_features import case_input_features
 from conformance.model.paths import fixtures_dir
 from conformance.model.profiles import DEFAULT_PROFILE, PROFILES, get_profile
 
@@ -316,10 +317,12 @@ def _case_entry(
 
 
 def _features_of(raw: JsonObject, profile: str) -> tuple[str, ...]:
-    """The case's features, then the finer ones its profile derives from it (conformance.model.function_features)."""
+    """The case's features, those its profile derives from it (model.function_features), its input classes (model.input_features)."""
     features = tuple(str(name) for name in raw.get("features") or ())  # type: ignore[union-attr]
     derived = derived_features(profile, str(raw.get("operation")), raw.get("input"), raw.get("expect"))
-    return (*features, *(name for name in derived if name not in features))
+    features = (*features, *(name for name in derived if name not in features))
+    held = case_input_features(get_profile(profile).input_features, raw.get("input"), raw.get("steps"))
+    return (*features, *(name for name in held if name not in features))
 
 
 #: What a profile checks of a file: the data its schema sees, how a path in it maps back into the

@@ -19,6 +19,7 @@ from typing import Final
 
 from conformance.model.agent_features import PI_AGENT_CORE_1_FUNCTIONS
 from conformance.model.function_features import PI_AI_1_FUNCTIONS
+from conformance.model.input_features import PI_AI_1_INPUT_FEATURES, InputFeature
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,9 @@ class Profile:
     #: Finer features inside the areas (pi-ai-1: one per upstream function; pi-agent-core-1: its entry points,
     #: config functions and 1.x behaviours), opted out of alone.
     functions: tuple[str, ...] = ()
+    #: Classes of inputs a port's types may not hold (pi-ai-1: system-role messages), each a feature
+    #: the loader gives the cases whose input holds one (conformance/model/input_features.py).
+    input_features: tuple[InputFeature, ...] = ()
     #: What a report calls the groups cases are summed up by.
     group_label: str = "lab"
     #: The rubric ``pi-conformance grade --profile NAME`` uses without ``--rubric``: a file
@@ -61,6 +65,11 @@ class Profile:
     #: The bundled port in Python that passes every case, as ``MODULE:ATTR`` importable with
     #: ``PYTHONPATH=examples`` in a checkout (the porting guide's worked example); None without one.
     example_port: str | None = None
+
+    @property
+    def opt_outs(self) -> tuple[str, ...]:
+        """Every feature of the profile an implementation can leave unclaimed: areas, functions, input classes."""
+        return (*self.features, *self.functions, *(feature.name for feature in self.input_features))
 
     def uses_transitively(self, operation: str) -> frozenset[str]:
         """The operations whose functions ``operation``'s function calls, directly or through others."""
@@ -142,6 +151,7 @@ PI_AI_1: Final = Profile(
     ),
     features=("messages", "system-replay", "event-streams", "faux-provider"),
     functions=PI_AI_1_FUNCTIONS,
+    input_features=PI_AI_1_INPUT_FEATURES,
     group_label="area",
     default_rubric="default_rubric_pi-ai-1.yaml",
 )

@@ -26,6 +26,9 @@ class CaseResult:
     lab: str
     chapter: str
     case: Case | BrokenCase | None = None
+    #: Why the case itself may be wrong (the profile's reference fails it too), or None: see
+    #: :class:`~conformance.authoring.suspect.CheckTheCase`.
+    check_the_case: str | None = None
 
 
 def summary(results: Iterable[CaseResult]) -> dict[str, int]:
@@ -108,6 +111,8 @@ def _case_json(result: CaseResult, every_divergence: bool, group_key: str) -> di
         "divergence": outcome.divergence.to_json() if outcome.divergence is not None else None,
         "duration_s": round(outcome.duration_s, 6),
     }
+    if result.check_the_case is not None:
+        entry["check_the_case"] = result.check_the_case
     if every_divergence and isinstance(case, Case) and outcome.observation is not None and outcome.divergence is not None:
         entry["divergences"] = [divergence.to_json() for divergence in all_divergences(case, outcome.observation)]
     return entry

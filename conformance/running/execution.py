@@ -16,6 +16,7 @@ from conformance.adapters.interface import (
     HarnessTimeout,
     ImplementationHung,
     ImplementationThrew,
+    NotStarted,
     NotTried,
     OperationNotSupported,
     track_abandonment,
@@ -296,6 +297,8 @@ def _adapter_failure(error: AdapterFailure, done: Callable[..., Outcome]) -> Out
         return done("failed", str(error), timed_out=True, given_up=True)
     if isinstance(error, NotTried):
         return done("errored", str(error), given_up=True)
+    if isinstance(error, NotStarted):
+        return done("errored", str(error))  # as deterministic as loading: nothing to retry
     if isinstance(error, HarnessTimeout):
         return done("errored", f"could not observe the implementation: {error}", timed_out=True)
     if isinstance(error, HarnessError):

@@ -7,6 +7,7 @@ from typing import Any
 
 import reference_impl
 from conformance.adapters.binding import BindingAdapter
+from conformance.adapters.port_calls import InputNotHeld
 from conformance.loading.loader import load_suite
 from conformance.running.engine import run_alone
 
@@ -44,3 +45,33 @@ def test_not_implemented_from_to_impl_skips_the_case_with_the_ports_reason() -> 
 def test_any_other_exception_from_to_impl_errors_the_case_as_a_binding_bug() -> None:
     outcome = run_alone(_binding(_throwing), _text_of_cases()[0])
     assert outcome.status == "errored" and "to_impl() threw ValueError" in outcome.message
+
+
+def test_a_function_that_cannot_hold_its_input_skips_the_case_in_those_words() -> None:
+    def text_of(message: Any) -> Any:
+        if message.get("role") == "system":
+            raise InputNotHeld("my messages have no system role")
+        return reference_impl.text_of(message)
+
+    names = {name: getattr(reference_impl, name) for name in dir(reference_impl) if not name.startswith("_")}
+    adapter = BindingAdapter(SimpleNamespace(**{**names, "text_of": text_of}), name="typed")
+    system = [case for case in _text_of_cases() if case.input["message"].get("role") == "system"]
+    outcomes = [run_alone(adapter, case) for case in system]
+    assert system and {outcome.status for outcome in outcomes} == {"skipped"}
+    reason = "not implemented: text_of cannot hold this input: my messages have no system role"
+    assert all(outcome.message == reason for outcome in outcomes)
+
+
+def _refusing_the_tools_output(value: Any) -> Any:
+    if value == {"type": "text", "text": "hi"}:
+        raise InputNotHeld("my tool results hold no text")
+    return value
+
+
+def test_a_refusal_inside_the_ports_own_code_skips_the_case_though_the_port_caught_it() -> None:
+    # The echo tool's output goes through to_impl inside its execute, which the port's loop calls
+    # and whose exception it turns into an error tool result: the case would fail for no bug of it.
+    [case] = [case for case in load_suite().cases if case.id == "loop-course-system-prefix"]
+    outcome = run_alone(_binding(_refusing_the_tools_output), case)
+    assert outcome.status == "skipped", outcome.message
+    assert outcome.message == "not implemented: the binding's to_impl() cannot hold this input: my tool results hold no text"

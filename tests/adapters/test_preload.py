@@ -14,6 +14,7 @@ from pathlib import Path
 from conformance.adapters.kinds import resolve_adapter
 from conformance.adapters.process import ProcessAdapter
 from conformance.adapters.settings import ImplSettings
+from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite, load_suite
 from conformance.running.engine import run_alone
 from tests.support.grading_batch import patched_copy
@@ -57,25 +58,45 @@ def test_a_module_that_never_finishes_loading_is_charged_once_after_the_load_tim
     finally:
         adapter.close()
     assert [outcome.status for outcome in outcomes] == ["passed"] * 3 + ["errored"] * 3, [o.message for o in outcomes]
-    assert all("no answer within 1 s while loading dist/src/scripted-model.js" in outcome.message for outcome in outcomes[3:])
+    charged = "no answer within 1 s while loading dist/src/scripted-model.js (the load timeout, --load-timeout)"
+    assert all(charged in outcome.message for outcome in outcomes[3:])
     assert adapter.starts == 2
 
 
-def test_a_slow_pi_ai_package_is_imported_once_outside_the_cases(tmp_path: Path) -> None:
-    # The pi-ai: adapter too: a package that takes 0.8 s to import (as TypeScript sources under bun do).
-    package = tmp_path / "pkg"
-    package.mkdir()
+def slow_pi_ai_package(folder: Path, first_line: str = "") -> Path:
+    """A pi-ai fork whose import takes 0.8 s (as TypeScript sources under bun do); ``first_line`` opens contentText."""
+    folder.mkdir()
     manifest = {"name": "@fork/pi-ai", "version": "0.0.1", "type": "module", "main": "index.js"}
-    (package / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
-    body = 'export function contentText(content, separator = "\\n") {\n  if (typeof content === "string") return content;\n'
+    (folder / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
+    body = f'export function contentText(content, separator = "\\n") {{\n{first_line}  if (typeof content === "string") return content;\n'
     body += '  return content.filter((block) => block.type === "text").map((block) => block.text).join(separator);\n}\n'
-    (package / "index.js").write_text(SLOW_TOP_LEVEL + body, encoding="utf-8")
+    (folder / "index.js").write_text(SLOW_TOP_LEVEL + body, encoding="utf-8")
+    return folder
+
+
+def content_text_outcomes(package: Path) -> tuple[dict[str, Outcome], ProcessAdapter]:
+    """Every content_text case of pi-ai-1 on one adapter of ``package``, one by one, and the adapter (closed)."""
     cases = [case for case in load_suite(profile="pi-ai-1").cases if case.operation == "content_text"]
     adapter = resolve_adapter(f"pi-ai:{package}", ImplSettings(sandbox="none"))
-    assert isinstance(adapter, ProcessAdapter)
+    assert isinstance(adapter, ProcessAdapter) and cases
     try:
-        outcomes = {case.id: run_alone(adapter, case, CASE_TIMEOUT_S) for case in cases}
+        return {case.id: run_alone(adapter, case, CASE_TIMEOUT_S) for case in cases}, adapter
     finally:
         adapter.close()
-    assert cases and {case_id: o.message for case_id, o in outcomes.items() if o.status != "passed"} == {}
+
+
+def test_a_slow_pi_ai_package_is_imported_once_outside_the_cases(tmp_path: Path) -> None:
+    outcomes, adapter = content_text_outcomes(slow_pi_ai_package(tmp_path / "pkg"))
+    assert {case_id: o.message for case_id, o in outcomes.items() if o.status != "passed"} == {}
     assert adapter.starts == 1
+
+
+def test_a_pi_ai_case_that_times_out_does_not_make_the_next_pay_the_import(tmp_path: Path) -> None:
+    # contentText spins on one separator: that case times out and its process is killed; the next
+    # process is started and imports the package before the next case's clock starts.
+    package = slow_pi_ai_package(tmp_path / "pkg", '  if (separator === " | ") while (true) {}\n')
+    spinning = "pa-content-text-custom-separator"
+    outcomes, adapter = content_text_outcomes(package)
+    assert outcomes[spinning].timed_out, outcomes[spinning].message
+    assert {case_id: o.message for case_id, o in outcomes.items() if o.status != "passed" and case_id != spinning} == {}
+    assert adapter.starts == 2 and list(outcomes).index(spinning) < len(outcomes) - 1

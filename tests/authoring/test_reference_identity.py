@@ -6,7 +6,6 @@ An old version, a fork or a patched copy that fails a case is an implementation 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -17,23 +16,7 @@ from conformance.model.profiles import PI_AI_1
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
 from tests.support.requirements import needs_node
-
-UPSTREAM, VERSION = "@earendil-works/pi-ai", "1.6.0"
-# Wrong on purpose: the separator is ignored, so the joined content_text cases fail.
-WRONG_CONTENT_TEXT = """\
-export function contentText(content) {
-  if (typeof content === "string") return content;
-  return content.filter((block) => block.type === "text").map((block) => block.text).join("");
-}
-"""
-
-
-def package(folder: Path, name: str = UPSTREAM, version: str = VERSION) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    manifest = {"name": name, "version": version, "type": "module", "main": "index.js"}
-    (folder / "package.json").write_text(json.dumps(manifest), encoding="utf-8")
-    (folder / "index.js").write_text(WRONG_CONTENT_TEXT, encoding="utf-8")
-    return folder
+from tests.support.suspect_cases import UPSTREAM, VERSION, package
 
 
 def test_the_profile_names_the_version_its_spec_says_it_was_read_from() -> None:

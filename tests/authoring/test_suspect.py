@@ -14,23 +14,7 @@ from conformance.model.profiles import DEFAULT_PROFILE
 from tests.conftest import stop_if_the_reference_fails_a_case
 from tests.support.cli_runner import cli
 from tests.support.fixture_scratch import scratch
-
-EXHAUSTION = "ch04/exhaustion.yaml"
-CASE = "sm-exhaust-empty-script-single-error"
-SPEC_QUOTE = "ScriptedModel 没有更多响应"
-
-
-def wrong_expectation(tmp_path: Path) -> Path:
-    """A scratch suite whose exhaustion case expects an English message (the spec quotes the Chinese one
-    exactly), with the deciding clause cited last."""
-    root = scratch(tmp_path, {EXHAUSTION: [CASE], "ch03/constructors.yaml": ["make-text-empty"]})
-    path = root / EXHAUSTION
-    text = path.read_text(encoding="utf-8")
-    text = text.replace(
-        "clauses: [SM-EXHAUST-1, SM-DEFER-1, SM-REQ-1, AMS-2, STREAM-3]", "clauses: [SM-DEFER-1, SM-REQ-1, AMS-2, STREAM-3, SM-EXHAUST-1]"
-    )
-    path.write_text(text.replace(f'errorMessage: "{SPEC_QUOTE}"', 'errorMessage: "ScriptedModel has no more responses"'), encoding="utf-8")
-    return root
+from tests.support.suspect_cases import CASE, EXHAUSTION, SPEC_QUOTE, wrong_expectation
 
 
 def test_the_note_names_the_clause_that_decides_the_value_and_quotes_it(tmp_path: Path) -> None:

@@ -54,7 +54,7 @@ def test_a_shared_case_loads_in_each_profile_with_that_profiles_clauses_only(tmp
         "scratch-shared-text",
         ("PA-SYSTEXT-1",),
         "messages",
-        ("messages", "get-system-message-text"),  # its area, then the upstream function it calls
+        ("messages", "get-system-message-text", "system-messages"),  # its area, the upstream function it calls, its input's class
     )
     assert in_course.location == in_pi_ai.location == "fixtures/shared/one.yaml:6"
 

@@ -7,6 +7,7 @@ Modes (OP is an operation name, or * for every operation):
   crash-loading-on:OP (says it loads fake-module.js, then exits; honours the handshake's failed_modules)
   bad-notice-on:OP (a notice without its module)
   chatty-stderr  protocol-2  labs:3.1,3.2
+  slow-preload:SECONDS (offers preload in its handshake, and sleeps that long before answering it: a slow import)
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ class _Modes:
     by_op: dict[str, set[str]] = field(default_factory=dict)
     flags: set[str] = field(default_factory=set)
     labs: list[str] | None = None
+    #: slow-preload: how long "importing the implementation" takes, answered as the preload (None: no preload offered).
+    preload_s: float | None = None
 
     @classmethod
     def parse(cls, modes: list[str]) -> _Modes:
@@ -42,6 +45,7 @@ class _Modes:
             else:
                 parsed.flags.add(name)
         parsed.labs = next((mode.partition(":")[2].split(",") for mode in modes if mode.startswith("labs:")), None)
+        parsed.preload_s = next((float(mode.partition(":")[2]) for mode in modes if mode.startswith("slow-preload:")), None)
         return parsed
 
     def wants(self, kind: str, op: Any) -> bool:
@@ -68,6 +72,11 @@ class _Server:
             self.failed_modules = request.get("failed_modules", {})
         if self.modes.wants("crash-loading", op):
             self._crash_loading(request.get("seq"))
+            return True
+        if op == "preload" and self.modes.preload_s is not None:
+            time.sleep(self.modes.preload_s)  # the import, before the line that says it is done
+            self.out.write(json.dumps({"seq": request.get("seq"), "ok": True}) + "\n")
+            self.out.flush()
             return True
         self._noise(op)
         self._stall_or_crash(op)
@@ -142,6 +151,8 @@ class _Server:
             response["protocol"] = 2
         if request.get("op") == "hello" and self.modes.labs is not None:
             response["labs"] = [*self.modes.labs]
+        if request.get("op") == "hello" and self.modes.preload_s is not None:
+            response["preload"] = True
         return json.dumps(response, ensure_ascii=False)
 
 
