@@ -140,8 +140,8 @@ class Agent:
             return refused
         system = _system_patch((options or {}).get("system"))
         message = user_message(value)
-        patch = [] if system is None else [copy.deepcopy(system)]
-        context_messages = [*copy.deepcopy(self._state["messages"]), *patch, copy.deepcopy(message)]
+        # No copy here: the loop starts from a deep copy of its context (LOOP-ISO-1).
+        context_messages = [*self._state["messages"], *([] if system is None else [system]), message]
         run = _ActiveRun(self._next_run_id)
         self._next_run_id += 1
         self._active = run
@@ -156,10 +156,9 @@ class Agent:
             result = {"reason": "error", "messages": [*context_messages, failed], "steps": 0}
         finally:
             # Inactive before run_end, so a run_end subscriber may start the next run (AGENT-RUN-5).
+            # What the run's queues still hold goes with the run (AGENT-QUEUE-4).
             if self._active is run:
                 self._active = None
-            run.steering.clear()
-            run.follow_ups.clear()
         self._emit({"type": "run_end", "runId": run.id, "result": result})
         return copy.deepcopy(result)
 

@@ -273,6 +273,7 @@ class AgentOperations(LoopOperations):
                 if not await wait_settled(future, play.deadline_s):
                     stalled = {"step": len(steps), "waiting_for": f"prompt {name} to settle"}
                     break
+        play.model.change_earlier_answers()  # before the state and results are read (AGENT-LOOP-4)
         return self._agent_observation(play, stalled)
 
     def _agent_observation(self, play: _Play, stalled: JsonValue) -> JsonObject:

@@ -5,7 +5,9 @@ All of it is the adapter's own, never student code (spec/fixture-format.md, "The
 - :class:`AgentModel` plays the case's turns with the reference ``ScriptedModel`` (chapter 04),
   one turn per ``stream()`` call; a turn ``{gate: T, message}`` is held until a step
   ``{complete: T}`` (the course's ``ManualModel``), and answers an abort at once unless it says
-  ``honor_abort: false``; a turn ``{throw: MESSAGE}`` makes ``stream()`` raise. It records every
+  ``honor_abort: false``; a turn ``{throw: MESSAGE}`` makes ``stream()`` raise; a turn with
+  ``changed_later: true`` rewrites the texts of the message it answered with at the next
+  request and when the scenario ends. It records every
   request and, per request, whether its signal is the previous request's.
 - :class:`Aborts` is how the adapter aborts the Agent (steps, subscribers, tools' ``abort``
   actions), telling held turns to look at their signal again.
@@ -31,6 +33,9 @@ from conformance.model.traces import agent_line
 from reference_impl.event_stream import AssistantMessageEventStream
 from reference_impl.ir import assistant_message
 from reference_impl.scripted_model import ABORTED_MESSAGE, finish, play, terminal_message
+
+#: The text a ``changed_later`` turn writes into the message it answered with, once it is answered.
+CHANGED_LATER = "changed by the model after it answered"
 
 
 def _aborted(signal: Any) -> bool:
@@ -67,12 +72,14 @@ class AgentModel:
         self._world = world
         self._aborts = aborts
         self._held: list[asyncio.Future[None]] = []
+        self._answers: list[asyncio.Future[Any]] = []
         self._last_signal: Any = None
         self.requests: list[JsonValue] = []
         self.signals: list[JsonObject] = []
 
     def stream(self, context: Any, options: Any = None) -> Any:
         """Record the request and its signal, then play the next turn (or raise for a ``throw`` turn)."""
+        self.change_earlier_answers()
         try:
             self.requests.append(self._world.to_json(context, "a model request"))
         except ImplementationThrew as error:
@@ -85,10 +92,21 @@ class AgentModel:
             raise scripted_error(turn["throw"])
         if "gate" not in turn:
             # A played turn (or, past the script, the ScriptedModel's exhaustion error) at once.
-            return reference_impl.ScriptedModel([turn["message"]] if "message" in turn else []).stream(context, signal)
-        stream = AssistantMessageEventStream()
-        self._held.append(asyncio.ensure_future(self._hold(stream, turn, signal)))
+            stream = reference_impl.ScriptedModel([turn["message"]] if "message" in turn else []).stream(context, signal)
+        else:
+            stream = AssistantMessageEventStream()
+            self._held.append(asyncio.ensure_future(self._hold(stream, turn, signal)))
+        if turn.get("changed_later") is True:
+            self._answers.append(stream.result())
         return stream
+
+    def change_earlier_answers(self) -> None:
+        """What a ``changed_later`` turn does once answered: the message it resolved with gets new texts (AGENT-LOOP-4)."""
+        for answer in self._answers:
+            message = answer.result() if answer.done() and answer.exception() is None else None
+            for block in message.get("content", []) if isinstance(message, dict) else []:
+                if isinstance(block, dict) and block.get("type") == "text":
+                    block["text"] = CHANGED_LATER
 
     def _record_signal(self, signal: Any) -> None:
         identity = "absent" if signal is None else "first" if not self.signals else "same" if signal is self._last_signal else "new"

@@ -17,9 +17,9 @@ from typing import Any
 from reference_impl import agent as agent_module
 from reference_impl.abort import AbortController
 from reference_impl.agent import Agent
-from reference_impl.agent_loop import LoopRun, QueueingLoopRun, drive
+from reference_impl.agent_loop import LoopRun, QueueingLoopRun, drive, structured_clone
 from reference_impl.agent_state import reduce_agent_state
-from reference_impl.ir import user_message
+from reference_impl.ir import assistant_message, user_message
 from tests.support.loop_variants import LoopVariant
 from tests.support.variants import reference_binding
 
@@ -167,7 +167,15 @@ class _FollowUpsFirst(QueueingLoopRun):
 
 class _ModelThrowEscapes(QueueingLoopRun):
     async def model_turn(self) -> Any:
-        return await LoopRun.model_turn(self)
+        return structured_clone(await LoopRun.model_turn(self))  # a throw rejects the loop, as at chapter 07
+
+
+class _ModelAnswerNotCopied(QueueingLoopRun):
+    async def model_turn(self) -> Any:
+        try:
+            return await LoopRun.model_turn(self)  # the very message result() resolved with
+        except Exception as error:
+            return assistant_message([], "error", {"errorMessage": str(error)})
 
 
 class _ToolResultNotCloned(QueueingLoopRun):
@@ -278,6 +286,14 @@ AGENT_VARIANTS: tuple[AgentVariant, ...] = (
         also=("9.2",),
     ),
     _variant("shares-result", _SharesResult, "AGENT-COPY-1", "9.3", "agent-course-no-shared-references", "changed by the caller"),
+    _variant(
+        "model-answer-not-copied",
+        _with_loop(_ModelAnswerNotCopied),
+        "AGENT-LOOP-4",
+        "9.3",
+        "agent-model-answer-copied",
+        "changed by the model",
+    ),
     _variant(
         "tool-result-not-cloned",
         _with_loop(_ToolResultNotCloned),
