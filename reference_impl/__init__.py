@@ -1,14 +1,15 @@
-"""Python reference implementation of the pi-conformance spec (chapters 03 to 07 and 09's reducer).
+"""Python reference implementation of the pi-conformance spec (chapters 03 to 07 and 09).
 
 The message IR and its constructors, text projection and system replay, the event
 streams, ``ScriptedModel`` with its abort signal, ``json_text``, the tool contract
 (validators, ``object_schema``, ``ToolRegistry``, ``execute_tool_call``), the provider
 adapter (``to_provider_messages``, ``to_provider_tools``, the model over a transport, the
 OpenAI-compatible SSE transport), the agent loop (``run_agent_loop``) and the stateful
-agent's pure ``reduce_agent_state``.
+agent: its pure ``reduce_agent_state`` and the ``Agent``.
 """
 
 from .abort import AbortController, AbortSignal
+from .agent import Agent
 from .agent_loop import run_agent_loop
 from .agent_state import reduce_agent_state
 from .event_stream import AssistantMessageEventStream, EventStream
@@ -29,6 +30,7 @@ __all__ = [
     "AbortController",
     "AbortError",
     "AbortSignal",
+    "Agent",
     "AssistantMessageEventStream",
     "EventStream",
     "ScriptedModel",

@@ -17,7 +17,7 @@ import copy
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from .ir import now_ms, text
+from .ir import assistant_message, now_ms, text
 from .tool import execute_tool_call, failed_result
 
 DEFAULT_MAX_STEPS = 32
@@ -137,6 +137,70 @@ class LoopRun:
     async def _core_executor(self, call: Any, context: Any) -> Any:
         return await execute_tool_call(call, self.options["tools"], context)
 
+    def after_stop(self) -> str | None:
+        """A text stop ends the run at chapter 07; :class:`QueueingLoopRun` may go on (None)."""
+        return "stop"
+
+    def after_batch(self) -> None:
+        """Nothing at chapter 07; :class:`QueueingLoopRun` takes the steering queue here."""
+
+
+class NotCloneable(TypeError):
+    """A value ``structured_clone`` cannot copy (JavaScript's ``DataCloneError``)."""
+
+
+def structured_clone(value: Any) -> Any:
+    """A deep copy of a JSON-like value; anything else (a function) raises, as ``structuredClone`` does."""
+    if isinstance(value, dict):
+        return {key: structured_clone(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [structured_clone(item) for item in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise NotCloneable(f"{type(value).__name__} cannot be cloned")
+
+
+class QueueingLoopRun(LoopRun):
+    """The loop from chapter 09 on (spec/spec.md 11.6): queues, a failing model turn, copies.
+
+    ``options`` may hold ``takeSteeringMessages()`` and ``takeFollowUpMessages()`` (AGENT-LOOP-1).
+    """
+
+    def _take(self, name: str) -> list[Any]:
+        take = self.options.get(name)
+        return list(take()) if take is not None else []
+
+    def after_stop(self) -> str | None:
+        """Abort first, then steering, then follow-ups; None when some were appended (AGENT-ABORT-4, AGENT-QUEUE-3)."""
+        if self.aborted():
+            return "aborted"
+        queued = self._take("takeSteeringMessages") or self._take("takeFollowUpMessages")
+        self.messages.extend(queued)
+        return None if queued else "stop"
+
+    def after_batch(self) -> None:
+        """Every steering message queued so far, before the next request (AGENT-QUEUE-2)."""
+        self.messages.extend(self._take("takeSteeringMessages"))
+
+    async def model_turn(self) -> Any:
+        """A copy of the turn's message; a failing turn becomes an error (or aborted) message (AGENT-LOOP-2, -4)."""
+        try:
+            return structured_clone(await super().model_turn())
+        except Exception as error:
+            return assistant_message([], "aborted" if self.aborted() else "error", {"errorMessage": str(error)})
+
+    async def run_call(self, executor: Callable[..., Awaitable[Any]], call: dict[str, Any]) -> Any:
+        """The executor's result as a copy; one that cannot be copied fails its call (AGENT-LOOP-3)."""
+
+        async def cloned(call: Any, context: Any) -> Any:
+            result = await executor(call, context)
+            try:
+                return structured_clone(result)
+            except NotCloneable:
+                return failed_result(call, Exception("tool result is not structured-cloneable"))
+
+        return await super().run_call(cloned, call)
+
 
 async def drive(run: LoopRun) -> dict[str, Any]:
     """Step until a turn, the signal or the limit ends the run."""
@@ -148,11 +212,16 @@ async def drive(run: LoopRun) -> dict[str, Any]:
         run.emit({"type": "assistant_message", "message": assistant})
         calls = [block for block in assistant["content"] if block["type"] == "toolCall"]
         reason = run.terminal(assistant, calls, steps)
+        if reason == "stop":
+            reason = run.after_stop()
+            if reason is None:
+                continue  # queued messages were appended: the next step asks again
         if reason is not None:
             return run.finish(reason, steps)
         await run.run_batch(calls)
         if run.abort_after_batch():
             return run.finish("aborted", steps)
+        run.after_batch()
     return run.finish("maxSteps", run.max_steps)
 
 

@@ -3,8 +3,8 @@
 A binding is any object (usually a module) exposing the chapter API under Python names: ``text_of``,
 ``system_message_text``, ``current_system_message``, ``current_system_prompt``, ``text``, ``user_message``,
 ``assistant_message``, ``EventStream``, ``AssistantMessageEventStream``, ``ScriptedModel`` and ``AbortController``
-(chapters 05, 06, 07: :mod:`.provider_binding`, :mod:`.tool_binding`, :mod:`.loop_binding`; chapter 09's reducer:
-:mod:`.agent_state_binding`).
+(chapters 05, 06, 07: :mod:`.provider_binding`, :mod:`.tool_binding`, :mod:`.loop_binding`; chapter 09's reducer and
+Agent: :mod:`.agent_state_binding`, :mod:`.agent_binding`).
 IR values are plain dicts with the IR's own field names, or the port's own objects when the binding also has
 the hooks ``to_impl(json)`` (a JSON input value to the port's object) and ``to_json(obj)`` (the port's object
 to its JSON form). :class:`BindingAdapter` turns that API into observations, playing scenarios on a fresh
@@ -21,10 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.adapters.agent_binding import AgentOperations
 from conformance.adapters.agent_state_binding import AgentStateOperations
 from conformance.adapters.event_loop import run_coroutine, settle, wait_settled
 from conformance.adapters.interface import DEFAULT_SETTLE_DEADLINE_S, HarnessError, ImplementationThrew, OperationNotSupported
-from conformance.adapters.loop_binding import LoopOperations
 from conformance.adapters.port_calls import Refusals, call_port, not_supported
 from conformance.adapters.provider_binding import ProviderAdapterOperations
 from conformance.adapters.step_changes import apply_change, change_path, mutate_context
@@ -86,7 +86,7 @@ class _ScriptedModelState:
     calls: dict[str, Call] = field(default_factory=dict)
 
 
-class BindingAdapter(ProviderAdapterOperations, LoopOperations, AgentStateOperations):
+class BindingAdapter(ProviderAdapterOperations, AgentOperations, AgentStateOperations):
     """Adapter for a Python implementation exposing the chapter API through a binding."""
 
     def __init__(self, binding: Any, name: str = "python", version: str = "", settle_deadline_s: float = DEFAULT_SETTLE_DEADLINE_S) -> None:

@@ -22,6 +22,10 @@ class BindingPart(Adapter):
         """The binding's function ``name``; OperationNotSupported when it has none."""
         raise NotImplementedError  # supplied by BindingAdapter
 
+    def _call_method(self, target: Any, owner: str, name: str, *args: Any) -> Any:
+        """Call ``target.name(*args)``, a method of an object the port returned."""
+        raise NotImplementedError  # supplied by BindingAdapter
+
     def to_impl(self, value: JsonValue) -> Any:
         """The port's own object for a JSON input value."""
         raise NotImplementedError  # supplied by BindingAdapter

@@ -34,7 +34,7 @@ DEFAULT_STEPS: tuple[JsonValue, ...] = ("start", "await_run")
 STEP_DEADLINE_S = 2.0
 
 
-def _step(step: JsonValue) -> tuple[str, JsonValue]:
+def parse_step(step: JsonValue) -> tuple[str, JsonValue]:
     """A step as ``(name, argument)``: ``start`` or ``{release: G}``."""
     if isinstance(step, str):
         return step, None
@@ -44,7 +44,7 @@ def _step(step: JsonValue) -> tuple[str, JsonValue]:
     raise HarnessError(f"a step is a name or a mapping of one name: {step!r}")
 
 
-def _event_matches(event: JsonValue, wanted: JsonObject) -> bool:
+def event_matches(event: JsonValue, wanted: JsonObject) -> bool:
     """Whether an emitted event (as JSON) is of ``wanted.type`` and, when given, about ``wanted.callId``."""
     if not isinstance(event, dict) or event.get("type") != wanted.get("type"):
         return False
@@ -56,6 +56,15 @@ def _event_matches(event: JsonValue, wanted: JsonObject) -> bool:
 def _nested(event: JsonObject, outer: str, inner: str) -> JsonValue:
     value = event.get(outer)
     return value.get(inner) if isinstance(value, dict) else None
+
+
+async def await_started(world: World, argument: JsonValue, deadline_s: float) -> str | None:
+    """The ``await_started`` step: None once each named tool started as often as listed, else what never started."""
+    names = [str(item) for item in argument] if isinstance(argument, list) else [str(argument)]
+    if await wait_until(lambda: world.has_started(names), deadline_s):
+        return None
+    missing = [item for item in names if not world.has_started([item])] or names
+    return f"tool {', '.join(missing)} to start"
 
 
 class _Scenario:
@@ -106,12 +115,7 @@ class _Scenario:
         return None
 
     async def _await_started(self, argument: JsonValue) -> str | None:
-        world = self.world
-        names = [str(item) for item in argument] if isinstance(argument, list) else [str(argument)]
-        if await wait_until(lambda: world.has_started(names), self.deadline_s):
-            return None
-        missing = [item for item in names if not world.has_started([item])] or names
-        return f"tool {', '.join(missing)} to start"
+        return await await_started(self.world, argument, self.deadline_s)
 
     async def _release(self, argument: JsonValue) -> str | None:
         self.world.gate(str(argument)).set()
@@ -119,7 +123,7 @@ class _Scenario:
 
     async def _await_event(self, argument: JsonValue) -> str | None:
         wanted = argument if isinstance(argument, dict) else {}
-        if await wait_until(lambda: any(_event_matches(event, wanted) for event in self.events_json()), self.deadline_s):
+        if await wait_until(lambda: any(event_matches(event, wanted) for event in self.events_json()), self.deadline_s):
             return None
         about = f" of call {wanted['callId']}" if "callId" in wanted else ""
         return f"event {wanted.get('type')}{about}"
@@ -152,7 +156,8 @@ class LoopOperations(ToolContractOperations):
             controller.abort()
         return World(self.to_impl, self.to_json, controller, None if signal_mode == "none" else controller.signal)
 
-    def _options(self, input: JsonObject, world: World, model: LoopModel) -> dict[str, Any]:
+    def registry(self, input: JsonObject, world: World) -> Any:
+        """The implementation's ``ToolRegistry`` holding the case's scripted tools."""
         registry, error = self._attempt(self._api("ToolRegistry"), "ToolRegistry")
         if error is not None:
             raise ImplementationThrew(f"new ToolRegistry() threw {error}")
@@ -161,6 +166,10 @@ class LoopOperations(ToolContractOperations):
             tool = LoopTool(spec, self._schema(spec["schema"]), world)
             if self._attempt(self._method(registry, "ToolRegistry", "register"), "register", tool)[1] is not None:
                 raise ImplementationThrew(f"register({tool.name}) threw")
+        return registry
+
+    def _options(self, input: JsonObject, world: World, model: LoopModel) -> dict[str, Any]:
+        registry = self.registry(input, world)
         settings: JsonObject = input.get("options") or {}  # type: ignore[assignment]
         options: dict[str, Any] = {"model": model, "tools": registry, "context": self.to_impl(input["context"])}
         if world.signal is not None:
@@ -188,7 +197,7 @@ class LoopOperations(ToolContractOperations):
         stalled: JsonValue = None
         entry = self._api("run_agent_loop")
         for index, step in enumerate(steps):
-            name, argument = _step(step)
+            name, argument = parse_step(step)
             waiting_for = await scenario.step(name, argument, entry)
             if waiting_for is not None:
                 stalled = {"step": index, "waiting_for": waiting_for}

@@ -7,7 +7,8 @@ All of it is the adapter's own, never student code (spec/fixture-format.md, "Sce
   a turn ``{throw: MESSAGE}`` makes ``stream()`` raise instead.
 - :class:`LoopTool` is a tool whose ``execute`` plays a script (``wait``, ``progress``,
   ``abort``, ``return``, ``throw``) and records what it received;
-  :class:`ScriptedExecutor` is an ``executeToolCall(call, context)`` scripted per call id.
+  :class:`ScriptedExecutor` is an ``executeToolCall(call, context)`` scripted per call id
+  (``return_uncloneable`` resolves with a result whose ``details`` hold a function).
 - :class:`World` is what they share: the gates steps release, the run's controller, the
   events the loop emitted and the executions that started.
 """
@@ -150,9 +151,16 @@ class ScriptedExecutor:
         world.record(name, seen.get("arguments"), {**(context if isinstance(context, dict) else {}), "callId": call_id})
         script: list[Any] = list(self._scripts.get(str(call_id)) or [])  # type: ignore[arg-type]
         ending = await world.play(script, context)
+        if ending is not None and "return_uncloneable" in ending:
+            # details hold a function: structuredClone cannot copy it (AGENT-LOOP-3)
+            return {**world.to_impl(ending["return_uncloneable"]), "details": {"callback": _not_cloneable}}
         if ending is None or "return_result" not in ending:
             raise HarnessError(f"the executor script of call {call_id!r} ends without return_result or throw")
         return world.to_impl(ending["return_result"])
+
+
+def _not_cloneable() -> str:
+    return "not cloneable"
 
 
 class LoopModel:

@@ -1,7 +1,7 @@
 """Python binding for ports of upstream pi-agent-core 1.x's agent loop (profile ``pi-agent-core-1``), in process.
 
 A port exposes the loop's entry points under Python names; the adapter builds everything a case
-scripts (:mod:`.agent_scripts`) and drives the steps, as ``node/pi_agent_core_adapter.mjs`` does
+scripts (:mod:`.pi_agent_core_scripts`) and drives the steps, as ``node/pi_agent_core_adapter.mjs`` does
 for upstream itself:
 
 ======================================================================= =====================================================
@@ -39,7 +39,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.adapters.agent_scripts import (
+from conformance.adapters.binding import BindingAdapter
+from conformance.adapters.event_loop import run_coroutine, wait_until
+from conformance.adapters.interface import HarnessError, ImplementationThrew, OperationNotSupported
+from conformance.adapters.loop_binding import STEP_DEADLINE_S
+from conformance.adapters.pi_agent_core_scripts import (
     DEFAULT_MODEL,
     AgentWorld,
     ScriptedTool,
@@ -48,10 +52,6 @@ from conformance.adapters.agent_scripts import (
     scripted_queue,
     stream_fn,
 )
-from conformance.adapters.binding import BindingAdapter
-from conformance.adapters.event_loop import run_coroutine, wait_until
-from conformance.adapters.interface import HarnessError, ImplementationThrew, OperationNotSupported
-from conformance.adapters.loop_binding import STEP_DEADLINE_S
 from conformance.adapters.pi_ai_binding import field_of
 from conformance.common.jsontypes import JsonObject, JsonValue
 

@@ -41,6 +41,7 @@ _LABS_OF: dict[str, tuple[str, ...]] = {
     "execute_tool_call": ("6.3",),
     "run_agent_loop": ("7.1", "7.2", "7.3", "7.4", "7.5"),
     "reduce_agent_state": ("9.1",),
+    "run_agent": ("9.2", "9.3", "9.4", "9.5"),
 }
 
 

@@ -22,6 +22,7 @@ DEFAULT_PREFIX = {
     "execute_tool_call": "tool-exec-",
     "run_agent_loop": "loop-",
     "reduce_agent_state": "agent-state-",
+    "run_agent": "agent-",
 }
 EXAMPLE_CLAUSE = {
     "text_of": "IR-TEXT-1",
@@ -42,6 +43,7 @@ EXAMPLE_CLAUSE = {
     "execute_tool_call": "TOOL-EXEC-1",
     "run_agent_loop": "LOOP-END-1",
     "reduce_agent_state": "AGENT-STATE-2",
+    "run_agent": "AGENT-RUN-3",
 }
 
 # Operation-specific part of the scaffold, indented as the case's own keys (two spaces per level).
@@ -238,5 +240,19 @@ expect:
   value: "TODO: the whole state the clauses prescribe (absent keys left out)"
   same_object: false
   input_unchanged: true
+""",
+    "run_agent": """\
+input:
+  model:
+    turns:
+      - message: "TODO: an assistant message, e.g. {role: assistant, content: [...], stopReason: stop, ...}"
+  steps:  # TODO: the steps that drive the Agent (fixture-format.md, The stateful agent)
+    - {prompt: {as: p1, text: "TODO: the prompt"}}
+    - {await_prompt: p1}
+# Expected values come from the clauses above; {$type: number} for timestamps.
+expect:
+  trace: ["TODO: every event as run_start:RUN, loop:RUN:TYPE:NAME, run_end:RUN:REASON"]
+  prompts: {p1: {status: fulfilled, result: "TODO: {reason, messages, steps}", error: null}}
+  stalled: null
 """,
 }

@@ -127,6 +127,14 @@ HINT_KEYS: frozenset[str] = frozenset(
         "diagnostics",
         "same_object",
         "messages_detached",
+        # chapter 09's Agent (run_agent)
+        "signals",
+        "prompts",
+        "snapshots",
+        "deliveries",
+        "actions",
+        "system_prompt",
+        "prompt_options_unchanged",
     }
 )
 

@@ -12,7 +12,28 @@ from conformance.model.profiles import ALL_SCENARIO_OPERATIONS, COURSE, DEFAULT_
 SCENARIO_OPERATIONS: Final = COURSE.scenario_operations
 PURE_OPERATIONS: Final = COURSE.operations - SCENARIO_OPERATIONS
 OPERATIONS: Final = PURE_OPERATIONS | SCENARIO_OPERATIONS
-LABS: Final = ("3.1", "3.2", "4.1", "4.2", "5.1", "5.2", "5.3", "6.1", "6.2", "6.3", "7.1", "7.2", "7.3", "7.4", "7.5", "9.1")
+LABS: Final = (
+    "3.1",
+    "3.2",
+    "4.1",
+    "4.2",
+    "5.1",
+    "5.2",
+    "5.3",
+    "6.1",
+    "6.2",
+    "6.3",
+    "7.1",
+    "7.2",
+    "7.3",
+    "7.4",
+    "7.5",
+    "9.1",
+    "9.2",
+    "9.3",
+    "9.4",
+    "9.5",
+)
 #: A case's timeout when neither its ``timeout_s`` nor ``--timeout`` says otherwise: the one default.
 DEFAULT_TIMEOUT_S: Final = 1.0
 

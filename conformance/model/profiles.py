@@ -112,6 +112,7 @@ COURSE: Final = Profile(
             "execute_tool_call",
             "run_agent_loop",
             "reduce_agent_state",
+            "run_agent",
         }
     ),
     # From the course's code: textOf of a system message is systemMessageText; currentSystemPrompt

@@ -8,7 +8,8 @@ before it is judged.
 Derived today: pi-ai-1's ``abort_summary`` on a ``faux_provider`` ``consume`` step with
 ``abort_after`` (PA-FAUX-ABORT-3, ``spec/pi-ai-1/spec.md``): what is stable about a stream
 aborted mid-way. An adapter that still sends its own has it replaced. And the course's
-``run_agent_loop`` ``trace``: each loop event as one line (spec/fixture-format.md, "Scenarios").
+``run_agent_loop`` ``trace``: each loop event as one line (spec/fixture-format.md, "Scenarios"),
+and ``run_agent``'s: each Agent event as one line (``conformance/model/traces.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Final
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.model.cases import Case
 from conformance.model.profiles import PI_AI_1
+from conformance.model.traces import agent_line, loop_line
 
 #: The field of an assistant stream's terminal event that carries its message.
 TERMINAL_FIELDS: Final = {"done": "message", "error": "error"}
@@ -28,6 +30,8 @@ def derive(case: Case, observation: JsonObject) -> JsonObject:
     """``observation`` with the keys the harness derives added (a new object; the adapter's is left as it was)."""
     if case.operation == "run_agent_loop" and isinstance(observation, dict) and isinstance(observation.get("events"), list):
         return {**observation, "trace": loop_trace(observation["events"])}  # type: ignore[arg-type]
+    if case.operation == "run_agent" and isinstance(observation, dict) and isinstance(observation.get("events"), list):
+        return {**observation, "trace": agent_trace(observation["events"])}  # type: ignore[arg-type]
     if case.profile != PI_AI_1.name or case.operation != "faux_provider" or not isinstance(observation, dict):
         return observation
     observed = observation.get("steps")
@@ -108,25 +112,11 @@ def _kept_prefix(kept: JsonValue, full: JsonValue) -> bool:
     return kept.get("type") == "toolCall" and kept.get("id") == full.get("id") and kept.get("name") == full.get("name")
 
 
-#: What names a loop event in its trace line, by type: a path of fields into the event.
-_TRACE_FIELDS: Final = {
-    "model_event": ("event", "type"),
-    "assistant_message": ("message", "stopReason"),
-    "tool_start": ("call", "id"),
-    "tool_progress": ("callId",),
-    "tool_end": ("result", "toolCallId"),
-    "tool_skipped": ("result", "toolCallId"),
-    "turn_end": ("reason",),
-}
-
-
 def loop_trace(events: Sequence[JsonValue]) -> list[JsonValue]:
     """The loop events as lines ``TYPE:NAME``: ``model_event:start``, ``tool_end:fast-call``, ``turn_end:stop``."""
-    lines: list[JsonValue] = []
-    for event in events:
-        kind = event.get("type") if isinstance(event, dict) else None
-        value: JsonValue = event
-        for key in _TRACE_FIELDS.get(str(kind), ()):
-            value = value.get(key) if isinstance(value, dict) else None
-        lines.append(f"{kind}:{value}" if str(kind) in _TRACE_FIELDS else f"{kind}")
-    return lines
+    return [loop_line(event) for event in events]
+
+
+def agent_trace(events: Sequence[JsonValue]) -> list[JsonValue]:
+    """The Agent's events as lines: ``run_start:1``, ``loop:1:turn_end:stop``, ``run_end:1:stop``."""
+    return [agent_line(event) for event in events]

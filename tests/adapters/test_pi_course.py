@@ -30,12 +30,15 @@ pytestmark = needs_node
 
 
 #: The chapters the pi-course adapter plays. Of chapter 09 it plays the reducer only (lab 9.1, reduce_agent_state):
-#: the Agent's own labs (9.2-9.5) are not played yet (test_chapter_09_is_the_reducer_alone).
+#: the Agent's own labs (9.2-9.5, run_agent) are not played yet (test_chapter_09_plays_the_reducer_and_skips_the_agent).
 PLAYED_CHAPTERS = ("03", "04", "05", "06", "07", "09")
 #: The course profile's chapters it does not play yet (issue 35): their cases are skipped, never charged.
 NOT_PLAYED_CHAPTERS: tuple[str, ...] = ()
 #: What the adapter plays of chapter 09: lab 9.1's operation.
 PLAYED_OF_CHAPTER_09 = {("9.1", "reduce_agent_state")}
+#: What it does not play yet of chapter 09 (issue 35): the Agent, whose labs the default rubric leaves out.
+NOT_PLAYED_OF_CHAPTER_09 = {("9.2", "run_agent"), ("9.3", "run_agent"), ("9.4", "run_agent"), ("9.5", "run_agent")}
+NOT_PLAYED_OPERATIONS = {operation for _, operation in NOT_PLAYED_OF_CHAPTER_09}
 
 
 def grade(folder: str, suite: Suite, build: bool = False) -> dict[str, Outcome]:
@@ -44,7 +47,9 @@ def grade(folder: str, suite: Suite, build: bool = False) -> dict[str, Outcome]:
     adapter = pi_course_adapter(str(JS / folder), ImplSettings(build=build))
     try:
         return {
-            case.id: run_alone(adapter, case) for case in suite.cases if case.chapter <= scope.chapter and case.chapter in PLAYED_CHAPTERS
+            case.id: run_alone(adapter, case)
+            for case in suite.cases
+            if case.chapter <= scope.chapter and case.chapter in PLAYED_CHAPTERS and case.operation not in NOT_PLAYED_OPERATIONS
         }
     finally:
         adapter.close()
@@ -72,9 +77,19 @@ def test_every_chapter_of_the_profile_is_played_or_named_as_not_yet(suite: Suite
     assert reached == {"04", "05", "06", "07", "09"}
 
 
-def test_chapter_09_is_the_reducer_alone(suite: Suite) -> None:
-    # Chapter 09 counts as played because its every case is the reducer's; an Agent case (lab 9.2+) would fail this.
-    assert {(case.lab, case.operation) for case in suite.cases if case.chapter == "09"} == PLAYED_OF_CHAPTER_09
+def test_chapter_09_plays_the_reducer_and_skips_the_agent(suite: Suite) -> None:
+    # Chapter 09 counts as played for its reducer; a new operation of the chapter must be named in one of the two sets.
+    assert {(case.lab, case.operation) for case in suite.cases if case.chapter == "09"} == PLAYED_OF_CHAPTER_09 | NOT_PLAYED_OF_CHAPTER_09
+
+
+def test_a_chapter_09_project_skips_the_agent_as_not_offered(suite: Suite) -> None:
+    # The handshake does not offer run_agent: every Agent case is skipped, never failed or charged (labs 9.2-9.5).
+    adapter = pi_course_adapter(str(JS / "variants" / "chapter-09"), ImplSettings(build=False))
+    try:
+        outcomes = [run_alone(adapter, case) for case in suite.cases if case.operation in NOT_PLAYED_OPERATIONS][::7]
+    finally:
+        adapter.close()
+    assert outcomes and {outcome.status for outcome in outcomes} == {"skipped"}
 
 
 def test_a_chapter_04_project_skips_chapter_06_for_want_of_tool_js(suite: Suite) -> None:

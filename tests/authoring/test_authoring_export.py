@@ -39,7 +39,7 @@ def test_the_bundle_holds_yaml_json_schemas_spec_and_manifest(tmp_path: Path, ca
     bundle = tmp_path / "bundle"
     code, out, err = run_fixtures(capsys, "export", "--fixtures", str(root), str(bundle))
     assert code == 0, err
-    assert f"19 cases, spec and fixtures {spec_version()}, content hash " in out
+    assert f"23 cases, spec and fixtures {spec_version()}, content hash " in out
     data = manifest(bundle)
     assert data["bundle_version"] == data["spec_version"] == spec_version()
     [entry] = [entry for entry in data["cases"] if entry["id"] == "make-text-empty"]
@@ -83,7 +83,7 @@ def test_load_bundle_is_short_and_runs_isolated_with_pyyaml_alone(tmp_path: Path
     # -I: no PYTHONPATH, no user site, no script folder on sys.path; run from elsewhere to rule out the checkout.
     result = subprocess.run([sys.executable, "-I", str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == f"19 cases, spec and fixtures version {spec_version()}\n"
+    assert result.stdout == f"23 cases, spec and fixtures version {spec_version()}\n"
     ours = "('conformance', 'reference_impl')"
     probe = f"import runpy, sys; runpy.run_path({str(script)!r}); print(sorted(m for m in sys.modules if m.startswith({ours})))"
     result = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=60)

@@ -120,7 +120,7 @@ def test_a_folder_of_extra_cases_lints_clean_with_extra(tmp_path: Path, capsys: 
         {"ch04/aborts.yaml": ["sm-abort-settle-between-calls"], "ch04/exhaustion.yaml": ["sm-exhaust-result-without-consume-resolves"]},
     )
     code, out, err = run_fixtures(capsys, "lint", "--fixtures", str(root))
-    assert code == 1 and out.count("lint it with --extra") == 15, out
+    assert code == 1 and out.count("lint it with --extra") == 19, out
     code, out, err = run_fixtures(capsys, "lint", "--fixtures", str(root), "--extra")
     assert (code, out, err) == (0, "", "fixtures lint: no problems\n")
     # --extra drops the every-lab check only: a mistake in an extra case is still reported.

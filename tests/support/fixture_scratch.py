@@ -31,6 +31,10 @@ DEFAULT_PICKS: dict[str, list[str]] = {
     "ch07/batch.yaml": ["loop-course-gated-batch"],
     "ch07/limits.yaml": ["loop-course-pre-aborted"],
     "ch09/reducer.yaml": ["agent-state-course-run-start"],
+    "ch09/agent-runs.yaml": ["agent-course-busy-guard"],
+    "ch09/agent-subscribers.yaml": ["agent-course-state-before-notify"],
+    "ch09/agent-abort.yaml": ["agent-course-abort-in-run-start"],
+    "ch09/agent-queues.yaml": ["agent-course-steering-after-batch"],
 }
 
 
