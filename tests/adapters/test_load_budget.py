@@ -78,8 +78,10 @@ def test_an_import_slower_than_its_own_budget_is_one_error_naming_the_import(sui
     first, *later = (outcome.message for outcome in outcomes)
     assert first.startswith("not run: loading the implementation's modules took longer than 0.4 s, its load timeout (--load-timeout"), first
     assert later == [first] * len(later)  # one cause, said once
-    # One start, one load timeout: no case paid it again, and nothing was retried.
-    assert adapter.starts == 1 and elapsed < len(ids) * 0.4 / 2, elapsed
+    # One start, one load timeout: no case paid it again, and nothing was retried. Each case
+    # paying it would take at least len(ids) * 0.4 s however fast the machine; one payment
+    # stays far below that however loaded it is (1.2 s seen with eight busy workers).
+    assert adapter.starts == 1 and elapsed < len(ids) * 0.4, elapsed
 
 
 def test_the_load_timeout_is_a_setting_of_run(tmp_path: Path) -> None:
