@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from conformance.adapters.kinds import Impl
+from conformance.model.cases import Case
 
 if TYPE_CHECKING:
     from conformance.grading.grader import GradingContext
@@ -53,13 +54,37 @@ def lab_chapter(lab: str) -> str | None:
 
 
 def scoped(context: GradingContext, scope: ChapterScope) -> tuple[GradingContext, str]:
-    """``context`` without the labs of chapters ``scope`` leaves out, and the report line that says so."""
+    """``context`` without the labs of chapters ``scope`` leaves out, and the report line that says so.
+
+    A case that cites a clause a later chapter's code supersedes (``*superseded at chapter 09*``:
+    chapter 07's loop rejects when the model throws, chapter 09's catches it) is left out too for
+    a repository at that chapter or later: its code there rightly does otherwise.
+    """
+    superseded = tuple(case.id for case in context.cases if _superseded_for(case, context, scope))
+    if superseded:
+        context = replace(
+            context, cases=tuple(case for case in context.cases if case.id not in superseded), superseded=(*context.superseded, *superseded)
+        )
     kept_labs = {lab: rule for lab, rule in context.rubric.labs.items() if scope.includes(lab_chapter(lab) or "00")}
     # A rubric of later chapters only would keep nothing: then every lab is graded, as without a scope.
     # Scoping a scoped context changes nothing and says the same (a batch scopes in two processes).
     if len(kept_labs) == len(context.rubric.labs) or not kept_labs:
-        return context, scope.sentence(list(context.left_out))
+        return context, _with_superseded(scope.sentence(list(context.left_out)), context, scope)
     left_out = (*context.left_out, *sorted(lab for lab in context.rubric.labs if lab not in kept_labs))
     cases = tuple(case for case in context.cases if case.lab in kept_labs)
     rubric = replace(context.rubric, labs=kept_labs)
-    return replace(context, rubric=rubric, cases=cases, left_out=left_out), scope.sentence(list(left_out))
+    context = replace(context, rubric=rubric, cases=cases, left_out=left_out)
+    return context, _with_superseded(scope.sentence(list(left_out)), context, scope)
+
+
+def _superseded_for(case: Case, context: GradingContext, scope: ChapterScope) -> bool:
+    if scope.chapter is None:
+        return False
+    chapters = (context.clauses[clause].superseded_at for clause in case.clauses if clause in context.clauses)
+    return any(chapter is not None and chapter <= scope.chapter for chapter in chapters)
+
+
+def _with_superseded(sentence: str, context: GradingContext, scope: ChapterScope) -> str:
+    if not context.superseded or not sentence:
+        return sentence
+    return f"{sentence}; not graded at chapter {scope.chapter}, which changes what they check: {', '.join(context.superseded)}"

@@ -43,6 +43,8 @@ class GradingContext:
     clauses: Mapping[str, Clause]
     #: The rubric's labs left out for the chapter the submission is at (:func:`.chapter_scope.scoped`).
     left_out: tuple[str, ...] = ()
+    #: Ids of the cases left out because a later chapter the submission is at changes what they check.
+    superseded: tuple[str, ...] = ()
 
 
 def prepare(rubric: Rubric, fixtures: Path | None = None, held_out: Path | None = None) -> GradingContext:

@@ -11,6 +11,8 @@ from conformance.model.profiles import get_profile
 
 # A clause is a paragraph that starts with its id in bold: **IR-TEXT-1** ...
 _CLAUSE_START = re.compile(r"^\*\*(?P<id>[A-Z]+(?:-[A-Z]+)*-\d+)\*\*\s*(?P<text>.*)$")
+# A clause whose behaviour a later chapter's code changes says so: *superseded at chapter 09*.
+_SUPERSEDED = re.compile(r"\*superseded at chapter (?P<chapter>\d\d)\*")
 
 
 @dataclass(frozen=True)
@@ -20,6 +22,12 @@ class Clause:
     id: str
     text: str
     line: int
+
+    @property
+    def superseded_at(self) -> str | None:
+        """The chapter whose code changes this clause's behaviour ("09"), or None: a repository there is not held to it."""
+        match = _SUPERSEDED.search(self.text)
+        return match["chapter"] if match else None
 
 
 def parse_clauses(text: str) -> dict[str, Clause]:

@@ -162,7 +162,8 @@ def test_a_chapter_09_repository_is_graded_on_the_reducer_too(context: GradingCo
     result = _grade("variants/chapter-09", context)
     assert (result.status, result.score.points, result.score.max_points) == ("ok", 400, 400)
     assert {lab.lab for lab in result.score.labs} == CHAPTER_06_LABS | CHAPTER_07_LABS | {"9.1"}
-    assert result.chapter == "chapter 09: dist/src/agent.js exists"
+    superseded = "not graded at chapter 09, which changes what they check: loop-model-stream-throws"
+    assert result.chapter == f"chapter 09: dist/src/agent.js exists; {superseded}"
 
 
 @needs_node
@@ -250,7 +251,8 @@ def test_scoping_leaves_out_later_labs_once_and_keeps_other_names(context: Gradi
     assert scoped(narrowed, at_04) == (narrowed, line)
     # No chapter (reference, python:, cmd:) or a chapter every lab is in: unchanged, and no line without a chapter.
     assert scoped(context, ChapterScope()) == (context, "")
-    assert scoped(context, ChapterScope("09", "agent.ts"))[0] is context
+    at_09, _ = scoped(context, ChapterScope("09", "agent.ts"))
+    assert at_09.rubric is context.rubric and at_09.superseded == ("loop-model-stream-throws",)
     assert set(scoped(context, ChapterScope("07", "agent-loop.ts"))[0].rubric.labs) == CHAPTER_06_LABS | CHAPTER_07_LABS
     assert set(scoped(context, ChapterScope("06", "tool.ts"))[0].rubric.labs) == CHAPTER_06_LABS
     # A rubric of chapter 06 only, for a repository at chapter 04: every lab graded rather than nothing out of nothing.
@@ -258,3 +260,20 @@ def test_scoping_leaves_out_later_labs_once_and_keeps_other_names(context: Gradi
     assert scoped(later, at_04)[0] is later
     chapters = [lab_chapter(lab) for lab in ("9.1", "7.4", "6.3", "5.2", "4.1", "streaming")]
     assert chapters == ["09", "07", "06", "05", "04", None]
+
+
+def test_a_case_of_a_clause_chapter_09_supersedes_is_not_graded_at_chapter_09(context: GradingContext) -> None:
+    # LOOP-TURN-2: chapter 07's loop rejects when the model throws; chapter 09's catches it
+    # (AGENT-LOOP-2), so a correct chapter-09 repository fails loop-model-stream-throws.
+    assert context.clauses["LOOP-TURN-2"].superseded_at == "09"
+    assert context.clauses["LOOP-END-1"].superseded_at is None
+    ids = {case.id for case in context.cases}
+    at_07, line_07 = scoped(context, ChapterScope("07", "agent-loop.ts"))
+    assert "loop-model-stream-throws" in {case.id for case in at_07.cases} and "changes what they check" not in line_07
+    at_09, line_09 = scoped(context, ChapterScope("09", "agent.ts"))
+    assert {case.id for case in at_09.cases} == ids - {"loop-model-stream-throws"}
+    assert line_09 == "chapter 09: agent.ts; not graded at chapter 09, which changes what they check: loop-model-stream-throws"
+    # Scoping again (the batch parent after the worker) says the same and drops nothing more.
+    assert scoped(at_09, ChapterScope("09", "agent.ts")) == (at_09, line_09)
+    # No chapter (the reference, python:, cmd:): every case, the superseded one included.
+    assert scoped(context, ChapterScope())[0].cases == context.cases
