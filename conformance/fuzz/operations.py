@@ -10,13 +10,15 @@ operation too (:func:`lab_operations`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
 from conformance.fuzz.strategies import PURE_INPUTS, Program, event_stream_program, pure_program, scripted_model_program
+from conformance.fuzz.strategies_loop import LIMIT_KINDS, SKIP_KINDS, run_agent_loop_programs
 from conformance.fuzz.strategies_provider import provider_model_programs, to_provider_messages_program, to_provider_tools_program
+from conformance.fuzz.strategies_reducer import EVENT_CLAUSES, IGNORED, reduce_agent_state_programs
 from conformance.fuzz.strategies_sse import provider_fetch_programs
 from conformance.fuzz.strategies_tools import execute_tool_call_programs, object_schema_program, tool_registry_program
 from conformance.model.profiles import COURSE
@@ -35,11 +37,18 @@ class Drawable:
     private_weight: int = 1
     #: Whether ``pi-conformance fuzz`` draws it (chapters 03 and 04; see :data:`FUZZ_OPERATIONS`).
     fuzzed: bool = False
+    #: Per lab, the tags that tell its kinds of program apart (a program's kind: the first of them it has).
+    #: A private set then takes a kind's second case only once every kind has one (and so on), so
+    #: that six cases of a lab are six kinds rather than what Hypothesis happened to cluster on.
+    facets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def _pure(operation: str) -> Callable[[], st.SearchStrategy[Program]]:
     return lambda: pure_program(operation)
 
+
+#: The reducer's kinds of program: an ignored event (two ways), and each kind of event applied.
+REDUCER_FACETS = (*(f"ignored:{why}" for why in IGNORED), *(f"event:{kind}" for kind in EVENT_CLAUSES))
 
 #: The drawable operations, in the order the mixes list them (the order decides what a seed draws).
 DRAWABLE: dict[str, Drawable] = {
@@ -57,16 +66,24 @@ DRAWABLE: dict[str, Drawable] = {
     "object_schema": Drawable(object_schema_program, ("6.1",), private_weight=4),
     "tool_registry": Drawable(tool_registry_program, ("6.2",), private_weight=4),
     "execute_tool_call": Drawable(execute_tool_call_programs, ("6.3",)),  # four branches, one per outcome
+    # Chapter 07: one operation, five labs, a branch each (strategies_loop.py); chapter 09's reducer, one lab.
+    "run_agent_loop": Drawable(
+        run_agent_loop_programs,
+        ("7.1", "7.2", "7.3", "7.4", "7.5"),
+        private_weight=5,
+        facets={"7.3": tuple(f"skip:{kind}" for kind in SKIP_KINDS), "7.5": tuple(f"limit:{kind}" for kind in LIMIT_KINDS)},
+    ),
+    "reduce_agent_state": Drawable(
+        reduce_agent_state_programs,
+        ("9.1",),
+        private_weight=4,
+        facets={"9.1": (*(f"ignored:{why}" for why in IGNORED), *(f"event:{kind}" for kind in EVENT_CLAUSES))},
+    ),
 }
 
 #: Course operations without a strategy, and why: their cases are the public fixtures only.
-NOT_DRAWABLE: dict[str, str] = {
-    operation: "no strategy yet (issue 32): a private set holds no case of its lab, whose public cases then earn their points unconfirmed"
-    for operation in (
-        "run_agent_loop",
-        "reduce_agent_state",
-    )
-}
+#: None at present: an operation the profile gains goes here, with the reason, until it has a strategy.
+NOT_DRAWABLE: dict[str, str] = {}
 
 #: What ``pi-conformance fuzz`` draws: lab 3.1's operations once each, the two scenario operations twice.
 FUZZ_OPERATIONS: tuple[str, ...] = tuple(operation for operation, drawable in DRAWABLE.items() if drawable.fuzzed)
@@ -85,6 +102,13 @@ def lab_operations() -> dict[str, tuple[str, ...]]:
         for lab in drawable.labs:
             labs.setdefault(lab, []).append(operation)
     return {lab: tuple(operations) for lab, operations in labs.items()}
+
+
+def facet_of(program: Program, lab: str) -> tuple[str, tuple[str, ...]] | None:
+    """``(kind, every kind of the lab)`` of ``program`` in ``lab`` (:attr:`Drawable.facets`), or None."""
+    drawable = DRAWABLE.get(program.operation)
+    facets = drawable.facets.get(lab, ()) if drawable is not None else ()
+    return next(((facet, facets) for facet in facets if facet in program.tags), None)
 
 
 def fuzz_mix() -> st.SearchStrategy[Program]:

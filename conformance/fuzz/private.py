@@ -22,7 +22,6 @@ import math
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from random import Random
 
@@ -34,14 +33,15 @@ from conformance.authoring.lint import HEADER_PREFIX, SCHEMA_FILE
 from conformance.common.atomic_file import write_text_atomic
 from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.emit import file_text
-from conformance.fuzz.engine import DRAW_SETTINGS, reference_case
-from conformance.fuzz.expect import lab_for
+from conformance.fuzz.engine import DRAW_SETTINGS
 from conformance.fuzz.operations import DRAWABLE, lab_operations, private_mix
-from conformance.fuzz.private_cases import PRIVATE_WORD, private_case
+from conformance.fuzz.private_cases import PRIVATE_WORD
+from conformance.fuzz.private_drawing import DRAWS_PER_SEARCH, Drawing
+from conformance.fuzz.private_drawing import PrivateSet as PrivateSet  # re-exported: the set a caller writes
+from conformance.fuzz.private_drawing import Stats as Stats
 from conformance.fuzz.strategies import Program
 from conformance.grading.rubric import Rubric
 from conformance.model.cases import Case
-from conformance.running.engine import run_alone
 from conformance.yamlio.canonical import inputs_key
 
 #: The files live outside the repository, so their schema header names the schema by its URL ($id).
@@ -57,9 +57,6 @@ COMMENTS = (
 #: Draws allowed per wanted case before giving up on a lab that cannot be filled (a rubric whose
 #: tags weigh all of a lab's drawable cases at 0, say); a full default set needs about 5 per case.
 DRAWS_PER_CASE = 100
-#: Cases one search takes, and programs it draws, before the next search starts from a fresh seed.
-CASES_PER_SEARCH = 2
-DRAWS_PER_SEARCH = 60
 
 
 class PrivateSetError(ValueError):
@@ -169,37 +166,6 @@ def predictable_inputs() -> frozenset[str]:
     return frozenset(found)
 
 
-@dataclass
-class Stats:
-    """What became of the programs drawn."""
-
-    drawn: int = 0
-    #: Programs of an operation whose share of its lab is full, or of a lab the rubric does not grade.
-    surplus: int = 0
-    #: Same operation, input and steps as a public case, a case already in the folder, or an earlier draw.
-    duplicates: int = 0
-    #: Programs the public probe seeds draw too (:func:`predictable_inputs`).
-    predictable: int = 0
-    #: Cases the rubric would weigh 0 (chapter 02's generic stream, in the default rubric).
-    weightless: int = 0
-    #: The reference could not run the program, or failed its own expectations on the second run.
-    unstable: int = 0
-    seconds: float = 0.0
-
-
-@dataclass
-class PrivateSet:
-    """The generated cases, by lab in the rubric's order, and how drawing them went."""
-
-    cases: dict[str, list[Case]]
-    stats: Stats = field(default_factory=Stats)
-
-    @property
-    def all_cases(self) -> list[Case]:
-        """Every case, lab by lab."""
-        return [case for lab_cases in self.cases.values() for case in lab_cases]
-
-
 def generate(
     reference: Adapter,
     rubric: Rubric,
@@ -211,7 +177,7 @@ def generate(
     """Draw ``total`` cases for ``rubric``'s labs from ``secret``, none feeding the same inputs as a ``taken`` case."""
     started = time.perf_counter()
     lab_quotas = quotas(rubric, total)
-    drawing = _Drawing(
+    drawing = Drawing(
         reference,
         rubric,
         timeout_s,
@@ -249,100 +215,6 @@ def generate(
             "check the rubric's tags for these labs"
         )
     return drawing.result
-
-
-@dataclass
-class _Drawing:
-    """Hypothesis's condition while a private set is drawn: which programs become cases, and when to stop."""
-
-    reference: Adapter
-    rubric: Rubric
-    timeout_s: float | None
-    #: Cases wanted per (lab, operation), and how many there are.
-    wanted: dict[tuple[str, str], int]
-    result: PrivateSet
-    #: Inputs of the taken cases and of the cases drawn so far, and those the public probe seeds draw.
-    seen_inputs: set[str]
-    predictable: frozenset[str]
-    seen_ids: set[str]
-    max_draws: int
-    have: dict[tuple[str, str], int] = field(init=False)
-
-    #: Cases taken and programs drawn by the current search (:data:`CASES_PER_SEARCH`, :data:`DRAWS_PER_SEARCH`).
-    search_cases: int = field(init=False, default=0)
-    search_draws: int = field(init=False, default=0)
-
-    def __post_init__(self) -> None:
-        self.have = dict.fromkeys(self.wanted, 0)
-
-    def open_operations(self) -> frozenset[str]:
-        """The operations of the slots not yet full."""
-        return frozenset(slot[1] for slot, count in self.wanted.items() if self.have[slot] < count)
-
-    def start_search(self) -> None:
-        """A new search begins: its own count of cases and draws."""
-        self.search_cases = 0
-        self.search_draws = 0
-
-    def full(self) -> bool:
-        return all(self.have[slot] >= count for slot, count in self.wanted.items())
-
-    def holds(self, program: Program) -> bool:
-        """Take ``program`` as a case when it is new, weighed and stable; True ends the search (set complete, or hopeless)."""
-        stats = self.result.stats
-        if self.full() or stats.drawn >= self.max_draws or self.search_cases >= CASES_PER_SEARCH or self.search_draws >= DRAWS_PER_SEARCH:
-            return True
-        stats.drawn += 1
-        self.search_draws += 1
-        lab = lab_for(program)
-        slot = (lab, program.operation)
-        key = self._fresh_inputs(program, slot)
-        if key is None:
-            return False
-        case = self._checked_case(program, lab)
-        if case is None:
-            return False
-        self.seen_inputs.add(key)
-        self.seen_ids.add(case.id)
-        self.result.cases[lab].append(case)
-        self.have[slot] += 1
-        self.search_cases += 1
-        return self.full() or self.search_cases >= CASES_PER_SEARCH
-
-    def _fresh_inputs(self, program: Program, slot: tuple[str, str]) -> str | None:
-        """The program's inputs key, unless its slot is full or its inputs were seen or are predictable."""
-        stats = self.result.stats
-        if self.have.get(slot, 0) >= self.wanted.get(slot, 0):
-            stats.surplus += 1
-            return None
-        key = inputs_key(program.operation, program.input, tuple(program.steps))
-        if key in self.seen_inputs:
-            stats.duplicates += 1
-            return None
-        if key in self.predictable:
-            stats.predictable += 1
-            return None
-        return key
-
-    def _checked_case(self, program: Program, lab: str) -> Case | None:
-        """The program as a private case, when the reference runs it twice alike and the rubric weighs it."""
-        stats = self.result.stats
-        case = reference_case(self.reference, program)
-        if case is None:
-            stats.unstable += 1
-            return None
-        case = private_case(program, case)
-        if self.rubric.labs[lab].case_weight(case) <= 0:
-            stats.weightless += 1
-            return None
-        if case.id in self.seen_ids:  # 32 bits of the inputs' hash alike, the inputs not: as good as never
-            stats.duplicates += 1
-            return None
-        # The second run: a value that differs between runs would make the case flaky.
-        if run_alone(self.reference, case, self.timeout_s).status != "passed":
-            stats.unstable += 1
-            return None
-        return case
 
 
 # -- writing -----------------------------------------------------------------------------

@@ -1,0 +1,106 @@
+"""Chapters 07 and 09's drawn cases (issue 32, item 6): labs 7.1-7.5 and 9.1 in a private set.
+
+The strategies of :mod:`conformance.fuzz.strategies_loop` and :mod:`.strategies_reducer` draw
+valid fixture cases the reference passes, stably and without a stall; the clauses a case cites
+are spec clauses of its chapter, and a one-bug variant of the reference's loop or reducer
+(tests/support/loop_variants.py, reducer_variants.py) fails only private cases that cite its
+clause. How many variants the private cases of their lab catch is measured and bounded.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters.binding import BindingAdapter
+from conformance.loading.loader import load_suite
+from conformance.model.cases import Case
+from conformance.model.clauses import load_clauses
+from conformance.running.engine import run_alone
+from tests.support.loop_variants import LOOP_VARIANTS
+from tests.support.private_sets import problems_besides_other_labs, reference_failures, write_labs_set
+from tests.support.reducer_variants import REDUCER_VARIANTS
+
+AGENT_LABS = ("7.1", "7.2", "7.3", "7.4", "7.5", "9.1")
+PER_LAB = 12
+#: Every variant as (name, binding, clause, lab): the reducer's are all lab 9.1's.
+VARIANTS = [(variant.name, variant.binding, variant.clause, variant.lab) for variant in LOOP_VARIANTS] + [
+    (variant.name, variant.binding, variant.clause, "9.1") for variant in REDUCER_VARIANTS
+]
+
+
+@pytest.fixture(scope="module")
+def agent_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A private set of chapters 07 and 09's labs only, 12 cases each, written as ``private-set`` writes it."""
+    return write_labs_set(AGENT_LABS, "tests/fuzz/test_fuzz_agent.py", PER_LAB, tmp_path_factory.mktemp("agent"))
+
+
+@pytest.fixture(scope="module")
+def agent_cases(agent_dir: Path) -> list[Case]:
+    suite = load_suite(agent_dir)
+    assert not suite.broken
+    return suite.cases
+
+
+@pytest.fixture(scope="module")
+def failures(agent_cases: list[Case]) -> dict[str, list[Case]]:
+    """The private cases each variant fails (run once for the module)."""
+    found: dict[str, list[Case]] = {}
+    for name, binding, _, lab in VARIANTS:
+        adapter = BindingAdapter(binding, name=name)
+        found[name] = [case for case in agent_cases if case.chapter == f"0{lab[0]}" and run_alone(adapter, case).status != "passed"]
+    return found
+
+
+def test_the_cases_lint_clean_and_the_reference_passes_them(agent_dir: Path, agent_cases: list[Case]) -> None:
+    assert problems_besides_other_labs(agent_dir, AGENT_LABS) == []
+    assert reference_failures(agent_cases) == []
+
+
+def test_each_lab_gets_its_cases_and_no_loop_case_expects_a_stall(agent_cases: list[Case]) -> None:
+    assert Counter(case.lab for case in agent_cases) == dict.fromkeys(AGENT_LABS, PER_LAB)
+    assert {(case.operation, case.chapter) for case in agent_cases} == {("run_agent_loop", "07"), ("reduce_agent_state", "09")}
+    # Gates and awaited events order every drawn batch: the reference never waits in vain.
+    loops = [case for case in agent_cases if case.operation == "run_agent_loop"]
+    assert all(case.expect is not None and case.expect["stalled"] is None for case in loops)
+    # A run that stops, one that is aborted, one that hits its limit, one that rejects: all drawn.
+    results = [case.expect["result"] if case.expect is not None else None for case in loops]
+    reasons = {str(result["reason"]) if isinstance(result, dict) else "rejected" for result in results}
+    assert {"stop", "length", "error", "aborted", "maxSteps", "rejected"} <= reasons, reasons
+
+
+def test_every_cited_clause_is_a_spec_clause_of_the_cases_chapter(agent_cases: list[Case]) -> None:
+    spec = load_clauses()
+    for case in agent_cases:
+        assert set(case.clauses) <= set(spec), case.id
+        family = "LOOP-" if case.chapter == "07" else "AGENT-STATE-"
+        assert all(clause.startswith(family) for clause in case.clauses), (case.id, case.clauses)
+    cited = {clause for case in agent_cases for clause in case.clauses}
+    # Every clause of the reducer, and every loop clause but the default limit of 32 (LOOP-LIMIT-2).
+    wanted = {f"AGENT-STATE-{n}" for n in range(1, 9)} | {clause for clause in spec if clause.startswith("LOOP-")} - {"LOOP-LIMIT-2"}
+    assert wanted <= cited, sorted(wanted - cited)
+
+
+@pytest.mark.parametrize(("name", "clause"), [(name, clause) for name, _, clause, _ in VARIANTS])
+def test_a_one_bug_variant_fails_only_private_cases_of_its_clause(name: str, clause: str, failures: dict[str, list[Case]]) -> None:
+    outside = [(case.id, case.clauses) for case in failures[name] if clause not in case.clauses]
+    assert outside == [], f"{name} fails private cases that do not cite {clause}"
+
+
+def test_the_private_cases_of_their_lab_catch_most_one_bug_variants(failures: dict[str, list[Case]]) -> None:
+    # A lookup table fails every private case; a real bug should fail some too. Measured with
+    # this seed's 72 cases (12 a lab): 32 of the 38 variants caught, 6 not (5 to 7 for three other
+    # seeds). default-limit-33 is out of reach (no program runs 32 steps); folds-system-messages
+    # needs two system messages in a lab 7.2 context; the other four are reducer bugs that need
+    # one of lab 9.1's thirteen kinds of program (ignores-status: an idle state naming the
+    # event's run) and a condition in it (keeps-last-reason: a lastReason to drop;
+    # keeps-streaming-text-at-run-end: a streamed text at run_end; skipped-stays-pending: an id
+    # that is pending). With the kinds drawn as they came (no Drawable.facets) 10 or 11 were
+    # uncaught, and before chapters 07 and 09 were drawn, all 38.
+    uncaught = [name for name, _, _, lab in VARIANTS if not any(case.lab == lab for case in failures[name])]
+    assert len(uncaught) <= UNCAUGHT_AT_MOST, uncaught
+
+
+UNCAUGHT_AT_MOST = 6
