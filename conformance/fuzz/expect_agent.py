@@ -123,13 +123,22 @@ def _loosen_made_timestamps(value: JsonValue, given: set[object]) -> None:
             _loosen_made_timestamps(item, given)
 
 
+#: What only lab 7.1's cases expect: whether the caller's context is left alone (LOOP-ISO-1).
+_ISOLATION_KEYS = ("context_unchanged", "fresh_messages")
+
+
 def loosen_loop_observation(program: Program, observation: JsonObject) -> None:
     """The timestamps the loop, chapter 06's executor or the model's abort made (section 10: implementation-defined).
 
     The drawn timestamps are small numbers and the clock's are not, so a timestamp that the
-    input does not hold was made during the run.
+    input does not hold was made during the run. Outside lab 7.1 the case leaves out what only
+    LOOP-ISO-1 says: a loop that writes into the caller's transcript then loses lab 7.1's
+    points, not every chapter 07 lab's.
     """
     _loosen_made_timestamps(observation, _given_timestamps(program.input, set()))
+    if _tag(program, "lab:") != "7.1":
+        for key in _ISOLATION_KEYS:
+            observation.pop(key, None)
 
 
 # -- reduce_agent_state ----------------------------------------------------------------------

@@ -28,6 +28,7 @@ steps can name what they wait for.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 from hypothesis import strategies as st
@@ -108,21 +109,29 @@ def call_block(call_id: str, name: str, arguments: JsonValue) -> JsonObject:
     return {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}
 
 
-def _context(draw: st.DrawFn, program: Program) -> JsonObject:
-    """The caller's context: a transcript (system messages often), now and then stale tool definitions."""
-    messages = draw(short_transcripts)
+def _context(draw: st.DrawFn, program: Program, lab: str) -> JsonObject:
+    """The caller's context: a transcript (system messages often), in lab 7.1 now and then stale tool definitions.
+
+    Each lab's cases leave the other labs' clauses alone, as the public ones do: stale
+    definitions (LOOP-REQ-1) only in lab 7.1, and several system messages (LOOP-SYS-1: none is
+    folded or moved) only in lab 7.2; elsewhere a transcript holds one at most.
+    """
+    messages = cast(list[JsonObject], draw(short_transcripts))
+    if lab != "7.2":
+        first = next((index for index, message in enumerate(messages) if message.get("role") == "system"), len(messages))
+        messages = [message for index, message in enumerate(messages) if index <= first or message.get("role") != "system"]
     context: JsonObject = {"messages": cast(JsonValue, messages)}
-    if draw(rarely):
+    if lab == "7.1" and draw(rarely):
         context["tools"] = STALE_TOOLS
         program.tags.add("context-tools")
-    if any(isinstance(message, dict) and message.get("role") == "system" for message in messages):
+    if any(message.get("role") == "system" for message in messages):
         program.tags.add("system")
     return context
 
 
 def _program(draw: st.DrawFn, lab: str, turns: list[JsonObject], tools: list[JsonObject], tags: set[str]) -> Program:
     program = Program("run_agent_loop", {}, tags={f"lab:{lab}", *tags})
-    program.input["context"] = _context(draw, program)
+    program.input["context"] = _context(draw, program, lab)
     program.input["model"] = {"turns": cast(JsonValue, turns)}
     if tools:
         program.input["tools"] = cast(JsonValue, tools)
@@ -244,7 +253,7 @@ def batch_program(draw: st.DrawFn) -> Program:
     """One toolUse turn of two or three calls, each but one gated, the gates opened in a drawn order; then a stop."""
     ids = _Ids(draw)
     count = draw(st.integers(2, 3))
-    executor = draw(st.integers(0, 2)) == 2
+    executor = draw(st.booleans())
     immediate = draw(st.integers(-1, count - 1))  # the one call that settles at once, or none
     calls: list[JsonValue] = []
     tools: list[JsonObject] = []
@@ -255,7 +264,8 @@ def batch_program(draw: st.DrawFn) -> Program:
         call_id, name, gate = ids.call_id(), ids.name(), f"g{index + 1}"
         shape = draw(shapes)
         arguments: JsonValue = draw(arguments_for(shape, valid=True))
-        throws = draw(rarely)
+        # An injected executor's rejection is the loop's to catch (LOOP-BATCH-3): drawn often there.
+        throws = draw(st.booleans() if executor else rarely)
         tags |= {"throws"} if throws else set()
         if executor:
             scripts[call_id] = cast(JsonValue, _executor_script(draw, call_id, name, None if index == immediate else gate, throws))
@@ -336,13 +346,39 @@ def limits_program(draw: st.DrawFn, kind: str) -> Program:
     return program
 
 
-LAB_STRATEGIES = {
+_LAB_PROGRAMS = {
     "7.1": text_stop_program,
     "7.2": round_trip_program,
     "7.3": skipped_programs,
     "7.4": batch_program,
     "7.5": limits_programs,
 }
+
+
+def _lab_strategy(lab: str) -> Callable[[], st.SearchStrategy[Program]]:
+    return lambda: _LAB_PROGRAMS[lab]().map(one_block_progress)
+
+
+#: Each lab's programs (a new strategy object each call).
+LAB_STRATEGIES = {lab: _lab_strategy(lab) for lab in LOOP_LABS}
+
+
+def one_block_progress(program: Program) -> Program:
+    """Outside lab 7.2, every progress report of ``program`` holds one block at most.
+
+    How ``reportProgress`` passes a tool's content on is lab 7.2's (LOOP-TOOL-2): a loop that
+    passes only the first block then fails lab 7.2's cases, not those of a batch or a limit.
+    """
+    if "lab:7.2" in program.tags:
+        return program
+    tools = cast(list[JsonObject], program.input.get("tools") or [])
+    executor = cast(JsonObject, program.input.get("executor") or {})
+    scripts = [tool.get("script") for tool in tools] + list(executor.values())
+    for script in scripts:
+        for action in cast(list[JsonObject], script or []):
+            if isinstance(action.get("progress"), list):
+                action["progress"] = cast(list[JsonValue], action["progress"])[:1]
+    return program
 
 
 def run_agent_loop_programs() -> st.SearchStrategy[Program]:
