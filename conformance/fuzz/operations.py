@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from hypothesis import strategies as st
 
 from conformance.fuzz.strategies import PURE_INPUTS, Program, event_stream_program, pure_program, scripted_model_program
-from conformance.fuzz.strategies_loop import LIMIT_KINDS, SKIP_KINDS, run_agent_loop_programs
+from conformance.fuzz.strategies_loop import LAB_STRATEGIES, LIMIT_KINDS, SKIP_KINDS, run_agent_loop_programs
 from conformance.fuzz.strategies_provider import provider_model_programs, to_provider_messages_program, to_provider_tools_program
 from conformance.fuzz.strategies_reducer import EVENT_CLAUSES, IGNORED, reduce_agent_state_programs
 from conformance.fuzz.strategies_sse import provider_fetch_programs
@@ -41,6 +41,9 @@ class Drawable:
     #: A private set then takes a kind's second case only once every kind has one (and so on), so
     #: that six cases of a lab are six kinds rather than what Hypothesis happened to cluster on.
     facets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Per lab, the strategy of that lab's programs alone (an operation of several labs that draws
+    #: one branch per lab): a private set's search then draws only for its labs not yet full.
+    lab_strategies: Mapping[str, Callable[[], st.SearchStrategy[Program]]] = field(default_factory=dict)
 
 
 def _pure(operation: str) -> Callable[[], st.SearchStrategy[Program]]:
@@ -72,6 +75,7 @@ DRAWABLE: dict[str, Drawable] = {
         ("7.1", "7.2", "7.3", "7.4", "7.5"),
         private_weight=5,
         facets={"7.3": tuple(f"skip:{kind}" for kind in SKIP_KINDS), "7.5": tuple(f"limit:{kind}" for kind in LIMIT_KINDS)},
+        lab_strategies=LAB_STRATEGIES,
     ),
     "reduce_agent_state": Drawable(
         reduce_agent_state_programs,
@@ -120,16 +124,18 @@ def fuzz_mix() -> st.SearchStrategy[Program]:
     return st.one_of(*parts)
 
 
-def private_mix(operations: Collection[str] | None = None) -> st.SearchStrategy[Program]:
-    """The private set's programs: each drawable operation (of ``operations``, or all) ``private_weight`` times.
+def private_mix(slots: Collection[tuple[str, str]] | None = None) -> st.SearchStrategy[Program]:
+    """The private set's programs: each drawable operation (with a slot in ``slots``, or all) ``private_weight`` times.
 
-    Distinct strategy objects, so that Hypothesis draws each share on its own.
+    ``slots`` are ``(lab, operation)`` pairs. An operation with :attr:`Drawable.lab_strategies`
+    gives instead one strategy per lab of it in ``slots``, so that a search draws nothing for its
+    labs already full. Distinct strategy objects, so that Hypothesis draws each share on its own.
     """
-    return st.one_of(
-        *[
-            drawable.strategy()
-            for operation, drawable in DRAWABLE.items()
-            if operations is None or operation in operations
-            for _ in range(drawable.private_weight)
-        ]
-    )
+    parts: list[st.SearchStrategy[Program]] = []
+    for operation, drawable in DRAWABLE.items():
+        labs = [lab for lab in drawable.labs if slots is None or (lab, operation) in slots]
+        if slots is not None and drawable.lab_strategies:
+            parts.extend(drawable.lab_strategies[lab]() for lab in labs)
+        elif labs:
+            parts.extend(drawable.strategy() for _ in range(drawable.private_weight))
+    return st.one_of(*parts)

@@ -34,7 +34,7 @@ from conformance.common.atomic_file import write_text_atomic
 from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.emit import file_text
 from conformance.fuzz.engine import DRAW_SETTINGS
-from conformance.fuzz.operations import DRAWABLE, lab_operations, private_mix
+from conformance.fuzz.operations import lab_operations, private_mix
 from conformance.fuzz.private_cases import PRIVATE_WORD
 from conformance.fuzz.private_drawing import DRAWS_PER_SEARCH, Drawing
 from conformance.fuzz.private_drawing import PrivateSet as PrivateSet  # re-exported: the set a caller writes
@@ -118,9 +118,9 @@ def operation_quotas(lab_quotas: Mapping[str, int]) -> dict[tuple[str, str], int
 
 
 @functools.cache
-def open_mix(operations: frozenset[str]) -> st.SearchStrategy[Program]:
-    """The private mix of ``operations`` (built once per set of them)."""
-    return private_mix(operations)
+def open_mix(slots: frozenset[tuple[str, str]]) -> st.SearchStrategy[Program]:
+    """The private mix of the ``(lab, operation)`` slots (built once per set of them)."""
+    return private_mix(slots)
 
 
 # The fuzzer's strategies, mixed for a set whose labs weigh the same (the weights are in
@@ -160,9 +160,10 @@ def predictable_inputs() -> frozenset[str]:
     for seed in PROBE_SEEDS:
         for search in range(PROBE_DRAWS // DRAWS_PER_SEARCH):
             probe(private_programs, Random(seed_number(seed) + search), DRAWS_PER_SEARCH)
-        # A search over fewer operations starts with the simplest programs of the first of them.
-        for operation in DRAWABLE:
-            probe(open_mix(frozenset({operation})), Random(seed_number(seed)), PROBE_FIRST_DRAWS)
+        # A search over fewer slots starts with the simplest programs of the first of them.
+        for lab, operations in LAB_OPERATIONS.items():
+            for operation in operations:
+                probe(open_mix(frozenset({(lab, operation)})), Random(seed_number(seed)), PROBE_FIRST_DRAWS)
     return frozenset(found)
 
 
@@ -190,7 +191,8 @@ def generate(
     )
     # Many short searches, each from its own seed: one long search mutates what it drew before,
     # so 20 cases of one operation would be near copies of each other. Each draws only for the
-    # operations whose share is not yet full: a set of some labs then draws the same cases
+    # (lab, operation) slots whose share is not yet full (an operation of several labs with a
+    # strategy per lab, for those labs alone): a set of some labs then draws the same cases
     # whatever the strategies of the others, and few draws go to labs already full.
     for search in range(DRAWS_PER_CASE * total):
         if drawing.full() or drawing.result.stats.drawn >= drawing.max_draws:
@@ -198,9 +200,7 @@ def generate(
         drawing.start_search()
         try:
             with without_local_constants():
-                find(
-                    open_mix(drawing.open_operations()), drawing.holds, settings=_GENERATE_ONLY, random=Random(seed_number(secret) + search)
-                )
+                find(open_mix(drawing.open_slots()), drawing.holds, settings=_GENERATE_ONLY, random=Random(seed_number(secret) + search))
         except BaseException as error:
             if type(error).__name__ not in {"NoSuchExample", "Unsatisfiable"}:
                 raise

@@ -84,9 +84,9 @@ class Drawing:
     def __post_init__(self) -> None:
         self.have = dict.fromkeys(self.wanted, 0)
 
-    def open_operations(self) -> frozenset[str]:
-        """The operations of the slots not yet full."""
-        return frozenset(slot[1] for slot, count in self.wanted.items() if self.have[slot] < count)
+    def open_slots(self) -> frozenset[tuple[str, str]]:
+        """The ``(lab, operation)`` slots not yet full."""
+        return frozenset(slot for slot, count in self.wanted.items() if self.have[slot] < count)
 
     def start_search(self) -> None:
         """A new search begins: its own count of cases and draws."""
