@@ -9,6 +9,7 @@ clause. How many variants the private cases of their lab catch is measured and b
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -19,9 +20,12 @@ from conformance.loading.loader import load_suite
 from conformance.model.cases import Case
 from conformance.model.clauses import load_clauses
 from conformance.running.engine import run_alone
+from tests.support.cli_runner import cli
+from tests.support.js_variants import JS, ensure_generated
 from tests.support.loop_variants import LOOP_VARIANTS
 from tests.support.private_sets import problems_besides_other_labs, reference_failures, write_labs_set
 from tests.support.reducer_variants import REDUCER_VARIANTS
+from tests.support.requirements import needs_node
 
 AGENT_LABS = ("7.1", "7.2", "7.3", "7.4", "7.5", "9.1")
 PER_LAB = 12
@@ -108,3 +112,38 @@ def test_the_private_cases_of_their_lab_catch_most_one_bug_variants(failures: di
 
 
 UNCAUGHT_AT_MOST = 5
+
+
+#: JavaScript course projects (tests/support/js/variants, chapters 07 and 09) and the lab of their one bug (None: correct).
+JS_PROJECTS = {
+    "chapter-09": None,
+    "shares-caller-transcript": "7.1",
+    "results-in-completion-order": "7.4",
+    "loses-siblings": "7.4",
+    "max-steps-off-by-one": "7.5",
+    "reducer-ignores-run-id": "9.1",
+    "reducer-keeps-pending-id": "9.1",
+}
+
+
+@needs_node
+@pytest.mark.parametrize(("project", "lab"), JS_PROJECTS.items())
+def test_through_the_course_adapter_a_js_project_fails_only_its_own_labs_drawn_cases(
+    project: str, lab: str | None, agent_dir: Path, tmp_path: Path
+) -> None:
+    # The expectations are the Python reference's; a correct JavaScript project (the Node.js
+    # adapter's own scripted model, tools and gates) must agree with every one of them, and a
+    # one-bug project fail no other lab's (how many of its own lab's it fails is measured above,
+    # on the Python variants; 180 cases drawn from another seed caught each of these).
+    ensure_generated()
+    report = tmp_path / "report.json"
+    result = cli(
+        "run", "--impl", f"pi-course:{JS / 'variants' / project}", "--fixtures", str(agent_dir), "--report-json", str(report), timeout=600
+    )
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    outcomes = json.loads(report.read_text(encoding="utf-8"))["cases"]
+    ran = [case for case in outcomes if case["status"] != "skipped" or case["lab"] != "9.1"]  # chapter 07 projects have no agent.js
+    failing = {case["lab"] for case in ran if case["status"] != "passed"}
+    assert failing <= ({lab} if lab is not None else set()), [
+        (case["id"], case["message"][:200]) for case in ran if case["status"] != "passed"
+    ]
