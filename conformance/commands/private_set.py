@@ -33,10 +33,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         ),
     )
     parser.add_argument("--seed", required=True, metavar="SECRET", help="the secret the cases are drawn from (any text; keep it private)")
-    parser.add_argument("--out", required=True, metavar="DIR", help="the folder for DIR/ch03/ to DIR/ch06/, one per chapter drawn")
+    parser.add_argument("--out", required=True, metavar="DIR", help="the folder for DIR/ch03/ to DIR/ch09/, one per chapter drawn")
     parser.add_argument("--profile", default=DEFAULT_PROFILE, help="the profile (default: course, the only one with a bundled reference)")
     parser.add_argument("--rubric", metavar="R", help="the rubric whose lab weights share out the cases (default: the shipped one)")
-    parser.add_argument("--cases", type=int, default=DEFAULT_CASES, metavar="N", help=f"how many cases (default {DEFAULT_CASES})")
+    parser.add_argument(
+        "--cases",
+        type=int,
+        default=DEFAULT_CASES,
+        metavar="N",
+        help=f"how many cases, at least one per graded lab (default {DEFAULT_CASES})",
+    )
     TIMEOUT.add(parser, help=f"{TIMEOUT.keywords['help']}; of the reference's second run of each case")
     parser.set_defaults(handler=private_set_command)
 

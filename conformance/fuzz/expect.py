@@ -14,6 +14,7 @@ import json
 import re
 
 from conformance.common.jsontypes import JsonObject, JsonValue
+from conformance.fuzz.expect_agent import AGENT_CLAUSES, agent_lab, loosen_agent_observation
 from conformance.fuzz.expect_provider import PROVIDER_CLAUSES, PROVIDER_LABS, loosen_provider_step
 from conformance.fuzz.expect_tools import TOOL_CLAUSES, TOOL_LABS, loosen_tool_observation
 from conformance.fuzz.strategies import Program
@@ -62,6 +63,9 @@ def expectations(program: Program, observation: JsonObject) -> tuple[JsonObject 
         return observation, []
     if program.operation == "make_assistant_message":
         _loosen_defaults(program, observation["value"])
+        return observation, []
+    if program.operation in AGENT_CLAUSES:
+        loosen_agent_observation(program, observation)
         return observation, []
     if program.operation in TOOL_CLAUSES:
         loosen_tool_observation(program, observation)
@@ -139,6 +143,8 @@ _MODEL_CLAUSES = [
 
 def clauses_for(program: Program, path: str) -> list[str]:
     """The clauses a divergence at ``path`` breaks, most specific first."""
+    if program.operation in AGENT_CLAUSES:
+        return AGENT_CLAUSES[program.operation](program, path)
     if program.operation in TOOL_CLAUSES:
         return TOOL_CLAUSES[program.operation](program, path)
     if program.operation in PROVIDER_CLAUSES:
@@ -163,6 +169,8 @@ def clauses_for(program: Program, path: str) -> list[str]:
 
 def lab_for(program: Program) -> str:
     """The lab whose code the case exercises (spec/fixture-format.md, ``lab``)."""
+    if program.operation in AGENT_CLAUSES:
+        return agent_lab(program)
     if program.operation in TOOL_LABS:
         return TOOL_LABS[program.operation]
     if program.operation in PROVIDER_LABS:

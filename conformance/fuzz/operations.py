@@ -10,13 +10,15 @@ operation too (:func:`lab_operations`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
 from conformance.fuzz.strategies import PURE_INPUTS, Program, event_stream_program, pure_program, scripted_model_program
+from conformance.fuzz.strategies_loop import LAB_STRATEGIES, LIMIT_KINDS, SKIP_KINDS, run_agent_loop_programs
 from conformance.fuzz.strategies_provider import provider_model_programs, to_provider_messages_program, to_provider_tools_program
+from conformance.fuzz.strategies_reducer import EVENT_CLAUSES, IGNORED, reduce_agent_state_programs
 from conformance.fuzz.strategies_sse import provider_fetch_programs
 from conformance.fuzz.strategies_tools import execute_tool_call_programs, object_schema_program, tool_registry_program
 from conformance.model.profiles import COURSE
@@ -35,11 +37,21 @@ class Drawable:
     private_weight: int = 1
     #: Whether ``pi-conformance fuzz`` draws it (chapters 03 and 04; see :data:`FUZZ_OPERATIONS`).
     fuzzed: bool = False
+    #: Per lab, the tags that tell its kinds of program apart (a program's kind: the first of them it has).
+    #: A private set then takes a kind's second case only once every kind has one (and so on), so
+    #: that six cases of a lab are six kinds rather than what Hypothesis happened to cluster on.
+    facets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Per lab, the strategy of that lab's programs alone (an operation of several labs that draws
+    #: one branch per lab): a private set's search then draws only for its labs not yet full.
+    lab_strategies: Mapping[str, Callable[[], st.SearchStrategy[Program]]] = field(default_factory=dict)
 
 
 def _pure(operation: str) -> Callable[[], st.SearchStrategy[Program]]:
     return lambda: pure_program(operation)
 
+
+#: The reducer's kinds of program: an ignored event (two ways), and each kind of event applied.
+REDUCER_FACETS = (*(f"ignored:{why}" for why in IGNORED), *(f"event:{kind}" for kind in EVENT_CLAUSES))
 
 #: The drawable operations, in the order the mixes list them (the order decides what a seed draws).
 DRAWABLE: dict[str, Drawable] = {
@@ -57,14 +69,25 @@ DRAWABLE: dict[str, Drawable] = {
     "object_schema": Drawable(object_schema_program, ("6.1",), private_weight=4),
     "tool_registry": Drawable(tool_registry_program, ("6.2",), private_weight=4),
     "execute_tool_call": Drawable(execute_tool_call_programs, ("6.3",)),  # four branches, one per outcome
+    # Chapter 07: one operation, five labs, a branch each (strategies_loop.py); chapter 09's reducer, one lab.
+    "run_agent_loop": Drawable(
+        run_agent_loop_programs,
+        ("7.1", "7.2", "7.3", "7.4", "7.5"),
+        private_weight=5,
+        facets={"7.3": tuple(f"skip:{kind}" for kind in SKIP_KINDS), "7.5": tuple(f"limit:{kind}" for kind in LIMIT_KINDS)},
+        lab_strategies=LAB_STRATEGIES,
+    ),
+    "reduce_agent_state": Drawable(
+        reduce_agent_state_programs,
+        ("9.1",),
+        private_weight=4,
+        facets={"9.1": (*(f"ignored:{why}" for why in IGNORED), *(f"event:{kind}" for kind in EVENT_CLAUSES))},
+    ),
 }
 
 #: Course operations without a strategy, and why: their cases are the public fixtures only.
-_NO_STRATEGY = "no strategy yet (issue 32): a private set holds no case of its lab, whose public cases then earn their points unconfirmed"
-
+#: One at present: an operation the profile gains goes here, with the reason, until it has a strategy.
 NOT_DRAWABLE: dict[str, str] = {
-    "run_agent_loop": _NO_STRATEGY,
-    "reduce_agent_state": _NO_STRATEGY,
     # A course project cannot play it yet (labs 9.2-9.5 are outside the default rubric), so a drawn
     # case would only be skipped; and an Agent scenario needs held turns and subscribers to draw.
     "run_agent": "no strategy (issue 35): the course adapter does not play the Agent yet, and labs 9.2-9.5 are not graded",
@@ -89,6 +112,13 @@ def lab_operations() -> dict[str, tuple[str, ...]]:
     return {lab: tuple(operations) for lab, operations in labs.items()}
 
 
+def facet_of(program: Program, lab: str) -> tuple[str, tuple[str, ...]] | None:
+    """``(kind, every kind of the lab)`` of ``program`` in ``lab`` (:attr:`Drawable.facets`), or None."""
+    drawable = DRAWABLE.get(program.operation)
+    facets = drawable.facets.get(lab, ()) if drawable is not None else ()
+    return next(((facet, facets) for facet in facets if facet in program.tags), None)
+
+
 def fuzz_mix() -> st.SearchStrategy[Program]:
     """The fuzzer's programs: each fuzzed operation listed once, the scenario ones twice (the same object)."""
     parts: list[st.SearchStrategy[Program]] = []
@@ -98,16 +128,18 @@ def fuzz_mix() -> st.SearchStrategy[Program]:
     return st.one_of(*parts)
 
 
-def private_mix(operations: Collection[str] | None = None) -> st.SearchStrategy[Program]:
-    """The private set's programs: each drawable operation (of ``operations``, or all) ``private_weight`` times.
+def private_mix(slots: Collection[tuple[str, str]] | None = None) -> st.SearchStrategy[Program]:
+    """The private set's programs: each drawable operation (with a slot in ``slots``, or all) ``private_weight`` times.
 
-    Distinct strategy objects, so that Hypothesis draws each share on its own.
+    ``slots`` are ``(lab, operation)`` pairs. An operation with :attr:`Drawable.lab_strategies`
+    gives instead one strategy per lab of it in ``slots``, so that a search draws nothing for its
+    labs already full. Distinct strategy objects, so that Hypothesis draws each share on its own.
     """
-    return st.one_of(
-        *[
-            drawable.strategy()
-            for operation, drawable in DRAWABLE.items()
-            if operations is None or operation in operations
-            for _ in range(drawable.private_weight)
-        ]
-    )
+    parts: list[st.SearchStrategy[Program]] = []
+    for operation, drawable in DRAWABLE.items():
+        labs = [lab for lab in drawable.labs if slots is None or (lab, operation) in slots]
+        if slots is not None and drawable.lab_strategies:
+            parts.extend(drawable.lab_strategies[lab]() for lab in labs)
+        elif labs:
+            parts.extend(drawable.strategy() for _ in range(drawable.private_weight))
+    return st.one_of(*parts)

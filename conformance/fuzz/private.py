@@ -21,7 +21,6 @@ import hashlib
 import math
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from random import Random
 
 from hypothesis import Phase, find, settings
@@ -29,22 +28,19 @@ from hypothesis import strategies as st
 
 from conformance.adapters.interface import Adapter
 from conformance.fuzz.constants import without_local_constants
-from conformance.fuzz.engine import DRAW_SETTINGS, reference_case
-from conformance.fuzz.expect import lab_for
-from conformance.fuzz.operations import DRAWABLE, lab_operations, private_mix
-from conformance.fuzz.private_cases import private_case
+from conformance.fuzz.engine import DRAW_SETTINGS
+from conformance.fuzz.operations import lab_operations, private_mix
+from conformance.fuzz.private_drawing import DRAWS_PER_SEARCH, Drawing
+from conformance.fuzz.private_drawing import PrivateSet as PrivateSet  # re-exported: the set a caller writes
+from conformance.fuzz.private_drawing import Stats as Stats
 from conformance.fuzz.strategies import Program
 from conformance.grading.rubric import Rubric
 from conformance.model.cases import Case
-from conformance.running.engine import run_alone
 from conformance.yamlio.canonical import inputs_key
 
 #: Draws allowed per wanted case before giving up on a lab that cannot be filled (a rubric whose
 #: tags weigh all of a lab's drawable cases at 0, say); a full default set needs about 5 per case.
 DRAWS_PER_CASE = 100
-#: Cases one search takes, and programs it draws, before the next search starts from a fresh seed.
-CASES_PER_SEARCH = 2
-DRAWS_PER_SEARCH = 60
 
 
 class PrivateSetError(ValueError):
@@ -106,9 +102,9 @@ def operation_quotas(lab_quotas: Mapping[str, int]) -> dict[tuple[str, str], int
 
 
 @functools.cache
-def open_mix(operations: frozenset[str]) -> st.SearchStrategy[Program]:
-    """The private mix of ``operations`` (built once per set of them)."""
-    return private_mix(operations)
+def open_mix(slots: frozenset[tuple[str, str]]) -> st.SearchStrategy[Program]:
+    """The private mix of the ``(lab, operation)`` slots (built once per set of them)."""
+    return private_mix(slots)
 
 
 # The fuzzer's strategies, mixed for a set whose labs weigh the same (the weights are in
@@ -148,41 +144,11 @@ def predictable_inputs() -> frozenset[str]:
     for seed in PROBE_SEEDS:
         for search in range(PROBE_DRAWS // DRAWS_PER_SEARCH):
             probe(private_programs, Random(seed_number(seed) + search), DRAWS_PER_SEARCH)
-        # A search over fewer operations starts with the simplest programs of the first of them.
-        for operation in DRAWABLE:
-            probe(open_mix(frozenset({operation})), Random(seed_number(seed)), PROBE_FIRST_DRAWS)
+        # A search over fewer slots starts with the simplest programs of the first of them.
+        for lab, operations in LAB_OPERATIONS.items():
+            for operation in operations:
+                probe(open_mix(frozenset({(lab, operation)})), Random(seed_number(seed)), PROBE_FIRST_DRAWS)
     return frozenset(found)
-
-
-@dataclass
-class Stats:
-    """What became of the programs drawn."""
-
-    drawn: int = 0
-    #: Programs of an operation whose share of its lab is full, or of a lab the rubric does not grade.
-    surplus: int = 0
-    #: Same operation, input and steps as a public case, a case already in the folder, or an earlier draw.
-    duplicates: int = 0
-    #: Programs the public probe seeds draw too (:func:`predictable_inputs`).
-    predictable: int = 0
-    #: Cases the rubric would weigh 0 (chapter 02's generic stream, in the default rubric).
-    weightless: int = 0
-    #: The reference could not run the program, or failed its own expectations on the second run.
-    unstable: int = 0
-    seconds: float = 0.0
-
-
-@dataclass
-class PrivateSet:
-    """The generated cases, by lab in the rubric's order, and how drawing them went."""
-
-    cases: dict[str, list[Case]]
-    stats: Stats = field(default_factory=Stats)
-
-    @property
-    def all_cases(self) -> list[Case]:
-        """Every case, lab by lab."""
-        return [case for lab_cases in self.cases.values() for case in lab_cases]
 
 
 def generate(
@@ -196,7 +162,7 @@ def generate(
     """Draw ``total`` cases for ``rubric``'s labs from ``secret``, none feeding the same inputs as a ``taken`` case."""
     started = time.perf_counter()
     lab_quotas = quotas(rubric, total)
-    drawing = _Drawing(
+    drawing = Drawing(
         reference,
         rubric,
         timeout_s,
@@ -209,7 +175,8 @@ def generate(
     )
     # Many short searches, each from its own seed: one long search mutates what it drew before,
     # so 20 cases of one operation would be near copies of each other. Each draws only for the
-    # operations whose share is not yet full: a set of some labs then draws the same cases
+    # (lab, operation) slots whose share is not yet full (an operation of several labs with a
+    # strategy per lab, for those labs alone): a set of some labs then draws the same cases
     # whatever the strategies of the others, and few draws go to labs already full.
     for search in range(DRAWS_PER_CASE * total):
         if drawing.full() or drawing.result.stats.drawn >= drawing.max_draws:
@@ -217,9 +184,7 @@ def generate(
         drawing.start_search()
         try:
             with without_local_constants():
-                find(
-                    open_mix(drawing.open_operations()), drawing.holds, settings=_GENERATE_ONLY, random=Random(seed_number(secret) + search)
-                )
+                find(open_mix(drawing.open_slots()), drawing.holds, settings=_GENERATE_ONLY, random=Random(seed_number(secret) + search))
         except BaseException as error:
             if type(error).__name__ not in {"NoSuchExample", "Unsatisfiable"}:
                 raise
@@ -234,97 +199,3 @@ def generate(
             "check the rubric's tags for these labs"
         )
     return drawing.result
-
-
-@dataclass
-class _Drawing:
-    """Hypothesis's condition while a private set is drawn: which programs become cases, and when to stop."""
-
-    reference: Adapter
-    rubric: Rubric
-    timeout_s: float | None
-    #: Cases wanted per (lab, operation), and how many there are.
-    wanted: dict[tuple[str, str], int]
-    result: PrivateSet
-    #: Inputs of the taken cases and of the cases drawn so far, and those the public probe seeds draw.
-    seen_inputs: set[str]
-    predictable: frozenset[str]
-    seen_ids: set[str]
-    max_draws: int
-    have: dict[tuple[str, str], int] = field(init=False)
-
-    #: Cases taken and programs drawn by the current search (:data:`CASES_PER_SEARCH`, :data:`DRAWS_PER_SEARCH`).
-    search_cases: int = field(init=False, default=0)
-    search_draws: int = field(init=False, default=0)
-
-    def __post_init__(self) -> None:
-        self.have = dict.fromkeys(self.wanted, 0)
-
-    def open_operations(self) -> frozenset[str]:
-        """The operations of the slots not yet full."""
-        return frozenset(slot[1] for slot, count in self.wanted.items() if self.have[slot] < count)
-
-    def start_search(self) -> None:
-        """A new search begins: its own count of cases and draws."""
-        self.search_cases = 0
-        self.search_draws = 0
-
-    def full(self) -> bool:
-        return all(self.have[slot] >= count for slot, count in self.wanted.items())
-
-    def holds(self, program: Program) -> bool:
-        """Take ``program`` as a case when it is new, weighed and stable; True ends the search (set complete, or hopeless)."""
-        stats = self.result.stats
-        if self.full() or stats.drawn >= self.max_draws or self.search_cases >= CASES_PER_SEARCH or self.search_draws >= DRAWS_PER_SEARCH:
-            return True
-        stats.drawn += 1
-        self.search_draws += 1
-        lab = lab_for(program)
-        slot = (lab, program.operation)
-        key = self._fresh_inputs(program, slot)
-        if key is None:
-            return False
-        case = self._checked_case(program, lab)
-        if case is None:
-            return False
-        self.seen_inputs.add(key)
-        self.seen_ids.add(case.id)
-        self.result.cases[lab].append(case)
-        self.have[slot] += 1
-        self.search_cases += 1
-        return self.full() or self.search_cases >= CASES_PER_SEARCH
-
-    def _fresh_inputs(self, program: Program, slot: tuple[str, str]) -> str | None:
-        """The program's inputs key, unless its slot is full or its inputs were seen or are predictable."""
-        stats = self.result.stats
-        if self.have.get(slot, 0) >= self.wanted.get(slot, 0):
-            stats.surplus += 1
-            return None
-        key = inputs_key(program.operation, program.input, tuple(program.steps))
-        if key in self.seen_inputs:
-            stats.duplicates += 1
-            return None
-        if key in self.predictable:
-            stats.predictable += 1
-            return None
-        return key
-
-    def _checked_case(self, program: Program, lab: str) -> Case | None:
-        """The program as a private case, when the reference runs it twice alike and the rubric weighs it."""
-        stats = self.result.stats
-        case = reference_case(self.reference, program)
-        if case is None:
-            stats.unstable += 1
-            return None
-        case = private_case(program, case)
-        if self.rubric.labs[lab].case_weight(case) <= 0:
-            stats.weightless += 1
-            return None
-        if case.id in self.seen_ids:  # 32 bits of the inputs' hash alike, the inputs not: as good as never
-            stats.duplicates += 1
-            return None
-        # The second run: a value that differs between runs would make the case flaky.
-        if run_alone(self.reference, case, self.timeout_s).status != "passed":
-            stats.unstable += 1
-            return None
-        return case

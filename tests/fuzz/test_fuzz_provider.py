@@ -9,22 +9,18 @@ in its own lab.
 
 from __future__ import annotations
 
-import logging
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from conformance.adapters.binding import BindingAdapter
-from conformance.adapters.reference import create as create_reference
-from conformance.authoring.lint import lint
-from conformance.fuzz import private, private_files
 from conformance.fuzz.expect_provider import PROVIDER_LABS
-from conformance.grading.rubric import parse_rubric
 from conformance.loading.loader import load_suite
 from conformance.model.cases import Case
 from conformance.model.clauses import load_clauses
 from conformance.running.engine import run_alone
+from tests.support.private_sets import problems_besides_other_labs, reference_failures, write_labs_set
 from tests.support.provider_variants import PROVIDER_VARIANTS, ProviderVariant
 
 #: The clause families of each lab: a lab 5.2 case that records its requests cites lab 5.1's too.
@@ -35,16 +31,7 @@ PER_LAB = 20
 @pytest.fixture(scope="module")
 def chapter_05_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A private set of chapter 05's labs only, 20 cases each, written as ``private-set`` writes it."""
-    logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # drawn streams that never end, by design
-    rubric = parse_rubric({"version": 1, "labs": {lab: {"weight": 1} for lab in LAB_FAMILIES}})
-    reference = create_reference()
-    try:
-        generated = private.generate(reference, rubric, "tests/fuzz/test_fuzz_provider.py", PER_LAB * len(LAB_FAMILIES))
-    finally:
-        reference.close()
-    out = tmp_path_factory.mktemp("chapter-05")
-    private_files.write(generated, out)
-    return out
+    return write_labs_set(tuple(LAB_FAMILIES), "tests/fuzz/test_fuzz_provider.py", PER_LAB, tmp_path_factory.mktemp("chapter-05"))
 
 
 @pytest.fixture(scope="module")
@@ -56,14 +43,8 @@ def chapter_05_cases(chapter_05_dir: Path) -> list[Case]:
 
 def test_the_cases_lint_clean_and_the_reference_passes_them(chapter_05_dir: Path, chapter_05_cases: list[Case]) -> None:
     # The folder holds chapter 05 only, so lint says the other labs have no case; nothing else.
-    others = [f"no case for lab {lab}:" for lab in ("3.1", "3.2", "4.1", "4.2", "6.1", "6.2", "6.3", "7.1", "7.2", "7.3", "9.1")]
-    assert [str(problem) for problem in lint(chapter_05_dir, extra=True) if not any(text in str(problem) for text in others)] == []
-    reference = create_reference()
-    try:
-        outcomes = [run_alone(reference, case) for case in chapter_05_cases]
-    finally:
-        reference.close()
-    assert [(outcome.case_id, outcome.message) for outcome in outcomes if outcome.status != "passed"] == []
+    assert problems_besides_other_labs(chapter_05_dir, tuple(LAB_FAMILIES)) == []
+    assert reference_failures(chapter_05_cases) == []
 
 
 def test_each_lab_gets_its_cases_and_lab_5_1_both_operations(chapter_05_cases: list[Case]) -> None:

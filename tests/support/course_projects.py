@@ -18,6 +18,8 @@ COURSE_TS = Path(__file__).resolve().parent / "js" / "course-ts"
 CHAPTER_05 = Path(__file__).resolve().parent / "js" / "course-ts-05"
 #: What chapter 06 adds to course-ts at chapter 05: ``src/tool.ts`` and its focused test.
 CHAPTER_06 = Path(__file__).resolve().parent / "js" / "course-ts-06"
+#: What chapter 07 adds on top of chapter 06: ``src/agent-loop.ts``, a placeholder whose labs are not done yet.
+CHAPTER_07 = Path(__file__).resolve().parent / "js" / "course-ts-07"
 #: What chapter 09 adds on top of chapter 06: ``src/agent.ts`` (the reducer, lab 9.1) and its focused test.
 CHAPTER_09 = Path(__file__).resolve().parent / "js" / "course-ts-09"
 PACKAGE = Path("packages") / "pi-course"
@@ -57,6 +59,13 @@ def chapter_06(target: Path) -> Path:
     """The whole monorepo at chapter 06 (chapter 05 plus ``course-ts-06``'s ``tool.ts``) at ``target``, and return it."""
     chapter_05(target)
     shutil.copytree(CHAPTER_06, target, ignore=_UNTRACKED, dirs_exist_ok=True)
+    return target
+
+
+def chapter_07(target: Path) -> Path:
+    """The whole monorepo at chapter 07 (:func:`chapter_06` and ``course-ts-07``'s placeholder ``agent-loop.ts``) at ``target``."""
+    chapter_06(target)
+    shutil.copytree(CHAPTER_07, target, ignore=_UNTRACKED, dirs_exist_ok=True)
     return target
 
 

@@ -30,11 +30,17 @@ class LoopVariant:
     message_fragment: str
 
 
+def _start_all(run: agent_loop.LoopRun, calls: list[Any]) -> Callable[..., Awaitable[Any]]:
+    """Every call's tool_start, as the reference emits them; the executor the batch runs with."""
+    for call in calls:
+        run.emit({"type": "tool_start", "call": call})
+    executor: Callable[..., Awaitable[Any]] = run.options.get("executeToolCall") or run._core_executor
+    return executor
+
+
 class _CompletionOrder(agent_loop.LoopRun):
     async def run_batch(self, calls: list[Any]) -> None:
-        executor = self.options.get("executeToolCall") or self._core_executor
-        for call in calls:
-            self.emit({"type": "tool_start", "call": call})
+        executor = _start_all(self, calls)
 
         async def run_and_append(call: Any) -> None:
             self.messages.append(await self.run_call(executor, call))
@@ -42,11 +48,27 @@ class _CompletionOrder(agent_loop.LoopRun):
         await asyncio.gather(*(run_and_append(call) for call in calls))
 
 
+class _ToolEndInCallOrder(agent_loop.LoopRun):
+    async def run_batch(self, calls: list[Any]) -> None:
+        # Every call awaited together, then one tool_end per result in call order: the events
+        # no longer say which call settled first.
+        executor = _start_all(self, calls)
+
+        async def settled(call: Any) -> Any:
+            try:
+                return await executor(call, {"signal": self.signal, "reportProgress": self.progress_reporter(call)})
+            except Exception as error:
+                return tool.failed_result(call, error)
+
+        results = await asyncio.gather(*(settled(call) for call in calls))
+        for result in results:
+            self.emit({"type": "tool_end", "result": result})
+        self.messages.extend(results)
+
+
 class _Sequential(agent_loop.LoopRun):
     async def run_batch(self, calls: list[Any]) -> None:
-        executor = self.options.get("executeToolCall") or self._core_executor
-        for call in calls:
-            self.emit({"type": "tool_start", "call": call})
+        executor = _start_all(self, calls)
         for call in calls:
             self.messages.append(await self.run_call(executor, call))
 
@@ -190,6 +212,7 @@ LOOP_VARIANTS: tuple[LoopVariant, ...] = (
         "empty-tooluse-continues", _terminals("empty-tooluse-continues"), "LOOP-SKIP-3", "7.3", "loop-course-tooluse-without-call", "trace"
     ),
     _variant("results-in-completion-order", _CompletionOrder, "LOOP-BATCH-2", "7.4", "loop-course-gated-batch", "result.messages[2]"),
+    _variant("tool-end-in-call-order", _ToolEndInCallOrder, "LOOP-BATCH-2", "7.4", "loop-course-gated-batch", "stalled"),
     _variant("sequential-batch", _Sequential, "LOOP-BATCH-1", "7.4", "loop-course-gated-batch", "tool fast to start"),
     _variant("lazy-tool-start", _LazyToolStart, "LOOP-BATCH-1", "7.4", "loop-batch-starts-before-executing", "trace"),
     _variant("loses-siblings", _LosesSiblings, "LOOP-BATCH-3", "7.4", "loop-course-executor-rejection", "error"),

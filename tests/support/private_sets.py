@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.adapters.reference import create as create_reference
+from conformance.authoring.lint import lint
 from conformance.fuzz import private, private_files
-from conformance.grading.rubric import load_rubric
+from conformance.grading.rubric import load_rubric, parse_rubric
 from conformance.loading.loader import load_suite
+from conformance.model.cases import LABS, Case
+from conformance.running.engine import run_alone
 from tests.support.paths import TEST_CACHE
 from tests.support.probe_cache import share_probe_draws
 
@@ -24,3 +28,32 @@ def write_private_set(seed: str, out: Path, total: int = 100) -> Path:
         reference.close()
     private_files.write(generated, out)
     return out
+
+
+def write_labs_set(labs: Sequence[str], seed: str, per_lab: int, out: Path) -> Path:
+    """Draw ``per_lab`` cases for each of ``labs`` (a rubric of those labs, weighed alike) and write them into ``out``; ``out``."""
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # drawn streams that never end, by design
+    rubric = parse_rubric({"version": 1, "labs": {lab: {"weight": 1} for lab in labs}})
+    reference = create_reference()
+    try:
+        generated = private.generate(reference, rubric, seed, per_lab * len(labs))
+    finally:
+        reference.close()
+    private_files.write(generated, out)
+    return out
+
+
+def problems_besides_other_labs(folder: Path, labs: Sequence[str]) -> list[str]:
+    """What ``fixtures lint`` (with the extra checks) says of a set of ``labs`` only, but that the other labs have no case."""
+    others = [f"no case for lab {lab}:" for lab in LABS if lab not in labs]
+    return [str(problem) for problem in lint(folder, extra=True) if not any(text in str(problem) for text in others)]
+
+
+def reference_failures(cases: Sequence[Case]) -> list[tuple[str, str]]:
+    """``(id, message)`` of each of ``cases`` the reference does not pass."""
+    reference = create_reference()
+    try:
+        outcomes = [run_alone(reference, case) for case in cases]
+    finally:
+        reference.close()
+    return [(outcome.case_id, outcome.message) for outcome in outcomes if outcome.status != "passed"]

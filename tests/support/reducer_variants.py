@@ -83,7 +83,8 @@ def _unhandled(kind: str) -> Any:
     """A reducer that forgets one loop event: ``kind`` changes nothing."""
 
     def reducer(state: State, event: Event) -> State:
-        return dict(state) if _loop_kind(event) == kind else reduce(state, event)
+        active = state.get("status") == "running" and state.get("activeRunId") == event["runId"]
+        return dict(state) if _loop_kind(event) == kind and active else reduce(state, event)
 
     return reducer
 
@@ -121,6 +122,14 @@ def _resets_diagnostics_at_run_end(state: State, event: Event) -> State:
     reduced = reduce(state, event)
     if event["type"] == "run_end" and reduced is not state:
         return {**reduced, "diagnostics": []}
+    return reduced
+
+
+def _keeps_streaming_text_at_run_end(state: State, event: Event) -> State:
+    # The run's end builds the idle state from the running one and forgets to clear the text.
+    reduced = reduce(state, event)
+    if event["type"] == "run_end" and reduced is not state:
+        return {**reduced, "streamingText": state["streamingText"]}
     return reduced
 
 
@@ -177,6 +186,13 @@ REDUCER_VARIANTS: list[ReducerVariant] = [
     _variant("appends-result-messages", _appends_result_messages, "AGENT-STATE-8", "agent-state-run-end-replaces-messages", "value"),
     _variant("keeps-last-reason", _keeps_last_reason, "AGENT-STATE-2", "agent-state-run-start-clears-last-reason", "lastReason"),
     _variant("resets-diagnostics", _resets_diagnostics_at_run_end, "AGENT-STATE-8", "agent-state-run-end-keeps-diagnostics", "diagnostics"),
+    _variant(
+        "keeps-streaming-text-at-run-end",
+        _keeps_streaming_text_at_run_end,
+        "AGENT-STATE-8",
+        "agent-state-run-end-keeps-diagnostics",
+        "streamingText",
+    ),
     _variant("patch-after-message", _patch_after_message, "AGENT-STATE-2", "agent-state-course-run-start-system-patch", "messages[0]"),
     _variant("skipped-stays-pending", _SKIPPED_STAYS_PENDING, "AGENT-STATE-6", "agent-state-tool-skipped-removes", "pendingToolCallIds"),
     _variant(
