@@ -20,9 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.adapters.binding_part import BindingPart
-from conformance.adapters.interface import ImplementationThrew
-from conformance.adapters.port_calls import not_supported
-from conformance.adapters.stream_observer import describe_exception
+from conformance.adapters.port_calls import call_port
 from conformance.common.jsontypes import JsonObject, JsonValue
 
 #: What the adapter writes into the inputs after the call, to see whether the state shares them.
@@ -39,12 +37,7 @@ class AgentStateOperations(BindingPart):
         function = self._api("reduce_agent_state")
         state, event = self.to_impl(input["state"]), self.to_impl(input["event"])
         before = (self._fingerprint(state), self._fingerprint(event))
-        try:
-            returned = function(state, event)
-        except NotImplementedError as error:
-            raise not_supported("reduce_agent_state", error) from error
-        except Exception as error:
-            raise ImplementationThrew(f"reduce_agent_state() threw {describe_exception(error)}") from error
+        returned = call_port(function, "reduce_agent_state", state, event)
         value = self.to_json(returned, "the state reduce_agent_state() returned")
         unchanged = (self._fingerprint(state), self._fingerprint(event)) == before
         changed = scribble_messages(state) + scribble_event(event)
