@@ -238,14 +238,16 @@ def group_failures(results: Iterable[tuple[Case | BrokenCase, Outcome]], clauses
     for case, outcome in results:
         if outcome.status in ("failed", "errored"):
             groups.setdefault(cause_of(case, outcome), []).append((case, outcome))
-    merged = _one_cause_per_place(merged_into_roots(_at_origin(groups)), clauses)
+    merged = merged_into_roots(_at_origin(groups))
+    # Computed once: merging causes of one place and clause leaves the clause as it was.
+    clause_of = {found: _group_clause(members, clauses) for found, members in merged.items()}
+    merged = _one_cause_per_place(merged, clause_of)
     ordered = root_first(sorted(merged, key=lambda found: -len(merged[found])), merged)
-    return [
-        FailureGroup(_group_clause(merged[found], clauses), found.place, tuple(merged[found]), found.kind, found.detail)
-        for found in ordered
-    ]
+    return [FailureGroup(clause_of[found], found.place, tuple(merged[found]), found.kind, found.detail) for found in ordered]
 
 
+#: Kinds of cause that are no divergence at a place (an error message, a death, a hang): never merged by place.
+_PLACELESS_KINDS = frozenset({"died", "timed out", "hung", "error", "broken"})
 #: Keys too general to say that two places show one symptom.
 _GENERAL_KEYS = frozenset({"value", "events", "content", "partial", "type", "steps", "requests", "messages"})
 
@@ -259,7 +261,7 @@ def _at_origin(groups: dict[Cause, list[tuple[Case | BrokenCase, Outcome]]]) -> 
     by_symptom: dict[tuple[str, str, str], list[Cause]] = {}
     for found in groups:
         key = re.split(r"[.\s]", found.place)[-1]
-        if "." in found.place and key not in _GENERAL_KEYS and found.kind not in ("died", "timed out", "hung", "error", "broken"):
+        if "." in found.place and key not in _GENERAL_KEYS and found.kind not in _PLACELESS_KINDS:
             by_symptom.setdefault((key, found.kind, found.detail), []).append(found)
     merged = dict(groups)
     for causes in by_symptom.values():
@@ -273,7 +275,7 @@ def _at_origin(groups: dict[Cause, list[tuple[Case | BrokenCase, Outcome]]]) -> 
 
 
 def _one_cause_per_place(
-    groups: dict[Cause, list[tuple[Case | BrokenCase, Outcome]]], clauses: Mapping[str, Clause]
+    groups: dict[Cause, list[tuple[Case | BrokenCase, Outcome]]], clause_of: Mapping[Cause, str | None]
 ) -> dict[Cause, list[tuple[Case | BrokenCase, Outcome]]]:
     """Causes at one place under one clause, merged into the largest of them, whatever their kinds.
 
@@ -283,9 +285,9 @@ def _one_cause_per_place(
     replayed are two bugs at one event type.
     """
     by_place: dict[tuple[str, str, str], list[Cause]] = {}
-    for found, members in groups.items():
-        clause = _group_clause(members, clauses)
-        if clause is not None and found.kind not in ("died", "timed out", "hung", "error", "broken"):
+    for found in groups:
+        clause = clause_of[found]
+        if clause is not None and found.kind not in _PLACELESS_KINDS:
             by_place.setdefault((found.place, clause, found.detail), []).append(found)
     merged = dict(groups)
     for causes in by_place.values():
