@@ -9,7 +9,7 @@ from pathlib import Path
 from conformance.adapters.reference import create as create_reference
 from conformance.authoring.lint import lint
 from conformance.fuzz import private, private_files
-from conformance.grading.rubric import load_rubric, parse_rubric
+from conformance.grading.rubric import Rubric, load_rubric, parse_rubric
 from conformance.loading.loader import load_suite
 from conformance.model.cases import LABS, Case
 from conformance.running.engine import run_alone
@@ -19,24 +19,21 @@ from tests.support.probe_cache import share_probe_draws
 
 def write_private_set(seed: str, out: Path, total: int = 100) -> Path:
     """Draw ``total`` cases from ``seed`` for the default rubric and write them into ``out``; ``out``."""
-    logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # drawn streams that never end, by design
-    share_probe_draws(TEST_CACHE)
-    reference = create_reference()
-    try:
-        generated = private.generate(reference, load_rubric(), seed, total, load_suite().cases)
-    finally:
-        reference.close()
-    private_files.write(generated, out)
-    return out
+    return _draw_and_write(load_rubric(), seed, total, out, load_suite().cases)
 
 
 def write_labs_set(labs: Sequence[str], seed: str, per_lab: int, out: Path) -> Path:
     """Draw ``per_lab`` cases for each of ``labs`` (a rubric of those labs, weighed alike) and write them into ``out``; ``out``."""
-    logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # drawn streams that never end, by design
     rubric = parse_rubric({"version": 1, "labs": {lab: {"weight": 1} for lab in labs}})
+    return _draw_and_write(rubric, seed, per_lab * len(labs), out)
+
+
+def _draw_and_write(rubric: Rubric, seed: str, total: int, out: Path, taken: Sequence[Case] = ()) -> Path:
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # drawn streams that never end, by design
+    share_probe_draws(TEST_CACHE)  # the probes are the same for every set: drawn once per checkout
     reference = create_reference()
     try:
-        generated = private.generate(reference, rubric, seed, per_lab * len(labs))
+        generated = private.generate(reference, rubric, seed, total, taken)
     finally:
         reference.close()
     private_files.write(generated, out)
