@@ -108,7 +108,7 @@ def open_mix(slots: frozenset[tuple[str, str]]) -> st.SearchStrategy[Program]:
 
 
 # The fuzzer's strategies, mixed for a set whose labs weigh the same (the weights are in
-# :data:`conformance.fuzz.operations.DRAWABLE`): about 700 draws fill the default set.
+# :data:`conformance.fuzz.operations.DRAWABLE`): about 850 draws fill the default set.
 private_programs = private_mix()
 
 
