@@ -194,6 +194,7 @@ class PiAgentCoreBindingAdapter(BindingAdapter):
             "context_unchanged": self._fingerprint(caller_messages) == before,
             "received": world.received,
             "hooks": world.hooks,
+            "turn_functions": world.turn_functions,
             "polls": dict(world.polls),
             "stalled": stalled,
         }

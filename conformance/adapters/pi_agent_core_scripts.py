@@ -68,6 +68,8 @@ class AgentWorld(ScriptedParts):
     received: list[JsonObject] = field(default_factory=list)
     started: list[str] = field(default_factory=list)
     hooks: list[JsonObject] = field(default_factory=list)
+    #: Each scripted turn function's calls, by its config key.
+    turn_functions: dict[str, list[JsonValue]] = field(default_factory=dict)
     polls: dict[str, int] = field(default_factory=lambda: {"steering": 0, "follow_up": 0})
     #: Gated turns waiting for their ``complete`` step (kept, so that the loop does not lose them).
     pending: list[asyncio.Future[None]] = field(default_factory=list)

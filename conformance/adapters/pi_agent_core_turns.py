@@ -2,7 +2,7 @@
 
 The Python counterpart of ``scriptedTurnFunction`` in ``node/agent_scenario.mjs``
 (spec/fixture-format.md, "Agent scenarios"): call by call, the next scripted answer, each call
-recorded in ``hooks`` in the compact form both adapters share (messages by role, ``after``:
+recorded in ``turn_functions`` in the compact form both adapters share (messages by role, ``after``:
 the last event before the call).
 """
 
@@ -70,17 +70,18 @@ def _turn_update(answer: JsonObject, world: AgentWorld, tools: list[Any]) -> dic
 def scripted_turn_function(name: str, answers: JsonValue, world: AgentWorld, tools: list[Any]) -> Callable[..., Awaitable[Any]]:
     """``prepare_request`` / ``finish_turn`` / ``prepare_next_turn`` / ``transform_context``: call by call, the next answer.
 
-    Every call is recorded in ``hooks`` with ``after``, the trace line of the last event before
+    Every call is recorded in ``turn_functions[name]`` with ``after``, the trace line of the last event before
     it. An answer ``{throw: M}`` raises; ``None`` returns ``None`` (``transform_context``: the
     messages it got); ``transform_context``'s ``{keep_last: N}`` returns the last N messages.
     """
     if not isinstance(answers, list):
         raise HarnessError(f"{name} must be a list of answers, one per call")
     calls = [0]
+    records = world.turn_functions.setdefault(name, [])
 
     async def function(value: Any, signal: Any = None) -> Any:
         after = trace_line(world.events[-1]) if world.events else None
-        world.hooks.append({"hook": name, **_turn_record(name, value, signal, world), "after": after})
+        records.append({**_turn_record(name, value, signal, world), "after": after})
         index = calls[0]
         calls[0] = index + 1
         answer = answers[index] if index < len(answers) else None

@@ -174,7 +174,7 @@ def test_a_prepare_request_called_once_per_run_is_caught(agent_suite: Suite, mon
     failed = failures(agent_suite)
     assert "pac-prepare-request-before-every-request" in failed, failed
     assert all(clauses_of(agent_suite, [case_id]) & {"PAC-REQ-1", "PAC-REQ-2", "PAC-REQ-3"} for case_id in failed), failed
-    assert "hooks: expected 2 items but got 1" in failed["pac-prepare-request-before-every-request"], failed
+    assert "turn_functions.prepare_request: expected 2 items but got 1" in failed["pac-prepare-request-before-every-request"], failed
 
 
 def test_a_continue_decision_ignored_is_caught(agent_suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:

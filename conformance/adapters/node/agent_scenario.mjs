@@ -147,7 +147,7 @@ export function scriptedQueue(name, polls, state) {
 const roles = (messages) => (Array.isArray(messages) ? messages.map((message) => message?.role ?? null) : null);
 const signalIdentity = (signal, state) => (signal === state.signal ? "same" : signal === undefined ? "absent" : "other");
 
-/** What one call of a turn function saw, in the compact form `hooks` records (spec/fixture-format.md). */
+/** What one call of a turn function saw, in the compact form `turn_functions` records (spec/fixture-format.md). */
 const TURN_RECORDS = {
   prepare_request: (request, signal, state) => ({ model: request?.model?.id ?? null, thinkingLevel: request?.thinkingLevel ?? null, messages: roles(request?.context?.messages), signal: signalIdentity(signal, state) }),
   finish_turn: (turn, signal, state) => ({ stopReason: turn?.message?.stopReason ?? null, toolResults: (turn?.toolResults ?? []).map((result) => result.toolCallId), messages: roles(turn?.context?.messages), newMessages: roles(turn?.newMessages), signal: signalIdentity(signal, state) }),
@@ -167,17 +167,18 @@ function turnUpdate(answer, tools) {
 
 /**
  * A scripted turn function (`prepare_request`, `finish_turn`, `prepare_next_turn`, `transform_context`): call by
- * call, the next answer of `answers` (then null); every call recorded in `hooks`. An answer `{throw: M}` throws; null
+ * call, the next answer of `answers` (then null); every call recorded in `turn_functions[name]`. An answer `{throw: M}` throws; null
  * returns undefined (transformContext: the messages it got); transformContext's `{keep_last: N}` returns the last N.
  */
 export function scriptedTurnFunction(name, answers, state, tools) {
   if (!Array.isArray(answers)) throw new ProtocolError(`${name} must be a list of answers, one per call`);
   const recordOf = TURN_RECORDS[name];
+  state.turnFunctions[name] = [];
   let calls = 0;
   return async (value, signal) => {
     // `after`: the last event emitted before the call, which places the call among the events.
     const after = state.raw.length > 0 ? traceLine(state.raw[state.raw.length - 1]) : null;
-    state.hooks.push({ hook: name, ...recordOf(value, signal, state), after });
+    state.turnFunctions[name].push({ ...recordOf(value, signal, state), after });
     const answer = answers[calls++] ?? null;
     if (isObject(answer) && "throw" in answer) throw new Error(String(answer.throw));
     if (name === "transform_context") {

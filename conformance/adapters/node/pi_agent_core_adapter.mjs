@@ -99,6 +99,7 @@ function newState(signalOption) {
     received: [],
     started: [],
     hooks: [],
+    turnFunctions: {},
     polls: { steering: 0, follow_up: 0 },
     raw: [],
     events: [],
@@ -187,6 +188,7 @@ async function playAgentLoop(pkg, input) {
     context_unchanged: fingerprint(context.messages) === before,
     received: state.received,
     hooks: state.hooks,
+    turn_functions: state.turnFunctions,
     polls: state.polls,
     stalled,
   };
