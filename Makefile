@@ -37,10 +37,12 @@ conformance: $(BIN)/pi-conformance toolchain
 	$(BIN)/pi-conformance run --impl reference
 	@echo "next: source $(VENV)/bin/activate   # puts pi-conformance on PATH; then every pi-conformance command the README, the manual and the CLI print runs as printed"
 
-## Install every published @earendil-works/pi-ai 1.x (npm, into .cache, once each), run the
-## pi-ai-1 cases on each and rewrite docs/pi-ai-compatibility.md.
+## Install every published @earendil-works/pi-ai 1.x and @earendil-works/pi-agent-core from 0.85.0 on
+## (npm, into .cache, once each; pi-agent-core with pi-ai at its own version), run each profile's cases
+## on each version and rewrite docs/pi-ai-compatibility.md and docs/pi-agent-core-compatibility.md.
 compat-page: $(BIN)/pi-conformance
 	$(BIN)/pi-conformance compat --out docs/pi-ai-compatibility.md
+	$(BIN)/pi-conformance compat --profile pi-agent-core-1 --out docs/pi-agent-core-compatibility.md
 
 ## Run the project's own tests (the suite against the reference included).
 # Bytecode caches on (PYTHONDONTWRITEBYTECODE emptied): the tests start hundreds of Python

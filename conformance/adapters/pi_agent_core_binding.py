@@ -51,7 +51,9 @@ from conformance.adapters.pi_agent_core_scripts import (
     scripted_hook,
     scripted_queue,
     stream_fn,
+    trace_line,
 )
+from conformance.adapters.pi_agent_core_turns import TURN_FUNCTIONS, scripted_turn_function
 from conformance.adapters.pi_ai_binding import field_of
 from conformance.common.jsontypes import JsonObject, JsonValue
 
@@ -76,22 +78,6 @@ class _Run:
     error: JsonValue = None
     #: Why the new messages could not be serialized (the case then fails with it).
     bad_result: str | None = None
-
-
-def trace_line(event: JsonValue) -> str:
-    """A compact line per event: its type, and the role, assistant event or tool call id it is about."""
-    if not isinstance(event, dict):
-        return repr(event)
-    kind = str(event.get("type"))
-    if kind.startswith("message_"):
-        message = event.get("message")
-        role = message.get("role") if isinstance(message, dict) else None
-        update = event.get("assistantMessageEvent")
-        what = update.get("type") if kind == "message_update" and isinstance(update, dict) else role
-        return f"{kind}:{'undefined' if what is None else what}"
-    if kind.startswith("tool_execution_"):
-        return f"{kind}:{event.get('toolCallId')}"
-    return kind
 
 
 def _step(step: JsonValue) -> tuple[str, JsonValue]:
@@ -144,7 +130,7 @@ class PiAgentCoreBindingAdapter(BindingAdapter):
             fields["execution_mode"] = tool.execution_mode
         return self._call_function(lambda: factory(**fields), "AgentTool")  # fields hold a "name": pass them in a closure
 
-    def _agent_config(self, options: JsonObject, world: AgentWorld) -> dict[str, Any]:
+    def _agent_config(self, options: JsonObject, world: AgentWorld, tools: list[Any]) -> dict[str, Any]:
         """The loop config: snake_case keys; the model, ``convert_to_llm``, and what the case scripts."""
         config: dict[str, Any] = {"model": dict(options.get("model") or DEFAULT_MODEL), "convert_to_llm": convert_to_llm}  # type: ignore[arg-type]
         if "tool_execution" in options:
@@ -155,6 +141,9 @@ class PiAgentCoreBindingAdapter(BindingAdapter):
         for key, name in (("steering", "get_steering_messages"), ("follow_up", "get_follow_up_messages")):
             if key in options:
                 config[name] = scripted_queue(key, options[key], world)
+        for key in TURN_FUNCTIONS:
+            if key in options:
+                config[key] = scripted_turn_function(key, options[key], world, tools)
         return config
 
     def _agent_stream_factory(self) -> Callable[[], Any]:
@@ -183,7 +172,7 @@ class PiAgentCoreBindingAdapter(BindingAdapter):
         before = self._fingerprint(caller_messages)
         model: Any = input.get("model") or {}
         streamer = stream_fn(list(model.get("turns") or []), world, self._agent_stream_factory())
-        config = self._agent_config(options, world)
+        config = self._agent_config(options, world, tools)
         head: list[Any] = [self.to_impl(list(input.get("prompts") or []))] if takes_prompts else []  # type: ignore[arg-type]
 
         def start() -> Any:
@@ -199,11 +188,13 @@ class PiAgentCoreBindingAdapter(BindingAdapter):
             "events": world.events,
             "trace": [trace_line(event) for event in world.events],
             "requests": world.requests,
+            "models": world.models,
             "result": run.result,
             "error": run.error,
             "context_unchanged": self._fingerprint(caller_messages) == before,
             "received": world.received,
             "hooks": world.hooks,
+            "turn_functions": world.turn_functions,
             "polls": dict(world.polls),
             "stalled": stalled,
         }

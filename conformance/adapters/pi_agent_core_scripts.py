@@ -11,7 +11,8 @@ stream function, tools, a config of callables, and values through the binding's 
   ``progress``, ``abort``, ``return``, ``throw``) and records what it received.
 - :func:`scripted_hook` and :func:`scripted_queue` answer ``beforeToolCall`` /
   ``afterToolCall`` per tool call id and ``getSteeringMessages`` / ``getFollowUpMessages`` poll
-  by poll, recording each call.
+  by poll, recording each call (the turn functions, ``prepareRequest`` and the like, are
+  :mod:`.pi_agent_core_turns`'s).
 - :class:`AgentWorld` is what they share with the steps: gates, the run's controller and
   signal, the events as JSON, and every record.
 """
@@ -62,9 +63,13 @@ class AgentWorld(ScriptedParts):
 
     events: list[JsonValue] = field(default_factory=list)
     requests: list[JsonObject] = field(default_factory=list)
+    #: The model ``id`` of each request.
+    models: list[JsonValue] = field(default_factory=list)
     received: list[JsonObject] = field(default_factory=list)
     started: list[str] = field(default_factory=list)
     hooks: list[JsonObject] = field(default_factory=list)
+    #: Each scripted turn function's calls, by its config key.
+    turn_functions: dict[str, list[JsonValue]] = field(default_factory=dict)
     polls: dict[str, int] = field(default_factory=lambda: {"steering": 0, "follow_up": 0})
     #: Gated turns waiting for their ``complete`` step (kept, so that the loop does not lose them).
     pending: list[asyncio.Future[None]] = field(default_factory=list)
@@ -102,6 +107,22 @@ class AgentWorld(ScriptedParts):
         if isinstance(value.get("content"), list):
             made["content"] = self.to_impl(value["content"])
         return made
+
+
+def trace_line(event: JsonValue) -> str:
+    """A compact line per event: its type, and the role, assistant event or tool call id it is about."""
+    if not isinstance(event, dict):
+        return repr(event)
+    kind = str(event.get("type"))
+    if kind.startswith("message_"):
+        message = event.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        update = event.get("assistantMessageEvent")
+        what = update.get("type") if kind == "message_update" and isinstance(update, dict) else role
+        return f"{kind}:{'undefined' if what is None else what}"
+    if kind.startswith("tool_execution_"):
+        return f"{kind}:{event.get('toolCallId')}"
+    return kind
 
 
 def read(value: Any, name: str) -> Any:
@@ -192,6 +213,8 @@ def stream_fn(turns: list[JsonValue], world: AgentWorld, new_stream: Callable[[]
     def stream(model: Any, context: Any, options: Any = None) -> Any:
         index = len(world.requests)
         world.requests.append({"messages": world.to_json(field_of(context, "messages"), "the request's messages")})
+        model_id = field_of(model, "id")
+        world.models.append(model_id if isinstance(model_id, str) else None)
         turn = turns[index] if index < len(turns) else None
         if isinstance(turn, dict) and "throw" in turn:
             raise ScriptedError(str(turn["throw"]))

@@ -15,6 +15,7 @@ from conformance.loading.loader import load_suite
 from conformance.model.cases import Case
 from conformance.model.clauses import load_profile_clauses
 from conformance.model.profiles import DEFAULT_PROFILE
+from conformance.reports.compat_targets import COMPAT_TARGETS
 from conformance.reports.html.matrix_site import ImplRun, write_matrix_site
 from conformance.running.engine import Loop, Policy
 
@@ -38,14 +39,27 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
     compat = commands.add_parser(
         "compat",
-        help="install published upstream pi-ai 1.x versions, run the pi-ai-1 cases on each, write the compatibility page",
+        help="install published upstream versions (pi-ai 1.x, or pi-agent-core from 0.85.0), run the profile's cases on each, "
+        "write the compatibility page",
     )
     compat.add_argument(
-        "--version", action="append", default=[], dest="versions", help="a version to check; repeatable (default: every published 1.x)"
+        "--profile",
+        default="pi-ai-1",
+        choices=sorted(COMPAT_TARGETS),
+        help="the profile whose upstream package is checked (default: pi-ai-1; pi-agent-core-1: @earendil-works/pi-agent-core)",
     )
-    compat.add_argument("--package", default="@earendil-works/pi-ai", help="the npm package (default: @earendil-works/pi-ai)")
+    compat.add_argument(
+        "--version",
+        action="append",
+        default=[],
+        dest="versions",
+        help="a version to check; repeatable (default: every published one in range)",
+    )
+    compat.add_argument("--package", help="the npm package (default: the profile's, e.g. @earendil-works/pi-ai)")
     compat.add_argument("--cache", default=".cache", metavar="DIR", help="where versions are installed, once each (default: .cache)")
-    compat.add_argument("--out", default="docs/pi-ai-compatibility.md", metavar="FILE", help="the page to write (default: %(default)s)")
+    compat.add_argument(
+        "--out", metavar="FILE", help="the page to write (default: docs/pi-ai-compatibility.md, docs/pi-agent-core-compatibility.md)"
+    )
     compat.add_argument("--html", metavar="DIR", help="also write the compliance matrix (versions x clauses) as HTML here")
     TIMEOUT.add(compat)
     add_process_options(compat.add_argument_group(PROCESS_GROUP))
@@ -94,40 +108,45 @@ def matrix_command(args: argparse.Namespace) -> int:
 
 
 def compat_command(args: argparse.Namespace) -> int:
-    """Install each version, run the pi-ai-1 cases on it, write the page (and the matrix); 0 when written."""
-    from conformance.model.profiles import PI_AI_1
+    """Install each version, run the profile's cases on it, write the page (and the matrix); 0 when written."""
+    from conformance.model.profiles import PROFILES
     from conformance.reports.compat_page import CompatUnavailable, VersionRun, install, published_versions, version_key, write_page
 
+    target = COMPAT_TARGETS[args.profile]
+    profile = PROFILES[target.profile]
+    package = args.package or target.package
+    out = Path(args.out or target.out)
     if args.html:
         problem = output_folder_problem("--html", Path(args.html))
         if problem:
             print(f"pi-conformance compat: {problem}", file=sys.stderr)
             return EXIT_USAGE
     try:
-        versions = sorted(set(args.versions), key=version_key) if args.versions else published_versions(args.package)
-        prefixes = {version: install(version, Path(args.cache), args.package) for version in versions}
+        versions = sorted(set(args.versions), key=version_key) if args.versions else published_versions(package, target.since)
+        companions = target.companions if package == target.package else ()
+        prefixes = {version: install(version, Path(args.cache), package, companions) for version in versions}
     except CompatUnavailable as error:
         print(f"pi-conformance compat: {error}", file=sys.stderr)
         return 3
     if not versions:
-        print(f"pi-conformance compat: {args.package} has no published 1.x version", file=sys.stderr)
+        print(f"pi-conformance compat: {package} has no published version {target.versions_in_words}", file=sys.stderr)
         return 3
-    clauses = load_profile_clauses(PI_AI_1.name)
-    cases = load_suite(None, clauses, PI_AI_1.name).cases
+    clauses = load_profile_clauses(profile.name)
+    cases = load_suite(None, clauses, profile.name).cases
     settings = process_settings(args)
     runs: list[VersionRun] = []
     for version in versions:
-        impl = submission_impl(PI_AI_1.name, f"{prefixes[version]}?package={args.package}")
+        impl = submission_impl(profile.name, f"{prefixes[version]}?package={package}")
         try:
-            _, outcomes = run_implementation(impl, cases, settings, args.timeout, PI_AI_1.name)
+            _, outcomes = run_implementation(impl, cases, settings, args.timeout, profile.name)
         except ImplSpecError as error:
             print(f"pi-conformance compat: {version}: {error}", file=sys.stderr)
             return EXIT_USAGE
         runs.append(VersionRun(version, outcomes))
         passed = sum(outcome.status == "passed" for outcome in outcomes)
         print(f"  {version}: {passed}/{len(outcomes)} passed")
-    write_page(Path(args.out), cases, runs, PI_AI_1.features, args.package)
-    print(f"pi-conformance compat: wrote {args.out} ({len(runs)} versions, {len(cases)} cases)")
+    write_page(out, cases, runs, profile.features, package, target, clauses)
+    print(f"pi-conformance compat: wrote {out} ({len(runs)} versions, {len(cases)} cases)")
     if args.html:
         stats = write_matrix_site(Path(args.html), cases, [ImplRun(run.version, run.outcomes) for run in runs], clauses)
         print(f"pi-conformance compat: {stats.line()}")

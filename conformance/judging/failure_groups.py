@@ -42,6 +42,13 @@ from conformance.model.clauses import Clause
 _INDEX = re.compile(r"\[\d+\]")
 # A scenario step's key and, inside an event or request list, the item's key and one below it; else two keys.
 _PLACE = re.compile(r"^steps\[\*\]\.\w+(?:\[\*\]\.\w+(?:\.\w+)?|\.\w+)?|^\w+(?:\.\w+)?")
+# An operation that observes a whole run at once (pi-agent-core-1's agent_loop: events, trace, requests,
+# result, hooks, each a list) places a divergence in one of its lists as a step's list is placed: the
+# item's key and one below (``result[*].role``, ``requests[*].messages[*].role``), or the item itself (``trace[*]``). Placed at the list
+# alone, a runtime lacking two features (no tool declaration, no thinkingLevel) reads as one cause.
+_WHOLE_RUN_OPERATIONS = frozenset({"agent_loop"})
+_RUN_PLACE = re.compile(r"^\w+\[\*\](?:\.\w+(?:\[\*\])?(?:\.\w+)?)?")
+_RUN_ENUM_LIMIT = 48  # a trace line: "tool_execution_end:fast-call", quoted
 # Keys whose values are themselves kinds (an event type, a settled state): which one was
 # expected and which came is part of the cause ("error" where "start" came is another bug
 # than "start" where "error" came).
@@ -176,14 +183,17 @@ def cause_of(case: Case | BrokenCase, outcome: Outcome) -> Cause:
     if divergence is None:
         return _event_cause(case, outcome)
     full = normalise_path(join_key(divergence.path, divergence.key) if divergence.key else divergence.path)
-    match = _PLACE.match(full)
+    match = (case.operation in _WHOLE_RUN_OPERATIONS and _RUN_PLACE.match(full)) or _PLACE.match(full)
     place = match[0] if match else full or "(root)"
     kind = divergence.kind if place == full else "value"
     last = place.rsplit(".", 1)[-1]
     if last == "threw" and divergence.actual != "null":
         kind = "threw"
     detail = ""
-    if place == full and last in _ENUM_KEYS and max(len(divergence.expected), len(divergence.actual)) <= _ENUM_LIMIT:
+    # A whole run's trace lines are kinds too: a system message missing is another bug than a turn too many.
+    run_kind = case.operation in _WHOLE_RUN_OPERATIONS and place.endswith("[*]")
+    limit = _RUN_ENUM_LIMIT if run_kind else _ENUM_LIMIT
+    if place == full and (last in _ENUM_KEYS or run_kind) and max(len(divergence.expected), len(divergence.actual)) <= limit:
         detail = f"expected {divergence.expected}, got {divergence.actual}"
     elif kind == "value" and place == full:
         kind = _text_reading(divergence.expected, divergence.actual) or kind

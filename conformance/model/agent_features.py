@@ -5,7 +5,8 @@ A pi-agent-core-1 case's ``features`` name its area first (``loop``, ``tools``, 
 
 - the entry point it calls, kebab-cased (``runAgentLoop`` is ``run-agent-loop``), and each
   config function or option it scripts (``before-tool-call``, ``after-tool-call``,
-  ``get-steering-messages``, ``get-follow-up-messages``, ``tool-execution``, and
+  ``get-steering-messages``, ``get-follow-up-messages``, ``tool-execution``,
+  ``prepare-request``, ``finish-turn``, ``prepare-next-turn``, ``transform-context``, and
   ``execution-mode`` for a tool that sets it): a port without ``getFollowUpMessages`` drops
   exactly those cases;
 - the 1.x behaviours that ports of the 0.85-era API lack as a whole (docs/porting.md, "Ports
@@ -36,6 +37,10 @@ _CONFIG: Final = {
     "steering": "get-steering-messages",
     "follow_up": "get-follow-up-messages",
     "tool_execution": "tool-execution",
+    "prepare_request": "prepare-request",
+    "finish_turn": "finish-turn",
+    "prepare_next_turn": "prepare-next-turn",
+    "transform_context": "transform-context",
 }
 _BEHAVIOURS: Final = ("tool-declarations", "duration-ms", "thinking-level", "truncated-calls")
 

@@ -51,6 +51,11 @@ ABORT_BETWEEN_TURNS = (
     "            let preparedMessages = [];\n"
     '            if (lastCompletedTurn && signal?.aborted) { await emit({ type: "agent_end", messages: newMessages }); return; }\n',
 )
+# finishTurn's {action: "end"} ignored (PAC-FINISH-2 says it ends the run after turn_end).
+END_IGNORED = ('            if (decision?.action === "end") {', "            if (false) {")
+# No second steering poll before a later turn (PAC-QUEUE-3 says one when the poll after turn_end was empty).
+SECOND_POLL = "                    pendingMessages = (await config.getSteeringMessages?.()) || [];"
+NO_SECOND_POLL = (f"                if (pendingMessages.length === 0) {{\n{SECOND_POLL}", f"                if (false) {{\n{SECOND_POLL}")
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +111,8 @@ def test_the_upstream_package_passes_every_case(prefix: Path, agent_suite: Suite
             {"pac-parallel-ends-by-completion-results-by-call"},
         ),
         ("abort-between-turns", (ABORT_BETWEEN_TURNS,), "PAC-ABORT-1", None),
+        ("finish-turn-end-ignored", (END_IGNORED,), "PAC-FINISH-2", {"pac-finish-turn-end-stops-run"}),
+        ("no-second-steering-poll", (NO_SECOND_POLL,), "PAC-QUEUE-3", None),
     ],
 )
 def test_a_one_bug_copy_fails_only_its_clause(

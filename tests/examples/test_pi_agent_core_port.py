@@ -157,6 +157,40 @@ def test_a_continue_that_copies_the_callers_transcript_is_caught(agent_suite: Su
     assert "context_unchanged: expected false but got true" in failed["pac-continue-grows-callers-transcript"]
 
 
+def test_a_prepare_request_called_once_per_run_is_caught(agent_suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PAC-REQ-1: prepare_request runs before every request; a port that calls it before the first alone fails."""
+    real = loop._call
+    called: list[Any] = []  # the functions already called once (kept, so that no id is reused)
+
+    async def first_request_only(config: dict[str, Any], name: str, *arguments: Any) -> Any:
+        function = config.get(name)
+        if name == "prepare_request" and function is not None:
+            if any(seen is function for seen in called):
+                return None
+            called.append(function)
+        return await real(config, name, *arguments)
+
+    monkeypatch.setattr(loop, "_call", first_request_only)
+    failed = failures(agent_suite)
+    assert "pac-prepare-request-before-every-request" in failed, failed
+    assert all(clauses_of(agent_suite, [case_id]) & {"PAC-REQ-1", "PAC-REQ-2", "PAC-REQ-3"} for case_id in failed), failed
+    assert "turn_functions.prepare_request: expected 2 items but got 1" in failed["pac-prepare-request-before-every-request"], failed
+
+
+def test_a_continue_decision_ignored_is_caught(agent_suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PAC-FINISH-3: {action: continue} on a turn that would end the run adds one; a port that ignores it fails that case alone."""
+    real = loop._call
+
+    async def ignoring_continue(config: dict[str, Any], name: str, *arguments: Any) -> Any:
+        answer = await real(config, name, *arguments)
+        return None if name == "finish_turn" and answer == {"action": "continue"} else answer
+
+    monkeypatch.setattr(loop, "_call", ignoring_continue)
+    failed = failures(agent_suite)
+    only_clause(agent_suite, failed, "PAC-FINISH-3")
+    assert set(failed) == {"pac-finish-turn-continue-adds-turn"}, failed
+
+
 def test_a_port_without_one_entry_point_skips_its_cases_alone(agent_suite: Suite) -> None:
     import examples.pi_agent_core_port as port
 

@@ -18,7 +18,7 @@ from conformance.judging.failure_groups import cause_of, group_failures, variabl
 from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.loader import load_suite
 from conformance.model.cases import Case
-from conformance.model.clauses import load_clauses
+from conformance.model.clauses import load_clauses, load_profile_clauses
 from conformance.reports.formats import json_report, markdown, terminal
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
@@ -318,3 +318,24 @@ def test_one_place_under_one_clause_is_one_cause_whatever_the_kind() -> None:
     other_clause = replace(_case(case_id="c"), clauses=("SM-REQ-2",))
     elsewhere = _diverged(other_clause, Divergence("steps[3].requests[1].messages", "1 item", "2 items", kind="unexpected"))
     assert len(group_failures([changed, elsewhere], {})) == 2
+
+
+def test_a_whole_run_observation_is_placed_at_its_list_items_key() -> None:
+    """agent_loop observes a run in lists: two missing behaviours diverging in `result` are two causes, not one."""
+    clauses = load_profile_clauses("pi-agent-core-1")
+    cases = {case.id: case for case in load_suite(profile="pi-agent-core-1").cases}
+    divergences = {
+        "pac-text-turn-run-agent-loop": Divergence("result[1].thinkingLevel", '"off"', "nothing", kind="missing"),
+        "pac-coerces-number-to-string": Divergence("result[0].role", '"system"', '"user"'),
+        "pac-unknown-tool-result": Divergence("result[0].role", '"system"', '"user"'),
+        "pac-round-trip": Divergence("trace[2]", '"message_start:system"', '"message_start:user"'),
+        "pac-terminate-all-ends-run": Divergence("trace[14]", '"agent_end"', '"turn_start"'),
+    }
+    failed = [(cases[case_id], Outcome(case_id, "failed", str(found), 0.0, divergence=found)) for case_id, found in divergences.items()]
+    groups = {str(group.cause): len(group.members) for group in group_failures(failed, clauses)}
+    assert groups == {
+        'agent_loop result[*].role: expected "system", got "user"': 2,
+        "agent_loop result[*].thinkingLevel: missing": 1,
+        'agent_loop trace[*]: expected "message_start:system", got "message_start:user"': 1,
+        'agent_loop trace[*]: expected "agent_end", got "turn_start"': 1,
+    }, groups

@@ -6,13 +6,16 @@ when Node.js, npm or the registry is not there.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from conformance.judging.outcome import Outcome
+from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.loader import load_suite
+from conformance.model.clauses import load_profile_clauses
 from conformance.reports.compat_page import VersionRun, render_page
+from conformance.reports.compat_targets import COMPAT_TARGETS
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
 from tests.support.requirements import needs_node, needs_npm
@@ -45,3 +48,38 @@ def test_two_published_versions_give_a_page_backed_by_cases(tmp_path: Path) -> N
     assert "| `pa-faux-session-cache-isolated` | PA-FAUX-CACHE-1 |" in text, text
     total = len(load_suite(profile="pi-ai-1").cases)
     assert f"| {NEWER} |" in text and f"{total}/{total} |" in text
+
+
+def test_a_profile_page_names_its_companions_notes_and_failure_groups() -> None:
+    target = COMPAT_TARGETS["pi-agent-core-1"]
+    suite = load_suite(profile="pi-agent-core-1")
+    cases = [case for case in suite.cases if case.id in ("pac-prepare-request-before-every-request", "pac-text-turn-run-agent-loop")]
+    passing = [Outcome(case.id, "passed", "", 0.0) for case in cases]
+    missing = Divergence("turn_functions.prepare_request", "2 items", "0 items", kind="missing")
+    failing = [
+        o if c.id != "pac-prepare-request-before-every-request" else Outcome(c.id, "failed", str(missing), 0.0, divergence=missing)
+        for c, o in zip(cases, passing, strict=True)
+    ]
+    clauses = load_profile_clauses("pi-agent-core-1")
+    page = render_page(cases, [VersionRun("0.86.1", failing), VersionRun("0.87.0", passing)], ["loop"], target.package, target, clauses)
+    assert "(each with `@earendil-works/pi-ai` at the same version)" in page
+    assert "upstream 0.87.0's behaviour" in page  # the newest version run, not a fixed one
+    assert target.notes["0.87.0"] in page.split("### 0.86.1 → 0.87.0", 1)[1]
+    [group] = [line for line in page.split("## Failures by cause", 1)[1].splitlines() if line.startswith("| 1 |")]
+    assert "PAC-REQ-1" in group and "turn_functions.prepare_request: missing" in group, group
+
+
+@needs_node
+@needs_npm
+def test_pi_agent_core_versions_install_with_pi_ai_at_their_own_version(tmp_path: Path) -> None:
+    page = tmp_path / "compat.md"
+    options = ["--profile", "pi-agent-core-1", "--version", "1.5.2", "--version", "1.6.0", "--cache", str(REPO / ".cache")]
+    result = cli("compat", *options, "--out", str(page), "--sandbox", "none")
+    if result.returncode == 3:
+        pytest.skip(f"the published versions cannot be installed here: {result.stderr.strip()}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    for version in ("1.5.2", "1.6.0"):
+        manifest = REPO / ".cache" / f"pi-agent-core-{version}" / "node_modules" / "@earendil-works" / "pi-ai" / "package.json"
+        assert json.loads(manifest.read_text(encoding="utf-8"))["version"] == version
+    text = page.read_text(encoding="utf-8")
+    assert "### 1.5.2 → 1.6.0" in text and "| `pac-sequential-later-call-operation-aborted` | PAC-ABORT-2" in text, text

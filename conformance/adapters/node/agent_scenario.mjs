@@ -55,6 +55,7 @@ export function scriptedModel(piAi, turns, state) {
   return (model, context, options) => {
     const index = state.requests.length;
     state.requests.push({ messages: copy(context.messages, "the request's messages"), has_signal: options?.signal !== undefined });
+    state.models.push(model?.id ?? null);
     state.watch.poke();
     const turn = turns[index];
     if (isObject(turn) && "throw" in turn) throw new Error(String(turn.throw));
@@ -140,6 +141,52 @@ export function scriptedQueue(name, polls, state) {
   return async () => {
     const index = state.polls[name]++;
     return structuredClone(polls[index] ?? []);
+  };
+}
+
+const roles = (messages) => (Array.isArray(messages) ? messages.map((message) => message?.role ?? null) : null);
+const signalIdentity = (signal, state) => (signal === state.signal ? "same" : signal === undefined ? "absent" : "other");
+
+/** What one call of a turn function saw, in the compact form `turn_functions` records (spec/fixture-format.md). */
+const TURN_RECORDS = {
+  prepare_request: (request, signal, state) => ({ model: request?.model?.id ?? null, thinkingLevel: request?.thinkingLevel ?? null, messages: roles(request?.context?.messages), signal: signalIdentity(signal, state) }),
+  finish_turn: (turn, signal, state) => ({ stopReason: turn?.message?.stopReason ?? null, toolResults: (turn?.toolResults ?? []).map((result) => result.toolCallId), messages: roles(turn?.context?.messages), newMessages: roles(turn?.newMessages), signal: signalIdentity(signal, state) }),
+  prepare_next_turn: (turn) => ({ stopReason: turn?.message?.stopReason ?? null, toolResults: (turn?.toolResults ?? []).map((result) => result.toolCallId), messages: roles(turn?.context?.messages), newMessages: roles(turn?.newMessages) }),
+  transform_context: (messages, signal, state) => ({ messages: roles(messages), signal: signalIdentity(signal, state) }),
+};
+
+/** A scripted answer's runtime update: a replacement context keeps the case's tools (`messages` only are scripted). */
+function turnUpdate(answer, tools) {
+  const update = structuredClone(answer);
+  if (isObject(update.context)) {
+    update.context = { messages: Array.isArray(update.context.messages) ? update.context.messages : [] };
+    if (tools.length > 0) update.context.tools = tools;
+  }
+  return update;
+}
+
+/**
+ * A scripted turn function (`prepare_request`, `finish_turn`, `prepare_next_turn`, `transform_context`): call by
+ * call, the next answer of `answers` (then null); every call recorded in `turn_functions[name]`. An answer `{throw: M}` throws; null
+ * returns undefined (transformContext: the messages it got); transformContext's `{keep_last: N}` returns the last N.
+ */
+export function scriptedTurnFunction(name, answers, state, tools) {
+  if (!Array.isArray(answers)) throw new ProtocolError(`${name} must be a list of answers, one per call`);
+  const recordOf = TURN_RECORDS[name];
+  state.turnFunctions[name] = [];
+  let calls = 0;
+  return async (value, signal) => {
+    // `after`: the last event emitted before the call, which places the call among the events.
+    const after = state.raw.length > 0 ? traceLine(state.raw[state.raw.length - 1]) : null;
+    state.turnFunctions[name].push({ ...recordOf(value, signal, state), after });
+    const answer = answers[calls++] ?? null;
+    if (isObject(answer) && "throw" in answer) throw new Error(String(answer.throw));
+    if (name === "transform_context") {
+      if (isObject(answer) && Number.isInteger(answer.keep_last)) return value.slice(Math.max(0, value.length - answer.keep_last));
+      if (isObject(answer) && Array.isArray(answer.messages)) return structuredClone(answer.messages);
+      return value;
+    }
+    return isObject(answer) ? turnUpdate(answer, tools) : undefined;
   };
 }
 

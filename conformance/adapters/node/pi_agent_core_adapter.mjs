@@ -19,7 +19,7 @@ import { pathToFileURL } from "node:url";
 import { importWatched, serve } from "./protocol.mjs";
 import { LoadFailed, NotImplemented, ProtocolError, describe } from "./failures.mjs";
 import { fingerprint, isObject, toJson } from "./observation.mjs";
-import { Gates, Watch, playSteps, scriptedHook, scriptedModel, scriptedQueue, scriptedTool, traceLine } from "./agent_scenario.mjs";
+import { Gates, Watch, playSteps, scriptedHook, scriptedModel, scriptedQueue, scriptedTool, scriptedTurnFunction, traceLine } from "./agent_scenario.mjs";
 
 const PI_AI = "@earendil-works/pi-ai";
 const ENTRIES = new Set(["agentLoop", "runAgentLoop", "agentLoopContinue", "runAgentLoopContinue"]);
@@ -95,9 +95,11 @@ function newState(signalOption) {
     gates: new Gates(),
     watch: new Watch(),
     requests: [],
+    models: [],
     received: [],
     started: [],
     hooks: [],
+    turnFunctions: {},
     polls: { steering: 0, follow_up: 0 },
     raw: [],
     events: [],
@@ -105,8 +107,11 @@ function newState(signalOption) {
   };
 }
 
-/** The loop config: the model, convertToLlm (identity on LLM roles), tool execution mode, hooks and queues. */
-function makeConfig(input, state) {
+/** The config keys of the scripted turn functions, and upstream's name of each. */
+const TURN_FUNCTIONS = { prepare_request: "prepareRequest", finish_turn: "finishTurn", prepare_next_turn: "prepareNextTurn", transform_context: "transformContext" };
+
+/** The loop config: the model, convertToLlm (identity on LLM roles), tool execution mode, hooks, queues and turn functions. */
+function makeConfig(input, state, tools) {
   const options = isObject(input.config) ? input.config : {};
   const model = structuredClone(options.model ?? { id: "scripted-1", name: "scripted", api: "scripted", provider: "scripted", baseUrl: "", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 });
   const config = {
@@ -118,6 +123,9 @@ function makeConfig(input, state) {
   if (options.after_tool_call !== undefined) config.afterToolCall = scriptedHook("after", options.after_tool_call, state);
   if (options.steering !== undefined) config.getSteeringMessages = scriptedQueue("steering", options.steering, state);
   if (options.follow_up !== undefined) config.getFollowUpMessages = scriptedQueue("follow_up", options.follow_up, state);
+  for (const [key, name] of Object.entries(TURN_FUNCTIONS)) {
+    if (options[key] !== undefined) config[name] = scriptedTurnFunction(key, options[key], state, tools);
+  }
   return config;
 }
 
@@ -165,7 +173,7 @@ async function playAgentLoop(pkg, input) {
   const context = { messages: structuredClone(input.context?.messages ?? []) };
   if (tools.length > 0) context.tools = tools;
   const before = fingerprint(context.messages);
-  const config = makeConfig(input, state);
+  const config = makeConfig(input, state, tools);
   const streamFn = scriptedModel(modules.piAi, input.model?.turns ?? [], state);
   const steps = input.steps ?? ["start", "await_run"];
   if (!Array.isArray(steps)) throw new ProtocolError("steps must be a list");
@@ -174,11 +182,13 @@ async function playAgentLoop(pkg, input) {
     events: state.events,
     trace: state.raw.map(traceLine),
     requests: state.requests.map((request) => ({ messages: request.messages })),
+    models: state.models,
     result: state.run.result,
     error: state.run.error,
     context_unchanged: fingerprint(context.messages) === before,
     received: state.received,
     hooks: state.hooks,
+    turn_functions: state.turnFunctions,
     polls: state.polls,
     stalled,
   };
