@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.loading.loader import load_suite
+from conformance.model.agent_class_features import AGENT_CLASS_FUNCTIONS
 from conformance.model.agent_features import PI_AGENT_CORE_1_FUNCTIONS, agent_features
 from conformance.model.profiles import PI_AGENT_CORE_1
 
@@ -42,10 +43,10 @@ def test_duration_and_truncated_calls_follow_the_case() -> None:
 
 
 def test_every_finer_feature_is_the_profiles_and_the_loader_adds_them() -> None:
-    assert PI_AGENT_CORE_1.functions == PI_AGENT_CORE_1_FUNCTIONS
+    assert PI_AGENT_CORE_1.functions == (*PI_AGENT_CORE_1_FUNCTIONS, *AGENT_CLASS_FUNCTIONS)
     suite = load_suite(profile="pi-agent-core-1")
     named = {feature for case in suite.cases for feature in case.features[1:]}
-    assert named <= set(PI_AGENT_CORE_1_FUNCTIONS) and {"run-agent-loop", "tool-declarations", "duration-ms"} <= named
+    assert named <= set(PI_AGENT_CORE_1.functions) and {"run-agent-loop", "tool-declarations", "duration-ms"} <= named
     by_id = {case.id: case for case in suite.cases}
     assert "tool-declarations" not in by_id["pac-declared-tools-no-new-message"].features
     assert "truncated-calls" in by_id["pac-length-calls-failed-loop-continues"].features
