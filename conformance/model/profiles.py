@@ -172,7 +172,7 @@ PI_AGENT_CORE_1: Final = Profile(
     scenario_operations=frozenset(),
     # agent plays one upstream Agent the same way (spec/pi-agent-core-1/spec.md, section 7).
     operations=frozenset({"agent_loop", "agent"}),
-    features=("loop", "tools", "hooks", "queues", "abort"),
+    features=("loop", "tools", "hooks", "queues", "abort", "agent"),
     functions=(*PI_AGENT_CORE_1_FUNCTIONS, *AGENT_CLASS_FUNCTIONS),
     group_label="area",
     default_rubric="default_rubric_pi-agent-core-1.yaml",

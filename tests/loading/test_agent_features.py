@@ -50,3 +50,10 @@ def test_every_finer_feature_is_the_profiles_and_the_loader_adds_them() -> None:
     by_id = {case.id: case for case in suite.cases}
     assert "tool-declarations" not in by_id["pac-declared-tools-no-new-message"].features
     assert "truncated-calls" in by_id["pac-length-calls-failed-loop-continues"].features
+
+
+def test_an_agent_case_gets_the_methods_and_modes_it_uses() -> None:
+    by_id = {case.id: case for case in load_suite(profile="pi-agent-core-1").cases}
+    assert by_id["pac-agent-steering-mode-all"].features[:3] == ("agent", "queue-modes", "agent-steer")
+    assert set(by_id["pac-agent-listener-barrier"].features) >= {"listener-barrier", "agent-wait-for-idle", "duration-ms", "thinking-level"}
+    assert "run-agent-loop" not in by_id["pac-agent-prompt-text"].features  # the entry point is agent_loop's alone
