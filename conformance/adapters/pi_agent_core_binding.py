@@ -43,6 +43,7 @@ from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.event_loop import run_coroutine, wait_until
 from conformance.adapters.interface import HarnessError, ImplementationThrew, OperationNotSupported
 from conformance.adapters.loop_binding import STEP_DEADLINE_S
+from conformance.adapters.pi_agent_core_agent_binding import AgentOperation
 from conformance.adapters.pi_agent_core_scripts import (
     DEFAULT_MODEL,
     AgentWorld,
@@ -51,6 +52,7 @@ from conformance.adapters.pi_agent_core_scripts import (
     scripted_hook,
     scripted_queue,
     stream_fn,
+    trace_line,
 )
 from conformance.adapters.pi_ai_binding import field_of
 from conformance.common.jsontypes import JsonObject, JsonValue
@@ -78,22 +80,6 @@ class _Run:
     bad_result: str | None = None
 
 
-def trace_line(event: JsonValue) -> str:
-    """A compact line per event: its type, and the role, assistant event or tool call id it is about."""
-    if not isinstance(event, dict):
-        return repr(event)
-    kind = str(event.get("type"))
-    if kind.startswith("message_"):
-        message = event.get("message")
-        role = message.get("role") if isinstance(message, dict) else None
-        update = event.get("assistantMessageEvent")
-        what = update.get("type") if kind == "message_update" and isinstance(update, dict) else role
-        return f"{kind}:{'undefined' if what is None else what}"
-    if kind.startswith("tool_execution_"):
-        return f"{kind}:{event.get('toolCallId')}"
-    return kind
-
-
 def _step(step: JsonValue) -> tuple[str, JsonValue]:
     if isinstance(step, str):
         return step, None
@@ -103,8 +89,8 @@ def _step(step: JsonValue) -> tuple[str, JsonValue]:
     raise HarnessError(f"a step is a name or a mapping of one name: {step!r}")
 
 
-class PiAgentCoreBindingAdapter(BindingAdapter):
-    """A :class:`BindingAdapter` that states profile ``pi-agent-core-1`` and plays ``agent_loop`` on the port's entry points."""
+class PiAgentCoreBindingAdapter(AgentOperation, BindingAdapter):
+    """A :class:`BindingAdapter` of profile ``pi-agent-core-1``: ``agent_loop`` on the port's entry points, ``agent`` on its Agent."""
 
     def __init__(self, binding: Any, name: str = "python-pi-agent-core", version: str = "") -> None:
         super().__init__(binding, name=name, version=version)

@@ -313,3 +313,19 @@ def scripted_queue(name: str, polls: JsonValue, world: AgentWorld) -> Callable[[
         return world.to_impl(polls[index] if index < len(polls) else [])
 
     return poll
+
+
+def trace_line(event: JsonValue) -> str:
+    """A compact line per event: its type, and the role, assistant event or tool call id it is about."""
+    if not isinstance(event, dict):
+        return repr(event)
+    kind = str(event.get("type"))
+    if kind.startswith("message_"):
+        message = event.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        update = event.get("assistantMessageEvent")
+        what = update.get("type") if kind == "message_update" and isinstance(update, dict) else role
+        return f"{kind}:{'undefined' if what is None else what}"
+    if kind.startswith("tool_execution_"):
+        return f"{kind}:{event.get('toolCallId')}"
+    return kind

@@ -19,13 +19,11 @@ from examples import pi_agent_core_port as port
 
 @pytest.fixture(scope="module")
 def agent_suite() -> Suite:
-    suite = load_suite(profile="pi-agent-core-1")
-    suite.cases = [case for case in suite.cases if case.operation == "agent_loop"]  # the binding has no Agent yet
-    return suite
+    return load_suite(profile="pi-agent-core-1")
 
 
 def raising_binding(error: BaseException, where: str) -> SimpleNamespace:
-    """The example port with every entry point raising ``error``: when called (``call``) or once it runs (``run``)."""
+    """The example port with every entry point raising ``error``: when called (``call``) or once it runs (``run``); its Agent when made."""
     names = {name: getattr(port, name) for name in port.__all__}
 
     async def run() -> Any:
@@ -47,9 +45,12 @@ def raising_binding(error: BaseException, where: str) -> SimpleNamespace:
 
         return call
 
+    def agent(_options: Any) -> Any:
+        raise error  # an agent case's first call into the port is the Agent's constructor
+
     for binding_name, _prompts, streams in ENTRIES.values():
         names[binding_name] = entry(streams)
-    return SimpleNamespace(**names)
+    return SimpleNamespace(**{**names, "Agent": agent})
 
 
 def statuses(suite: Suite, binding: Any) -> tuple[Counter[str], set[str]]:

@@ -19,18 +19,16 @@ from conformance.adapters.pi_agent_core_binding import PiAgentCoreBindingAdapter
 from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite, load_suite
 from conformance.running.engine import run_alone
-from examples.pi_agent_core_port import loop, tool_calls
+from examples.pi_agent_core_port import agent, loop, tool_calls
 from examples.pi_agent_core_port.conformance import ADAPTER
 from tests.support.cli_runner import cli
 
-AREAS = {"loop", "tools", "hooks", "queues", "abort"}
+AREAS = {"loop", "tools", "hooks", "queues", "abort", "agent"}
 
 
 @pytest.fixture(scope="module")
 def agent_suite() -> Suite:
-    suite = load_suite(profile="pi-agent-core-1")
-    suite.cases = [case for case in suite.cases if case.operation == "agent_loop"]  # the port has no Agent yet
-    return suite
+    return load_suite(profile="pi-agent-core-1")
 
 
 def outcomes(suite: Suite, adapter: PiAgentCoreBindingAdapter = ADAPTER) -> dict[str, Outcome]:
@@ -64,11 +62,10 @@ def test_the_port_passes_every_case_with_none_skipped(agent_suite: Suite) -> Non
 def test_the_documented_commands_run_the_port_from_the_repository_root(tmp_path: Path) -> None:
     for impl in ("python:pi_agent_core_port.conformance:ADAPTER", "python:pi_agent_core_port"):  # an adapter, and the bare binding module
         report = tmp_path / "report.json"
-        arguments = ("--profile", "pi-agent-core-1", "--impl", impl, "--without-feature", "agent", "--report-json", str(report))
-        result = cli("run", *arguments, env={"PYTHONPATH": "examples"})  # the port has no Agent yet
+        result = cli("run", "--profile", "pi-agent-core-1", "--impl", impl, "--report-json", str(report), env={"PYTHONPATH": "examples"})
         assert result.returncode == 0, result.stdout + result.stderr
-        assert " 0 failed, 0 errored" in result.stdout, result.stdout
-        cases = [case for case in json.loads(report.read_text(encoding="utf-8"))["cases"] if case["area"] != "agent"]
+        assert " 0 failed, 0 errored, 0 skipped" in result.stdout, result.stdout
+        cases = json.loads(report.read_text(encoding="utf-8"))["cases"]
         assert {case["area"] for case in cases} == AREAS and all(case["status"] == "passed" for case in cases)
 
 
@@ -160,6 +157,35 @@ def test_a_continue_that_copies_the_callers_transcript_is_caught(agent_suite: Su
     assert "context_unchanged: expected false but got true" in failed["pac-continue-grows-callers-transcript"]
 
 
+def test_queues_that_drain_everything_whatever_their_mode_are_caught(agent_suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PAC-AGENT-7: one-at-a-time gives one message per drain; a port whose queues always give all (the course's rule) fails."""
+    monkeypatch.setattr(agent._Queue, "peek", lambda queue: list(queue.messages))
+    failed = failures(agent_suite)
+    only_clause(agent_suite, failed, "PAC-AGENT-7")
+    assert {"pac-agent-steering-one-at-a-time", "pac-agent-follow-up-one-at-a-time"} <= set(failed), failed
+
+
+def test_a_run_failure_that_rejects_the_prompt_is_caught(agent_suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PAC-AGENT-9: a run whose loop raises ends with a failure message; a port that lets prompt() raise instead fails."""
+
+    async def reraise(self: Any, error: Exception, aborted: bool) -> None:
+        raise error
+
+    monkeypatch.setattr(agent.Agent, "_fail", reraise)
+    failed = failures(agent_suite)
+    only_clause(agent_suite, failed, "PAC-AGENT-9")
+    assert "prompts.p1.status: expected" in failed["pac-agent-stream-throws"], failed
+
+
+def test_a_port_without_queue_modes_opts_out_of_them_alone(agent_suite: Suite) -> None:
+    options = ["--profile", "pi-agent-core-1", "--impl", "python:pi_agent_core_port", "--without-feature", "queue-modes"]
+    result = cli("run", *options, env={"PYTHONPATH": "examples"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    moded = [case.id for case in agent_suite.cases if "queue-modes" in case.features]
+    assert moded and f"{len(moded)} x feature queue-modes not claimed" in result.stdout, result.stdout
+    assert f"{len(agent_suite.cases) - len(moded)} passed, 0 failed" in result.stdout, result.stdout
+
+
 def test_a_port_without_one_entry_point_skips_its_cases_alone(agent_suite: Suite) -> None:
     import examples.pi_agent_core_port as port
 
@@ -172,9 +198,8 @@ def test_a_port_without_one_entry_point_skips_its_cases_alone(agent_suite: Suite
 
 
 def test_a_port_without_follow_ups_opts_out_of_that_function_alone(agent_suite: Suite) -> None:
-    options = ["--profile", "pi-agent-core-1", "--impl", "python:pi_agent_core_port", "--without-feature", "get-follow-up-messages"]
-    options += ["--without-feature", "agent"]  # the port has no Agent yet
-    result = cli("run", *options, env={"PYTHONPATH": "examples"})
+    options = {"--profile": "pi-agent-core-1", "--impl": "python:pi_agent_core_port", "--without-feature": "get-follow-up-messages"}
+    result = cli("run", *(part for pair in options.items() for part in pair), env={"PYTHONPATH": "examples"})
     assert result.returncode == 0, result.stdout + result.stderr
     follow_ups = [case.id for case in agent_suite.cases if "follow_up" in config_of(case.input)]
     assert follow_ups and f"{len(follow_ups)} x feature get-follow-up-messages not claimed" in result.stdout, result.stdout
