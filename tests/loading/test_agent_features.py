@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from conformance.loading import validation_cache
 from conformance.loading.loader import load_suite
 from conformance.model.agent_class_features import AGENT_CLASS_FUNCTIONS
 from conformance.model.agent_features import PI_AGENT_CORE_1_FUNCTIONS, agent_features
@@ -57,3 +59,10 @@ def test_an_agent_case_gets_the_methods_and_modes_it_uses() -> None:
     assert by_id["pac-agent-steering-mode-all"].features[:3] == ("agent", "queue-modes", "agent-steer")
     assert set(by_id["pac-agent-listener-barrier"].features) >= {"listener-barrier", "agent-wait-for-idle", "duration-ms", "thinking-level"}
     assert "run-agent-loop" not in by_id["pac-agent-prompt-text"].features  # the entry point is agent_loop's alone
+
+
+def test_every_features_module_keys_the_parsed_cache() -> None:
+    """A features module the loader derives from must change the cache key when it changes, or a stale suite loads."""
+    model = Path(validation_cache.__file__).resolve().parents[1] / "model"
+    modules = sorted(f"model/{path.name}" for path in model.glob("*features*.py"))
+    assert modules and set(modules) <= set(validation_cache._CHECKING_MODULES), modules
