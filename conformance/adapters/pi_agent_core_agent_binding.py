@@ -205,6 +205,11 @@ class AgentPlay:
             if callable(unsubscribe):
                 unsubscribe()
 
+    def _query(self, name: str) -> JsonValue:
+        """What a reading method returns, as JSON; null when the port lacks it (a case that reads it then fails, not skips)."""
+        found = getattr(self.agent, name, None)
+        return None if not callable(found) else self.ops.to_json(self.ops._call_method(self.agent, "Agent", name), f"{name}()")
+
     def _method(self, name: str) -> Any:
         found = getattr(self.agent, name, None)
         if not callable(found):
@@ -270,8 +275,8 @@ class AgentPlay:
             "queues": {
                 "steeringMode": read(self.agent, "steering_mode"),
                 "followUpMode": read(self.agent, "follow_up_mode"),
-                "hasQueuedMessages": bool(self._method("has_queued_messages")()),
-                "peek": self.ops.to_json(self._method("peek_queued_messages")(), "peek_queued_messages()"),
+                "hasQueuedMessages": self._query("has_queued_messages"),
+                "peek": self._query("peek_queued_messages"),
             },
             "signal": "absent" if signal is None else "aborted" if read(signal, "aborted") else "live",
         }

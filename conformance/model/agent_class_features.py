@@ -9,6 +9,10 @@ case itself (spec/pi-agent-core-1/spec.md, section 7):
 - ``queue-modes`` when the case sets a queue mode (in the Agent's options or a step): a
   port whose queues always drain one message at a time, or always all, drops those alone;
 - ``listener-barrier`` when a subscriber awaits a gate (PAC-AGENT-10);
+- ``queue-peek`` when it expects what ``peekQueuedMessages()`` returns (every ``queues`` view);
+- ``tool-declarations`` when the Agent is given a system prompt or tools, which 1.x writes into
+  the transcript as its leading system message (PAC-AGENT-1) where the 0.85-era API keeps them
+  apart;
 - the Agent options it passes that the loop cases already name (``tool-execution``,
   ``before-tool-call``, ``after-tool-call``), and ``thinking-level`` / ``duration-ms`` when it
   expects them, as :mod:`.agent_features` does for ``agent_loop``.
@@ -18,6 +22,7 @@ It imports only :mod:`.agent_features`, a leaf.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Final
 
 from conformance.model.agent_features import expected_behaviours
@@ -43,7 +48,7 @@ _OPTIONS: Final = {
 }
 
 #: The finer features only ``agent`` cases get (the others are agent_features.py's), in the spec's order.
-AGENT_CLASS_FUNCTIONS: Final = (*dict.fromkeys(_METHODS.values()), "listener-barrier")
+AGENT_CLASS_FUNCTIONS: Final = (*dict.fromkeys(_METHODS.values()), "listener-barrier", "queue-peek")
 
 
 def _names(action: Any) -> list[str]:
@@ -69,4 +74,8 @@ def agent_class_features(input_value: Any, expect: Any) -> tuple[str, ...]:
                 found.append(_METHODS[name])
             elif name == "wait":
                 found.append("listener-barrier")
+    if settings.get("system_prompt") or input_value.get("tools"):
+        found.append("tool-declarations")  # the Agent's transcript opens with a system message (PAC-AGENT-1)
+    if '"peek"' in json.dumps(expect):
+        found.append("queue-peek")
     return tuple(dict.fromkeys([*found, *expected_behaviours(expect)]))
