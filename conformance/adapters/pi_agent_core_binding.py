@@ -43,6 +43,7 @@ from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.event_loop import run_coroutine, wait_until
 from conformance.adapters.interface import HarnessError, ImplementationThrew, OperationNotSupported
 from conformance.adapters.loop_binding import STEP_DEADLINE_S
+from conformance.adapters.pi_agent_core_agent_binding import AgentOperation
 from conformance.adapters.pi_agent_core_scripts import (
     DEFAULT_MODEL,
     AgentWorld,
@@ -89,8 +90,8 @@ def _step(step: JsonValue) -> tuple[str, JsonValue]:
     raise HarnessError(f"a step is a name or a mapping of one name: {step!r}")
 
 
-class PiAgentCoreBindingAdapter(BindingAdapter):
-    """A :class:`BindingAdapter` that states profile ``pi-agent-core-1`` and plays ``agent_loop`` on the port's entry points."""
+class PiAgentCoreBindingAdapter(AgentOperation, BindingAdapter):
+    """A :class:`BindingAdapter` of profile ``pi-agent-core-1``: ``agent_loop`` on the port's entry points, ``agent`` on its Agent."""
 
     def __init__(self, binding: Any, name: str = "python-pi-agent-core", version: str = "") -> None:
         super().__init__(binding, name=name, version=version)

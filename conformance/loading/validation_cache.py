@@ -55,6 +55,7 @@ _CHECKING_MODULES = (
     "model/features.py",
     "model/function_features.py",
     "model/agent_features.py",
+    "model/agent_class_features.py",
     "model/input_features.py",
     "model/profiles.py",
     "loading/pi_ai_shapes.py",

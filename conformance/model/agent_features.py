@@ -60,14 +60,16 @@ def agent_features(input_value: Any, expect: Any) -> tuple[str, ...]:
         found.append("execution-mode")
     if _declares_tools(input_value, tools):
         found.append("tool-declarations")
-    expected = json.dumps(expect)
-    if '"durationMs"' in expected:
-        found.append("duration-ms")
-    if '"thinkingLevel"' in expected:
-        found.append("thinking-level")
+    found += expected_behaviours(expect)
     if _has_truncated_calls(input_value):
         found.append("truncated-calls")
     return tuple(name for name in found if name)
+
+
+def expected_behaviours(expect: Any) -> list[str]:
+    """``duration-ms`` and ``thinking-level`` when the case expects a ``durationMs`` or a ``thinkingLevel`` somewhere."""
+    expected = json.dumps(expect)
+    return [name for key, name in (("durationMs", "duration-ms"), ("thinkingLevel", "thinking-level")) if f'"{key}"' in expected]
 
 
 def _mapping(value: Any) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Final
 
 from conformance.common.jsontypes import JsonValue
+from conformance.model.agent_class_features import agent_class_features
 from conformance.model.agent_features import agent_features
 
 # operation -> function feature; None: decided by the input's kind (below).
@@ -57,5 +58,5 @@ def derived_features(profile: str, operation: str, input_value: JsonValue, expec
         function = function_feature(operation, input_value)
         return () if function is None else (function,)
     if profile == "pi-agent-core-1":
-        return agent_features(input_value, expect)
+        return agent_class_features(input_value, expect) if operation == "agent" else agent_features(input_value, expect)
     return ()

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from conformance.model.agent_class_features import AGENT_CLASS_FUNCTIONS
 from conformance.model.agent_features import PI_AGENT_CORE_1_FUNCTIONS
 from conformance.model.function_features import PI_AI_1_FUNCTIONS
 from conformance.model.input_features import PI_AI_1_INPUT_FEATURES, InputFeature
@@ -169,9 +170,10 @@ PI_AGENT_CORE_1: Final = Profile(
     # agent_loop's steps are the agent tier's vocabulary, inside its input (spec/fixture-format.md,
     # "Agent scenarios"): one observation for the whole run, not one per step.
     scenario_operations=frozenset(),
-    operations=frozenset({"agent_loop"}),
-    features=("loop", "tools", "hooks", "queues", "abort"),
-    functions=PI_AGENT_CORE_1_FUNCTIONS,
+    # agent plays one upstream Agent the same way (spec/pi-agent-core-1/spec.md, section 7).
+    operations=frozenset({"agent_loop", "agent"}),
+    features=("loop", "tools", "hooks", "queues", "abort", "agent"),
+    functions=(*PI_AGENT_CORE_1_FUNCTIONS, *AGENT_CLASS_FUNCTIONS),
     group_label="area",
     default_rubric="default_rubric_pi-agent-core-1.yaml",
 )

@@ -1,4 +1,4 @@
-"""pi_agent_core_port: a small Python port of upstream pi-agent-core 1.x's agent loop, profile ``pi-agent-core-1``.
+"""pi_agent_core_port: a small Python port of upstream pi-agent-core 1.x's agent loop and Agent, profile ``pi-agent-core-1``.
 
 Written from spec/pi-agent-core-1/spec.md (and the package's ``dist/agent-loop.js`` where the spec
 is silent), on top of the bundled pi-ai port (``examples/pi_ai_port``) as upstream stands on
@@ -10,6 +10,7 @@ looks for, so this package is its own binding:
 """
 
 from ._pi_ai import pi_ai
+from .agent import Agent
 from .loop import agent_loop, agent_loop_continue, run_agent_loop, run_agent_loop_continue
 
 AbortController = pi_ai.AbortController
@@ -17,6 +18,7 @@ AssistantMessageEventStream = pi_ai.AssistantMessageEventStream
 
 __all__ = [
     "AbortController",
+    "Agent",
     "AssistantMessageEventStream",
     "agent_loop",
     "agent_loop_continue",

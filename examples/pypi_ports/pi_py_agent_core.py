@@ -155,6 +155,44 @@ async def run_agent_loop_continue(context: Any, config: Any, emit: Any, signal: 
     return await _drain(agent_loop_continue(context, config, signal, stream_fn), emit)
 
 
+class _Agent:
+    """The port's ``Agent`` under the binding's names: its cancellation event as ``signal``, its queues' modes as properties."""
+
+    def __init__(self, agent: Any) -> None:
+        self._agent = agent
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._agent, name)
+
+    @property
+    def signal(self) -> Any:
+        return self._agent.cancel_event
+
+    @property
+    def steering_mode(self) -> Any:
+        return self._agent.steering_queue.mode
+
+    @steering_mode.setter
+    def steering_mode(self, mode: Any) -> None:
+        self._agent.steering_queue.mode = mode
+
+    @property
+    def follow_up_mode(self) -> Any:
+        return self._agent.follow_up_queue.mode
+
+    @follow_up_mode.setter
+    def follow_up_mode(self, mode: Any) -> None:
+        self._agent.follow_up_queue.mode = mode
+
+
+def Agent(options: dict[str, Any]) -> Any:
+    """``Agent(AgentOptions(...))``: ``initial_state`` as the dict the port takes, its model validated."""
+    initial = {**options["initial_state"], "model": ai_types.Model.model_validate(options["initial_state"]["model"])}
+    kept: dict[str, Any] = {key: options[key] for key in ("steering_mode", "follow_up_mode", "tool_execution") if key in options}
+    kept.update({key: _hook(options[key], key == "after_tool_call") for key in ("before_tool_call", "after_tool_call") if key in options})
+    return _Agent(core.Agent(core.AgentOptions(initial, stream_fn=options["stream_fn"], **kept)))
+
+
 def adapter() -> Any:
     """``--impl python:pypi_ports.pi_py_agent_core:adapter``."""
     return adapter_for(__name__, "pi-py-agent-core")

@@ -90,18 +90,24 @@ def _hook(hook: Any, result_type: Any, renamed: dict[str, str]) -> Any:
     return call
 
 
-def _config(config: dict[str, Any]) -> Any:
+def _model(model: dict[str, Any]) -> Any:
     model_fields = {field.name for field in dataclasses.fields(ai_types.Model)} - {"cost"}
-    options: dict[str, Any] = {
-        "model": ai_types.Model(**{snake(key): item for key, item in config["model"].items() if snake(key) in model_fields}),
-        "convert_to_llm": config["convert_to_llm"],
-    }
-    options.update({key: config[key] for key in ("tool_execution", "get_steering_messages", "get_follow_up_messages") if key in config})
+    return ai_types.Model(**{snake(key): item for key, item in model.items() if snake(key) in model_fields})
+
+
+def _hooks(config: dict[str, Any]) -> dict[str, Any]:
+    hooks: dict[str, Any] = {}
     if "before_tool_call" in config:
-        options["before_tool_call"] = _hook(config["before_tool_call"], pi_agent.BeforeToolCallResult, {})
+        hooks["before_tool_call"] = _hook(config["before_tool_call"], pi_agent.BeforeToolCallResult, {})
     if "after_tool_call" in config:
-        options["after_tool_call"] = _hook(config["after_tool_call"], pi_agent.AfterToolCallResult, {"isError": "is_error"})
-    return pi_agent.AgentLoopConfig(**options)
+        hooks["after_tool_call"] = _hook(config["after_tool_call"], pi_agent.AfterToolCallResult, {"isError": "is_error"})
+    return hooks
+
+
+def _config(config: dict[str, Any]) -> Any:
+    options: dict[str, Any] = {"model": _model(config["model"]), "convert_to_llm": config["convert_to_llm"]}
+    options.update({key: config[key] for key in ("tool_execution", "get_steering_messages", "get_follow_up_messages") if key in config})
+    return pi_agent.AgentLoopConfig(**options, **_hooks(config))
 
 
 def _context(context: dict[str, Any]) -> Any:
@@ -122,6 +128,18 @@ def run_agent_loop_continue(context: Any, config: Any, emit: Any, signal: Any, s
 
 def agent_loop_continue(context: Any, config: Any, signal: Any, stream_fn: Any) -> Any:
     return pi_agent.agent_loop_continue(_context(context), _config(config), signal, stream_fn)
+
+
+def Agent(options: dict[str, Any]) -> Any:
+    """The port's ``Agent``: keyword options, and a ``MutableAgentState`` made from ``initial_state``."""
+    initial = options["initial_state"]
+    state_type = importlib.import_module("pi_agent.agent").MutableAgentState
+    state = state_type(system_prompt=initial.get("system_prompt", ""), model=_model(initial["model"]))
+    state.thinking_level = initial.get("thinking_level", "off")
+    state.tools = initial.get("tools") or []
+    state.messages = initial.get("messages") or []
+    kept = {key: options[key] for key in ("steering_mode", "follow_up_mode", "tool_execution") if key in options}
+    return pi_agent.Agent(options["stream_fn"], initial_state=state, **kept, **_hooks(options))
 
 
 def adapter() -> Any:

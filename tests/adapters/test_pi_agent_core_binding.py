@@ -23,7 +23,7 @@ def agent_suite() -> Suite:
 
 
 def raising_binding(error: BaseException, where: str) -> SimpleNamespace:
-    """The example port with every entry point raising ``error``: when called (``call``) or once it runs (``run``)."""
+    """The example port with every entry point raising ``error``: when called (``call``) or once it runs (``run``); its Agent when made."""
     names = {name: getattr(port, name) for name in port.__all__}
 
     async def run() -> Any:
@@ -45,9 +45,12 @@ def raising_binding(error: BaseException, where: str) -> SimpleNamespace:
 
         return call
 
+    def agent(_options: Any) -> Any:
+        raise error  # an agent case's first call into the port is the Agent's constructor
+
     for binding_name, _prompts, streams in ENTRIES.values():
         names[binding_name] = entry(streams)
-    return SimpleNamespace(**names)
+    return SimpleNamespace(**{**names, "Agent": agent})
 
 
 def statuses(suite: Suite, binding: Any) -> tuple[Counter[str], set[str]]:

@@ -57,6 +57,19 @@ END_IGNORED = ('            if (decision?.action === "end") {', "            if 
 SECOND_POLL = "                    pendingMessages = (await config.getSteeringMessages?.()) || [];"
 NO_SECOND_POLL = (f"                if (pendingMessages.length === 0) {{\n{SECOND_POLL}", f"                if (false) {{\n{SECOND_POLL}")
 
+# The Agent's queues drain every message whatever their mode (PAC-AGENT-7 says one-at-a-time gives one).
+DRAIN_ALL = (
+    '        if (this.mode === "all")\n            return this.messages.slice();\n',
+    "        return this.messages.slice();\n",
+    "agent.js",
+)
+# continue() runs steered messages without skipping the loop's first steering poll (PAC-AGENT-5).
+CONTINUE_POLLS_AGAIN = (
+    "await this.runPromptMessages(queuedSteering, { skipInitialSteeringPoll: true });",
+    "await this.runPromptMessages(queuedSteering);",
+    "agent.js",
+)
+
 
 @pytest.fixture(scope="module")
 def prefix() -> Path:
@@ -113,6 +126,8 @@ def test_the_upstream_package_passes_every_case(prefix: Path, agent_suite: Suite
         ("abort-between-turns", (ABORT_BETWEEN_TURNS,), "PAC-ABORT-1", None),
         ("finish-turn-end-ignored", (END_IGNORED,), "PAC-FINISH-2", {"pac-finish-turn-end-stops-run"}),
         ("no-second-steering-poll", (NO_SECOND_POLL,), "PAC-QUEUE-3", None),
+        ("drain-all", (DRAIN_ALL,), "PAC-AGENT-7", None),
+        ("continue-polls-again", (CONTINUE_POLLS_AGAIN,), "PAC-AGENT-5", {"pac-agent-continue-runs-steering"}),
     ],
 )
 def test_a_one_bug_copy_fails_only_its_clause(
@@ -120,13 +135,13 @@ def test_a_one_bug_copy_fails_only_its_clause(
     agent_suite: Suite,
     tmp_path: Path,
     label: str,
-    patches: tuple[tuple[str, str], ...],
+    patches: tuple[tuple[str, ...], ...],
     clause: str,
     expected: set[str] | None,
 ) -> None:
     folder = prefix
-    for index, (old, new) in enumerate(patches):
-        folder = broken_variant(folder, tmp_path, old, new, f"{label}-{index}")
+    for index, (old, new, *file) in enumerate(patches):
+        folder = broken_variant(folder, tmp_path, old, new, f"{label}-{index}", *file)
     assert not PiAgentCore().is_reference(str(folder), "pi-agent-core-1")  # its version names the bug
     failures = _outcomes(folder, agent_suite)
     by_id = {case.id: case for case in agent_suite.cases}

@@ -19,11 +19,11 @@ from conformance.adapters.pi_agent_core_binding import PiAgentCoreBindingAdapter
 from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite, load_suite
 from conformance.running.engine import run_alone
-from examples.pi_agent_core_port import loop, tool_calls
+from examples.pi_agent_core_port import agent, loop, tool_calls
 from examples.pi_agent_core_port.conformance import ADAPTER
 from tests.support.cli_runner import cli
 
-AREAS = {"loop", "tools", "hooks", "queues", "abort"}
+AREAS = {"loop", "tools", "hooks", "queues", "abort", "agent"}
 
 
 @pytest.fixture(scope="module")
@@ -189,6 +189,35 @@ def test_a_continue_decision_ignored_is_caught(agent_suite: Suite, monkeypatch: 
     failed = failures(agent_suite)
     only_clause(agent_suite, failed, "PAC-FINISH-3")
     assert set(failed) == {"pac-finish-turn-continue-adds-turn"}, failed
+
+
+def test_queues_that_drain_everything_whatever_their_mode_are_caught(agent_suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PAC-AGENT-7: one-at-a-time gives one message per drain; a port whose queues always give all (the course's rule) fails."""
+    monkeypatch.setattr(agent._Queue, "peek", lambda queue: list(queue.messages))
+    failed = failures(agent_suite)
+    only_clause(agent_suite, failed, "PAC-AGENT-7")
+    assert {"pac-agent-steering-one-at-a-time", "pac-agent-follow-up-one-at-a-time"} <= set(failed), failed
+
+
+def test_a_run_failure_that_rejects_the_prompt_is_caught(agent_suite: Suite, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PAC-AGENT-9: a run whose loop raises ends with a failure message; a port that lets prompt() raise instead fails."""
+
+    async def reraise(self: Any, error: Exception, aborted: bool) -> None:
+        raise error
+
+    monkeypatch.setattr(agent.Agent, "_fail", reraise)
+    failed = failures(agent_suite)
+    only_clause(agent_suite, failed, "PAC-AGENT-9")
+    assert "prompts.p1.status: expected" in failed["pac-agent-stream-throws"], failed
+
+
+def test_a_port_without_queue_modes_opts_out_of_them_alone(agent_suite: Suite) -> None:
+    options = ["--profile", "pi-agent-core-1", "--impl", "python:pi_agent_core_port", "--without-feature", "queue-modes"]
+    result = cli("run", *options, env={"PYTHONPATH": "examples"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    moded = [case.id for case in agent_suite.cases if "queue-modes" in case.features]
+    assert moded and f"{len(moded)} x feature queue-modes not claimed" in result.stdout, result.stdout
+    assert f"{len(agent_suite.cases) - len(moded)} passed, 0 failed" in result.stdout, result.stdout
 
 
 def test_a_port_without_one_entry_point_skips_its_cases_alone(agent_suite: Suite) -> None:

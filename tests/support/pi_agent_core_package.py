@@ -62,12 +62,12 @@ def _npm_install(prefix: Path) -> None:
         pytest.skip(f"npm could not install {spec} (registry unreachable?): {' / '.join(tail)}")
 
 
-def broken_variant(prefix: Path, where: Path, old: str, new: str, label: str) -> Path:
-    """A copy of the install at ``prefix`` under ``where`` whose agent-loop.js has ``old`` replaced by ``new`` (exactly once)."""
+def broken_variant(prefix: Path, where: Path, old: str, new: str, label: str, file: str = "agent-loop.js") -> Path:
+    """A copy of the install at ``prefix`` under ``where`` whose ``dist/FILE`` has ``old`` replaced by ``new`` (exactly once)."""
     copy = where / label
     shutil.copytree(prefix, copy, symlinks=True, copy_function=os.link)
     package = package_folder(copy, PACKAGE_NAME)
-    loop = package / "dist" / "agent-loop.js"
+    loop = package / "dist" / file
     text = loop.read_text(encoding="utf-8")
     assert text.count(old) == 1, f"the patch {label!r} no longer applies to {loop}"
     _rewrite(loop, text.replace(old, new))

@@ -8,7 +8,8 @@
 // program imports its public entry point and the @earendil-works/pi-ai that package resolves
 // (its own dependency: the scripted model's event stream is pi-ai's), speaks the JSON-lines
 // protocol of spec/protocol.md and states `profile: "pi-agent-core-1"` in its handshake.
-// The scenario vocabulary (scripted model, tools, hooks, queues, steps) is agent_scenario.mjs.
+// The scenario vocabulary (scripted model, tools, hooks, queues, steps) is agent_scenario.mjs;
+// the `agent` operation (upstream's Agent class) is pi_agent_core_agent.mjs.
 //
 // No dependencies beyond the package under test: Node.js 20 built-ins only.
 
@@ -20,6 +21,7 @@ import { importWatched, serve } from "./protocol.mjs";
 import { LoadFailed, NotImplemented, ProtocolError, describe } from "./failures.mjs";
 import { fingerprint, isObject, toJson } from "./observation.mjs";
 import { Gates, Watch, playSteps, scriptedHook, scriptedModel, scriptedQueue, scriptedTool, scriptedTurnFunction, traceLine } from "./agent_scenario.mjs";
+import { playAgent } from "./pi_agent_core_agent.mjs";
 
 const PI_AI = "@earendil-works/pi-ai";
 const ENTRIES = new Set(["agentLoop", "runAgentLoop", "agentLoopContinue", "runAgentLoopContinue"]);
@@ -208,6 +210,6 @@ serve({
     if (typeof pkg.info.version === "string") implementation.version = pkg.info.version;
     return implementation;
   },
-  operations: { agent_loop: playAgentLoop },
+  operations: { agent_loop: playAgentLoop, agent: async (pkg, input) => playAgent(await pkg.modules(), input) },
   scenarios: {},
 });
