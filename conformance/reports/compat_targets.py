@@ -36,12 +36,16 @@ class CompatTarget:
     notes: Mapping[str, str] = field(default_factory=dict)
 
 
-# Each read from `diff` of dist/agent-loop.js (and pi-ai's dist/ for 1.5.0) between the version and the one before.
+# Each read from `diff` of dist/agent-loop.js and dist/agent.js (and pi-ai's dist/ for 1.5.0) between the version and the one before.
 _PI_AGENT_CORE_NOTES: Final = {
     "0.86.0": "`runLoop` declares `context.tools` in the transcript (`declareToolChanges`: a system message with "
     "`toolsAdded`, PAC-DECL-1), where 0.85.x sent no declaration; and `prepareNextTurn` may return `messages` to "
-    "append before the next request (PAC-NEXT-2).",
-    "0.87.0": "`prepareRequest` (PAC-REQ) and `finishTurn` (PAC-FINISH) are new config functions: 0.86.1's `runLoop` calls neither.",
+    "append before the next request (PAC-NEXT-2). The `Agent` opens its transcript with a system message for its "
+    "system prompt and tools (`createInitialSystemMessage`), replays `systemPrompt` from it, keeps system messages in "
+    "requests, and `reset` keeps that message (PAC-AGENT-1, PAC-AGENT-13).",
+    "0.87.0": "`prepareRequest` (PAC-REQ) and `finishTurn` (PAC-FINISH) are new config functions: 0.86.1's `runLoop` calls "
+    "neither. The `Agent` gains `peekQueuedMessages()` (its queues' `peek`, PAC-AGENT-7) and passes both functions on, "
+    "in place of `shouldStopAfterTurn`.",
     "0.99.1": "`streamAssistantResponse` stamps the final assistant message with `thinkingLevel` (the requested "
     "level or `off`, PAC-LOOP-3).",
     "1.3.0": "`executePreparedToolCall` times each execution: tool results and `tool_execution_end` carry `durationMs` (PAC-TOOL-2).",

@@ -202,6 +202,11 @@ class Play {
   }
 
   /** The Agent's state, queues and signal now, as JSON; with `calls`, each call's status so far (snapshots). */
+  /** What a reading method returns, as JSON; null where the version lacks it (its cases then fail there, not the adapter). */
+  query(name) {
+    return typeof this.agent[name] === "function" ? toJson(this.agent[name](), `${name}()`) : null;
+  }
+
   view(withCalls = false) {
     const state = this.agent.state;
     const signal = this.agent.signal;
@@ -222,8 +227,8 @@ class Play {
       queues: {
         steeringMode: this.agent.steeringMode,
         followUpMode: this.agent.followUpMode,
-        hasQueuedMessages: this.agent.hasQueuedMessages(),
-        peek: toJson(this.agent.peekQueuedMessages(), "peekQueuedMessages()"),
+        hasQueuedMessages: this.query("hasQueuedMessages"),
+        peek: this.query("peekQueuedMessages"),
       },
       signal: signal === undefined ? "absent" : signal.aborted ? "aborted" : "live",
       ...(withCalls ? { calls: Object.fromEntries([...this.promises].map(([name, outcome]) => [name, outcome.status])) } : {}),
