@@ -1,0 +1,87 @@
+"""Causes that one case shows together are one cause; two bugs stay two (conformance/judging/shared_symptoms.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.common.jsontypes import JsonObject
+from conformance.judging import shared_symptoms
+from conformance.judging.divergences import compare
+from conformance.judging.failure_groups import group_failures
+from conformance.judging.outcome import Outcome
+from conformance.judging.shared_symptoms import symptoms
+from conformance.model.cases import Case
+
+MESSAGE: JsonObject = {"role": "assistant", "content": [], "stopReason": "error", "errorMessage": "socket reset", "timestamp": 1}
+ERROR_EVENT: JsonObject = {"type": "error", "reason": "error", "error": MESSAGE}
+CONSUMED: JsonObject = {"events": [ERROR_EVENT], "finished": True}
+RESOLVED: JsonObject = {"state": "resolved", "value": MESSAGE, "same_object_as": "terminal_event"}
+#: What a stream that does not take ``error`` as terminal shows: an unfinished consumer, a pending result.
+UNFINISHED: JsonObject = {"events": [ERROR_EVENT], "finished": False}
+PENDING: JsonObject = {"state": "pending", "same_object_as": None}
+#: What a stream that resolves with a copy shows: another object, equal to the terminal one.
+COPIED: JsonObject = {"state": "resolved", "value": MESSAGE, "same_object_as": None}
+
+
+def failing(case_id: str, expected: list[JsonObject], observed: list[JsonObject], operation: str = "event_stream") -> tuple[Case, Outcome]:
+    """A scenario case whose steps expect ``expected`` and saw ``observed``, judged as the engine judges it."""
+    actions = ["consume" if "events" in expect else "result" for expect in expected]
+    steps: tuple[JsonObject, ...] = tuple({"action": action, "expect": expect} for action, expect in zip(actions, expected, strict=True))
+    # A ScriptedModel case cites its own clause: a user function's case citing the stream's would join it as its root.
+    clauses = ("STREAM-2",) if operation == "event_stream" else ("SM-DONE-1",)
+    case = Case(case_id, "scratch.yaml", 1, "03", "3.2", clauses, "scratch", operation, {}, steps=steps)
+    observation: JsonObject = {"steps": list(observed)}
+    divergence, step_index = compare(case, observation)
+    assert divergence is not None, case_id
+    return case, Outcome(case_id, "failed", str(divergence), 0.0, divergence=divergence, step_index=step_index, observation=observation)
+
+
+def consume_then_result(case_id: str, consumed: JsonObject, result: JsonObject, operation: str = "event_stream") -> tuple[Case, Outcome]:
+    return failing(case_id, [CONSUMED, RESOLVED], [consumed, result], operation)
+
+
+def result_then_consume(case_id: str, result: JsonObject, consumed: JsonObject) -> tuple[Case, Outcome]:
+    return failing(case_id, [RESOLVED, CONSUMED], [result, consumed])
+
+
+def test_causes_one_case_shows_together_are_one_cause_named_by_the_largest_and_shown_by_its_own_case() -> None:
+    unfinished = [consume_then_result(f"unfinished-{n}", UNFINISHED, PENDING) for n in range(2)]
+    pending = result_then_consume("pending", PENDING, UNFINISHED)  # its first divergence is the pending result
+    (group,) = group_failures([pending, *unfinished], {})
+    assert str(group.cause) == "steps[*].finished: expected true, got false" and len(group.members) == 3
+    assert group.linked == {"pending"} and group.example[0].id == "unfinished-0"
+
+
+def test_a_key_another_key_decides_is_no_symptom_of_its_own() -> None:
+    # A pending result has no value, so its identity is null too: that says nothing about copying.
+    pending = result_then_consume("pending", PENDING, CONSUMED)
+    copied = result_then_consume("copied", COPIED, CONSUMED)
+    assert [divergence.path for divergence in symptoms(*pending)] == ["steps[0].state"]
+    assert len(group_failures([pending, copied], {})) == 2
+
+
+def test_without_decided_keys_the_pending_result_would_join_the_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check above has teeth: counting ``same_object_as`` after a pending ``state`` merges two bugs."""
+    monkeypatch.setattr(shared_symptoms, "DECIDED_BY", {})
+    pending = result_then_consume("pending", PENDING, CONSUMED)
+    copied = result_then_consume("copied", COPIED, CONSUMED)
+    assert len(group_failures([pending, copied], {})) == 1
+
+
+def test_a_case_caught_by_two_bugs_does_not_make_them_one() -> None:
+    unfinished = [consume_then_result(f"unfinished-{n}", UNFINISHED, RESOLVED) for n in range(3)]
+    copied = [consume_then_result(f"copied-{n}", CONSUMED, COPIED) for n in range(3)]
+    both = consume_then_result("both", UNFINISHED, COPIED)  # one case shows both: 1 of 4, not half
+    groups = group_failures([*unfinished, both, *copied], {})
+    assert [(str(group.cause), len(group.members)) for group in groups] == [
+        ("steps[*].finished: expected true, got false", 4),
+        ('steps[*].same_object_as: expected "terminal_event", got null', 3),
+    ]
+    assert all(not group.linked for group in groups)
+
+
+def test_a_symptom_seen_in_another_function_links_nothing() -> None:
+    # A stream that copies its result shows in ScriptedModel's cases too, below their own first divergence.
+    copied = [consume_then_result(f"copied-{n}", CONSUMED, COPIED) for n in range(2)]
+    model = [consume_then_result(f"model-{n}", UNFINISHED, COPIED, "scripted_model") for n in range(2)]
+    assert len(group_failures([*copied, *model], {})) == 2
