@@ -10,15 +10,20 @@ delivers the extra event is unfinished too, and the case whose result was replac
 delivers the extra event. Each of these cases shows two of the causes: they are symptoms of
 one bug.
 
-So a case's *symptoms* are read from its whole recorded observation: per step (or per key of
-a pure operation's result) and per expected key, the first divergence there; a key that
-another key of the same step decides is no symptom of its own once that key diverged (a
-result that is still pending has no value to compare, and a value that is missing or another
-has no identity to check: ``same_object_as`` then says nothing new). A cause is linked to
-another when at least half of its cases have the other among their symptoms, in a function
-the other cause's cases call too; linked causes are one, and the largest names it. The
-members of the smaller causes stay in it as *linked* members, shown after the largest
-cause's own (:attr:`conformance.judging.failure_groups.FailureGroup.linked`).
+So a case's *symptoms* are read from its whole recorded observation: per step and per
+expected key (for a pure operation, per key and one key below it: ``result.reason``,
+``result.messages``), the first divergence there. A key that another key of the same step
+decides is no symptom of its own once that key diverged: a result that is still pending has
+no value to compare, and a value that is missing or another has no identity to check
+(``same_object_as`` then says nothing new). A case's first divergence is its first symptom.
+
+Two causes of one function are linked when some symptom is shown by at least half of the
+cases of each: most cases of a cause show it, so it is what the cause is about. A stream's
+pending result shows in its one case as a consumer left unfinished too, the cause of three
+other cases; a loop whose batch rejects when one tool call fails shows ``result: null``
+(nothing returned) in every case, whichever key diverged first. Linked causes are one, and
+the largest names it. The members of the smaller causes stay in it as *linked* members,
+shown after the largest cause's own (:attr:`conformance.judging.failure_groups.FailureGroup.linked`).
 
 Two bugs stay two. A case caught by both shows both symptoms, but such cases are few among
 either bug's own (a partial shared between events and a lost ``errorMessage``: 2 of 56 and
@@ -30,6 +35,7 @@ that another key's divergence already explains is not counted.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import TypeVar
@@ -46,8 +52,8 @@ DECIDED_BY: Mapping[str, frozenset[str]] = {
     "value": frozenset({"state"}),
     "same_object_as": frozenset({"state", "value"}),
 }
-# ``steps[3].value.content`` -> (``steps[3]``, ``value``); ``value.timestamp`` -> ("", ``value``).
-_WHERE = re.compile(r"^(?P<step>steps\[\d+\])\.(?P<key>\w+)|^(?P<top>\w+)")
+# ``steps[3].value.content`` -> (``steps[3]``, ``value``); ``result.messages[0]`` -> ("", ``result.messages``).
+_WHERE = re.compile(r"^(?P<step>steps\[\d+\])\.(?P<key>\w+)|^(?P<top>\w+(?:\.\w+)?)")
 
 
 def symptoms(case: Case | BrokenCase, outcome: Outcome) -> Iterator[Divergence]:
@@ -68,17 +74,7 @@ def symptoms(case: Case | BrokenCase, outcome: Outcome) -> Iterator[Divergence]:
 
 def linked(groups: Mapping[K, Sequence[Member]], key_of: Callable[[Case | BrokenCase, Outcome], K]) -> dict[K, K]:
     """Each cause linked to another (see the module's text), mapped to the cause that names them: the largest (ties: first)."""
-    owner = {key_of(case, outcome): key for key, members in groups.items() for case, outcome in members}
     operations = {key: {case.operation for case, _ in members if isinstance(case, Case)} for key, members in groups.items()}
-    showing: dict[tuple[K, K], set[str]] = {}
-    for key, members in groups.items():
-        for case, outcome in members:
-            if not isinstance(case, Case):
-                continue
-            for divergence in symptoms(case, outcome):
-                other = owner.get(key_of(case, dataclasses.replace(outcome, divergence=divergence)))
-                if other is not None and other != key and case.operation in operations[other]:
-                    showing.setdefault((key, other), set()).add(case.id)
     parent = {key: key for key in groups}
 
     def root(key: K) -> K:
@@ -87,8 +83,27 @@ def linked(groups: Mapping[K, Sequence[Member]], key_of: Callable[[Case | Broken
         return key
 
     order = {key: index for index, key in enumerate(groups)}
-    for (key, other), cases in showing.items():
-        if 2 * len(cases) >= len(groups[key]) and root(key) != root(other):
-            first, second = sorted((root(other), root(key)), key=lambda found: (-len(groups[found]), order[found]))
-            parent[second] = first
+    for keys in _widely_shown(groups, key_of).values():
+        for first_key, second_key in itertools.combinations(keys, 2):
+            if operations[first_key] & operations[second_key] and root(first_key) != root(second_key):
+                first, second = sorted((root(first_key), root(second_key)), key=lambda found: (-len(groups[found]), order[found]))
+                parent[second] = first
     return {key: root(key) for key in groups if root(key) != key}
+
+
+def _widely_shown(groups: Mapping[K, Sequence[Member]], key_of: Callable[[Case | BrokenCase, Outcome], K]) -> dict[Hashable, list[K]]:
+    """Per symptom, the causes at least half of whose cases show it (each cause's own first divergence included)."""
+    # A symptom that is some member's first divergence reads as that member's cause.
+    owner = {key_of(case, outcome): key for key, members in groups.items() for case, outcome in members}
+    shown_by: dict[tuple[K, Hashable], set[str]] = {}
+    for key, members in groups.items():
+        for case, outcome in members:
+            shown_by.setdefault((key, key), set()).add(case.id)
+            for divergence in symptoms(case, outcome):
+                found = key_of(case, dataclasses.replace(outcome, divergence=divergence))
+                shown_by.setdefault((key, owner.get(found, found)), set()).add(case.id)
+    by_symptom: dict[Hashable, list[K]] = {}
+    for (key, symptom), cases in shown_by.items():
+        if 2 * len(cases) >= len(groups[key]):
+            by_symptom.setdefault(symptom, []).append(key)
+    return by_symptom

@@ -85,3 +85,26 @@ def test_a_symptom_seen_in_another_function_links_nothing() -> None:
     copied = [consume_then_result(f"copied-{n}", CONSUMED, COPIED) for n in range(2)]
     model = [consume_then_result(f"model-{n}", UNFINISHED, COPIED, "scripted_model") for n in range(2)]
     assert len(group_failures([*copied, *model], {})) == 2
+
+
+def loop_case(case_id: str, observed: JsonObject) -> tuple[Case, Outcome]:
+    """A pure operation's case (an agent loop run) that expected a stop after two steps and saw ``observed``."""
+    expect: JsonObject = {"error": None, "trace": ["turn_end:stop"], "result": {"reason": "stop", "steps": 2}}
+    case = Case(case_id, "scratch.yaml", 1, "07", "7.4", ("LOOP-BATCH-3",), "scratch", "run_agent_loop", {}, expect)
+    divergence, _ = compare(case, observed)
+    assert divergence is not None, case_id
+    return case, Outcome(case_id, "failed", str(divergence), 0.0, divergence=divergence, observation=observed)
+
+
+def test_a_symptom_most_cases_of_two_causes_show_makes_them_one_even_when_it_is_nobodys_first() -> None:
+    # A batch that rejects when one call fails: the run throws, and nothing is returned.
+    rejected = [loop_case(f"rejected-{n}", {"error": {"message": "boom"}, "trace": ["turn_end:stop"], "result": None}) for n in range(2)]
+    cut_short = loop_case("cut-short", {"error": None, "trace": [], "result": None})
+    (group,) = group_failures([*rejected, cut_short], {})
+    assert group.pattern == "run_agent_loop error" and group.linked == {"cut-short"}
+
+
+def test_keys_below_a_pure_operations_result_are_symptoms_of_their_own() -> None:
+    # One key below the result: another reason and another step count are two symptoms, not one.
+    case, outcome = loop_case("late", {"error": None, "trace": ["turn_end:stop"], "result": {"reason": "maxSteps", "steps": 1}})
+    assert [divergence.path for divergence in symptoms(case, outcome)] == ["result.reason", "result.steps"]
