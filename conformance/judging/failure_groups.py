@@ -248,9 +248,12 @@ def group_failures(results: Iterable[tuple[Case | BrokenCase, Outcome]], clauses
     # Computed once: merging causes of one place and clause leaves the clause as it was.
     clause_of = {found: _group_clause(members, clauses) for found, members in merged.items()}
     merged = _one_cause_per_place(merged, clause_of)
-    # Causes one case shows together are one bug's symptoms: each joins the largest of them.
+    # Causes one case shows together are one bug's symptoms: each joins the largest of them. A step
+    # that threw is a cause of its own: what the case shows after it may follow from it (a stream
+    # whose end() threw never finishes), so it is never folded into what follows.
+    linkable = {found: members for found, members in merged.items() if found.kind not in ("threw", *_PLACELESS_KINDS)}
     linked_ids: dict[Cause, set[str]] = {}
-    for found, named_by in linked(merged, cause_of).items():
+    for found, named_by in linked(linkable, cause_of).items():
         linked_ids.setdefault(named_by, set()).update(case.id for case, _ in merged[found])
         merged[named_by] = merged[named_by] + merged.pop(found)
     ordered = root_first(sorted(merged, key=lambda found: -len(merged[found])), merged)

@@ -29,7 +29,10 @@ Two bugs stay two. A case caught by both shows both symptoms, but such cases are
 either bug's own (a partial shared between events and a lost ``errorMessage``: 2 of 56 and
 2 of 14); a symptom that a used function's bug leaves in its users' cases (a result copied
 by the event stream, seen in ScriptedModel's cases) is in another function; and a symptom
-that another key's divergence already explains is not counted.
+that another key's divergence already explains is not counted. A step that threw is never
+linked (:func:`conformance.judging.failure_groups.group_failures` keeps it out): what a case
+shows after a throw may follow from it (a port whose ``end()`` needs an argument throws, and
+its consumer then never finishes), so the throw stays a cause of its own.
 """
 
 from __future__ import annotations

@@ -108,3 +108,18 @@ def test_keys_below_a_pure_operations_result_are_symptoms_of_their_own() -> None
     # One key below the result: another reason and another step count are two symptoms, not one.
     case, outcome = loop_case("late", {"error": None, "trace": ["turn_end:stop"], "result": {"reason": "maxSteps", "steps": 1}})
     assert [divergence.path for divergence in symptoms(case, outcome)] == ["result.reason", "result.steps"]
+
+
+def test_a_step_that_threw_stays_a_cause_of_its_own() -> None:
+    # A port whose end() needs an argument throws there, and its consumer then never finishes:
+    # the unfinished consumer follows from the throw, so the throw is not folded into it.
+    ended: JsonObject = {"threw": None}
+    threw: JsonObject = {"threw": "TypeError: end() missing 1 required positional argument"}
+    unfinished = [consume_then_result(f"unfinished-{n}", UNFINISHED, RESOLVED) for n in range(3)]
+    steps = [ended, CONSUMED]
+    throwing = [failing(f"end-threw-{n}", steps, [threw, UNFINISHED]) for n in range(2)]
+    groups = group_failures([*unfinished, *throwing], {})
+    assert [(str(group.cause), len(group.members)) for group in groups] == [
+        ("steps[*].finished: expected true, got false", 3),
+        ("steps[*].threw: threw", 2),
+    ]
