@@ -297,15 +297,19 @@ def _one_cause_per_place(
     """Causes at one place under one clause, merged into the largest of them, whatever their kinds.
 
     A ScriptedModel that records the caller's context by reference shows in ``requests[*].messages``
-    as another value in some cases and as an unexpected item in others: one bug, not two. A
-    detail (``"error" where "start"``) still tells causes apart: an abort missed and a turn
-    replayed are two bugs at one event type.
+    as another value in some cases and as an unexpected item in others: one bug, not two. What
+    came at a key whose values are kinds still tells causes apart: an abort missed (``"start"``
+    where ``"error"`` was expected) and a turn replayed (``"error"`` where ``"start"`` was) are
+    two bugs at one event type; the same thing where two things were expected is one (a
+    ``result()`` that rejects where it should stay pending, and where it should resolve with
+    the ``end`` argument: a stream that rejects whenever it ends without a terminal event).
     """
     by_place: dict[tuple[str, str, str], list[Cause]] = {}
     for found in groups:
         clause = clause_of[found]
         if clause is not None and found.kind not in _PLACELESS_KINDS:
-            by_place.setdefault((found.place, clause, found.detail), []).append(found)
+            came = found.detail.rsplit(", got ", 1)[-1]  # "expected X, got Y" -> Y ("" -> "")
+            by_place.setdefault((found.place, clause, came), []).append(found)
     merged = dict(groups)
     for causes in by_place.values():
         largest = max(causes, key=lambda found: len(groups[found]))
