@@ -5,7 +5,8 @@ Usage: python bench/feedback_quality.py [--cache FILE] [--regrade]
 Grades every one-bug variant of ``tests/support/js/variants`` and the misbehaving projects of
 ``tests/support/grading_batch.py`` (hangs, crashes on import), then prints per project the first
 case a report shows in full with its first line, reading and hint, the class overview's largest
-failure groups, and the points each one-bug project loses. Grading is cached in ``--cache``
+failure groups, the causes each project's report shows (one per bug is the aim: issue 37) and
+the points each one-bug project loses. Grading is cached in ``--cache``
 (a pickle, default under the system's temporary folder) so the rendering can be compared
 before and after a change of the feedback code without grading again. Needs Node.js.
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # run as a script: make `conformance` and `tests` importable
 
-from conformance.feedback.featured import featured_by_lab  # noqa: E402
+from conformance.feedback.featured import failure_groups_of, featured_by_lab  # noqa: E402
 from conformance.feedback.readings import symptom_reading  # noqa: E402
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare  # noqa: E402
 from conformance.grading.rubric import load_rubric  # noqa: E402
@@ -81,6 +82,11 @@ def main() -> int:
     print("\nclass overview: largest groups")
     for group in class_groups(list(results.values()), context.clauses)[:8]:
         print(f"  {group!r}"[:300])
+    print("\ncauses per project (its report's failure groups)")
+    counts = {name: len(failure_groups_of(result, context.clauses)) for name, result in results.items()}
+    for name, count in counts.items():
+        print(f"  {name:<26}{count:3}")
+    print("  one-bug projects: " + ",".join(str(counts[name]) for name in results if name not in MISBEHAVING))
     print("\npoints lost per project")
     for name, result in results.items():
         print(f"  {name:<26}{result.score.max_points - result.score.points:7.2f}")

@@ -25,6 +25,7 @@ from conformance.authoring import placeholders, regen_review
 from conformance.authoring.expectations import merge_expect
 from conformance.authoring.files import FixtureText, read, real_path
 from conformance.common.jsontypes import JsonObject, JsonValue
+from conformance.judging.divergences import compare
 from conformance.loading import shared_files
 from conformance.loading.loader import load_suite
 from conformance.model.cases import Case
@@ -33,7 +34,6 @@ from conformance.model.paths import fixtures_dir
 from conformance.model.profiles import DEFAULT_PROFILE, get_profile
 from conformance.model.schemas import validator
 from conformance.running.engine import Loop, Policy, close, run_alone
-from conformance.running.execution import compare
 from conformance.yamlio import canonical
 from conformance.yamlio import edit as textedit
 from conformance.yamlio import positions as yamltext

@@ -27,6 +27,7 @@ from conformance.commands.run_options import REFERENCE, RUN_OPTIONS, add_run_opt
 from conformance.common.student_text import for_terminal, prune_json
 from conformance.feedback.failure_report import failure_report
 from conformance.grading.baseline import Baseline, BaselineError, Verdict, baseline_document, compare, load_baseline, write_baseline
+from conformance.judging.divergences import all_divergences
 from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite, load_suite
 from conformance.loading.selection import CHAPTERS, selection_problems
@@ -36,7 +37,6 @@ from conformance.model.features import not_claimed_reason, unknown_feature_probl
 from conformance.model.profiles import DEFAULT_PROFILE, UnknownProfile, get_profile
 from conformance.reports.run_summary import CaseResult, group_lines, groups_of, skip_lines, summary_lines, write_json_report
 from conformance.running.engine import Policy, close, run_one
-from conformance.running.execution import all_divergences
 
 
 def marker_name(kind: str, value: str) -> str:

@@ -43,9 +43,13 @@ def featured_by_lab(result: SubmissionResult, per_lab: int | None) -> dict[str, 
         members = [by_id[case.id] for case, _ in group.members if case.id in by_id]
         if not members:
             continue
-        # The cause's best case: in the function the others use (one bug is shown where it is), then
-        # one whose hint fits, nearest the origin, in fixture order.
-        best = min(members, key=lambda graded: (depth(graded.case), not hint_fits(graded), origin_rank(graded.outcome)))
+        # The cause's best case: one of its own (a linked member shows another symptom of it), in the
+        # function the others use (one bug is shown where it is), then one whose hint fits, nearest
+        # the origin, in fixture order.
+        best = min(
+            members,
+            key=lambda graded: (graded.case.id in group.linked, depth(graded.case), not hint_fits(graded), origin_rank(graded.outcome)),
+        )
         chosen[best.case.lab].append(best)
     featured: dict[str, list[GradedCase]] = {}
     for lab, cases in chosen.items():

@@ -36,6 +36,7 @@ from conformance.common.value_paths import join_key
 from conformance.judging.bearing import rank_clauses
 from conformance.judging.outcome import Outcome
 from conformance.judging.root_causes import depth, merged_into_roots, root_first
+from conformance.judging.shared_symptoms import linked
 from conformance.model.cases import BrokenCase, Case
 from conformance.model.clauses import Clause
 
@@ -118,6 +119,8 @@ class FailureGroup:
     members: tuple[tuple[Case | BrokenCase, Outcome], ...]
     kind: str = "value"
     detail: str = ""
+    #: Ids of the members whose own first divergence is another symptom of the cause (:mod:`conformance.judging.shared_symptoms`).
+    linked: frozenset[str] = frozenset()
 
     @property
     def cause(self) -> Cause:
@@ -126,8 +129,11 @@ class FailureGroup:
 
     @property
     def example(self) -> tuple[Case | BrokenCase, Outcome]:
-        """The member that shows the cause best: in the function the others use, nearest its origin (:func:`origin_rank`), first."""
-        return min(self.members, key=lambda member: (depth(member[0]), origin_rank(member[1])))
+        """The member that shows the cause best: its own (not a linked one), in the function the others use, nearest its origin.
+
+        Nearest its origin is :func:`origin_rank`; ties go to the first member.
+        """
+        return min(self.members, key=lambda member: (member[0].id in self.linked, depth(member[0]), origin_rank(member[1])))
 
     @property
     def title(self) -> str:
@@ -248,12 +254,23 @@ def group_failures(results: Iterable[tuple[Case | BrokenCase, Outcome]], clauses
     for case, outcome in results:
         if outcome.status in ("failed", "errored"):
             groups.setdefault(cause_of(case, outcome), []).append((case, outcome))
-    merged = merged_into_roots(_at_origin(groups))
+    merged = merged_into_roots(_at_origin(groups), clauses)
     # Computed once: merging causes of one place and clause leaves the clause as it was.
     clause_of = {found: _group_clause(members, clauses) for found, members in merged.items()}
     merged = _one_cause_per_place(merged, clause_of)
+    # Causes one case shows together are one bug's symptoms: each joins the largest of them. A step
+    # that threw is a cause of its own: what the case shows after it may follow from it (a stream
+    # whose end() threw never finishes), so it is never folded into what follows.
+    linkable = {found: members for found, members in merged.items() if found.kind not in ("threw", *_PLACELESS_KINDS)}
+    linked_ids: dict[Cause, set[str]] = {}
+    for found, named_by in linked(linkable, cause_of).items():
+        linked_ids.setdefault(named_by, set()).update(case.id for case, _ in merged[found])
+        merged[named_by] = merged[named_by] + merged.pop(found)
     ordered = root_first(sorted(merged, key=lambda found: -len(merged[found])), merged)
-    return [FailureGroup(clause_of[found], found.place, tuple(merged[found]), found.kind, found.detail) for found in ordered]
+    return [
+        FailureGroup(clause_of[found], found.place, tuple(merged[found]), found.kind, found.detail, frozenset(linked_ids.get(found, ())))
+        for found in ordered
+    ]
 
 
 #: Kinds of cause that are no divergence at a place (an error message, a death, a hang): never merged by place.
@@ -290,15 +307,19 @@ def _one_cause_per_place(
     """Causes at one place under one clause, merged into the largest of them, whatever their kinds.
 
     A ScriptedModel that records the caller's context by reference shows in ``requests[*].messages``
-    as another value in some cases and as an unexpected item in others: one bug, not two. A
-    detail (``"error" where "start"``) still tells causes apart: an abort missed and a turn
-    replayed are two bugs at one event type.
+    as another value in some cases and as an unexpected item in others: one bug, not two. What
+    came at a key whose values are kinds still tells causes apart: an abort missed (``"start"``
+    where ``"error"`` was expected) and a turn replayed (``"error"`` where ``"start"`` was) are
+    two bugs at one event type; the same thing where two things were expected is one (a
+    ``result()`` that rejects where it should stay pending, and where it should resolve with
+    the ``end`` argument: a stream that rejects whenever it ends without a terminal event).
     """
     by_place: dict[tuple[str, str, str], list[Cause]] = {}
     for found in groups:
         clause = clause_of[found]
         if clause is not None and found.kind not in _PLACELESS_KINDS:
-            by_place.setdefault((found.place, clause, found.detail), []).append(found)
+            came = found.detail.rsplit(", got ", 1)[-1]  # "expected X, got Y" -> Y ("" -> "")
+            by_place.setdefault((found.place, clause, came), []).append(found)
     merged = dict(groups)
     for causes in by_place.values():
         largest = max(causes, key=lambda found: len(groups[found]))
@@ -313,7 +334,7 @@ def _group_clause(members: Sequence[tuple[Case | BrokenCase, Outcome]], clauses:
     cases = [(case, outcome) for case, outcome in members if isinstance(case, Case)]
     if not cases:
         return None
-    example, outcome = min(cases, key=lambda member: origin_rank(member[1]))
+    example, outcome = min(cases, key=lambda member: (depth(member[0]), origin_rank(member[1])))  # as FailureGroup.example
     if outcome.divergence is None:
         return None
     return rank_clauses(example, outcome, clauses)[0] if example.clauses else None

@@ -4,8 +4,13 @@ A ``systemMessageText`` that joins the sections before the content fails its own
 also ``currentSystemPrompt``'s and ``textOf``'s, which call it: three places, one bug. The
 profile says which operation's function uses which (``Profile.uses``). A cause seen only in
 cases of functions that use another failing cause's function, where every one of those cases
-cites the clause that cause breaks, is that cause: it is merged into it. The causes left are
-ordered root first: a cause whose function another cause's function uses comes before it.
+cites a clause that cause breaks, is that cause: it is merged into it. A cause breaks the
+clause most of its cases cite first, and the clause whose text bears most on what diverged
+(:func:`conformance.judging.bearing.clause_hits`): a ``currentSystemMessage`` that keeps a
+re-added section in its old place diverges in ``section_order``, which SYS-REPLAY-4 decides,
+though its cases cite SYS-REPLAY-3 first; a ``currentSystemPrompt`` case that cites
+SYS-REPLAY-4 shows that one bug. The causes left are ordered root first: a cause whose
+function another cause's function uses comes before it.
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
+from conformance.judging.bearing import clause_hits, divergence_words
 from conformance.judging.outcome import Outcome
 from conformance.model.cases import BrokenCase, Case
+from conformance.model.clauses import Clause
 from conformance.model.profiles import PROFILES
 
 Member = tuple[Case | BrokenCase, Outcome]
@@ -29,10 +36,10 @@ def depth(case: Case | BrokenCase) -> int:
     return len(PROFILES[case.profile].uses_transitively(case.operation))
 
 
-def merged_into_roots(groups: dict[K, list[Member]]) -> dict[K, list[Member]]:
+def merged_into_roots(groups: dict[K, list[Member]], clauses: Mapping[str, Clause] | None = None) -> dict[K, list[Member]]:
     """``groups`` with each downstream cause's members moved into its root cause (see the module's text)."""
     own = {key: _operations(members) for key, members in groups.items()}
-    own_clause = {key: _first_clause(members) for key, members in groups.items()}
+    own_clause = {key: _broken_clauses(members, clauses or {}) for key, members in groups.items()}
     merged = {key: list(members) for key, members in groups.items()}
     # Deepest first, so a chain (a user of a user) ends at the root.
     for key in sorted(groups, key=lambda key: -max((depth(case) for case, _ in groups[key]), default=0)):
@@ -58,7 +65,7 @@ def root_first(keys: Sequence[K], members: Mapping[K, Sequence[Member]]) -> list
     return ordered
 
 
-def _root_of(key: K, groups: dict[K, list[Member]], own: dict[K, set[tuple[str, str]]], own_clause: dict[K, str | None]) -> K | None:
+def _root_of(key: K, groups: dict[K, list[Member]], own: dict[K, set[tuple[str, str]]], own_clause: dict[K, frozenset[str]]) -> K | None:
     members = groups[key]
     if not own[key] or any(not isinstance(case, Case) for case, _ in members):
         return None
@@ -67,9 +74,9 @@ def _root_of(key: K, groups: dict[K, list[Member]], own: dict[K, set[tuple[str, 
         for other in groups
         if other != key
         and own[other]
-        and own_clause[other] is not None
+        and own_clause[other]
         and all(_stands_on(operation, own[other]) for operation in own[key])
-        and all(isinstance(case, Case) and own_clause[other] in case.clauses for case, _ in members)
+        and all(isinstance(case, Case) and own_clause[other] & set(case.clauses) for case, _ in members)
     ]
     return max(candidates, key=lambda other: len(groups[other]), default=None)
 
@@ -88,7 +95,17 @@ def _operations(members: Iterable[Member]) -> set[tuple[str, str]]:
     return {(case.profile, case.operation) for case, _ in members if isinstance(case, Case)}
 
 
-def _first_clause(members: Sequence[Member]) -> str | None:
-    """The clause most of the cause's cases cite first: what its function breaks."""
-    firsts = Counter(case.clauses[0] for case, _ in members if isinstance(case, Case) and case.clauses)
-    return firsts.most_common(1)[0][0] if firsts else None
+def _broken_clauses(members: Sequence[Member], clauses: Mapping[str, Clause]) -> frozenset[str]:
+    """The clauses the cause breaks: the one most of its cases cite first, and the one whose text bears most on what diverged."""
+    cases = [(case, outcome) for case, outcome in members if isinstance(case, Case) and case.clauses]
+    firsts = Counter(case.clauses[0] for case, _ in cases)
+    bearing: Counter[str] = Counter()
+    for case, outcome in cases:
+        words = divergence_words(case, outcome)
+        hits = {clause_id: clause_hits(clauses.get(clause_id), words) for clause_id in case.clauses}
+        best = max(hits.values(), default=0)
+        # Only a clause that bears more than the others: a tie says nothing about which one decides.
+        if best > 0 and list(hits.values()).count(best) == 1:
+            bearing[max(hits, key=lambda clause_id: hits[clause_id])] += 1
+    found = [counted.most_common(1)[0][0] for counted in (firsts, bearing) if counted]
+    return frozenset(found)

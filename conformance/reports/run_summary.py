@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.common.student_text import scrub
+from conformance.judging.divergences import all_divergences
 from conformance.judging.failure_groups import FailureGroup, group_failures, skip_reasons
 from conformance.judging.outcome import STATUSES, Outcome
 from conformance.model.cases import BrokenCase, Case
 from conformance.model.clauses import Clause
 from conformance.model.features import is_not_claimed
 from conformance.model.profiles import DEFAULT_PROFILE, get_profile
-from conformance.running.execution import all_divergences
 
 
 @dataclass(frozen=True)

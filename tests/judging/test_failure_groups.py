@@ -18,7 +18,7 @@ from conformance.judging.failure_groups import cause_of, group_failures, variabl
 from conformance.judging.outcome import Divergence, Outcome
 from conformance.loading.loader import load_suite
 from conformance.model.cases import Case
-from conformance.model.clauses import load_clauses, load_profile_clauses
+from conformance.model.clauses import Clause, load_clauses, load_profile_clauses
 from conformance.reports.formats import json_report, markdown, terminal
 from tests.support.cli_runner import cli
 from tests.support.paths import REPO
@@ -339,3 +339,15 @@ def test_a_whole_run_observation_is_placed_at_its_list_items_key() -> None:
         'agent_loop trace[*]: expected "message_start:system", got "message_start:user"': 1,
         'agent_loop trace[*]: expected "agent_end", got "turn_start"': 1,
     }, groups
+
+
+def test_one_thing_where_two_were_expected_is_one_cause_and_two_things_are_two() -> None:
+    # A result() that rejects where it should stay pending and where it should resolve: one stream bug.
+    pending = _diverged(_case(case_id="a"), Divergence("steps[1].state", '"pending"', '"rejected"'))
+    resolved = _diverged(_case(case_id="b"), Divergence("steps[2].state", '"resolved"', '"rejected"'))
+    (group,) = group_failures([pending, pending, resolved], {"SM-ERR-2": Clause("SM-ERR-2", "result() state", 1)})
+    assert group.detail == 'expected "pending", got "rejected"' and len(group.members) == 3
+    # What came differs: two causes (an abort missed, a turn replayed).
+    missed = _diverged(_case(case_id="c"), Divergence("steps[2].events[0].type", '"error"', '"start"'))
+    replayed = _diverged(_case(case_id="d"), Divergence("steps[2].events[0].type", '"start"', '"error"'))
+    assert len(group_failures([missed, replayed], {"SM-ERR-2": Clause("SM-ERR-2", "events type", 1)})) == 2

@@ -10,6 +10,7 @@ was shown the timestamp hint; one that joins sections before the content was sen
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -18,12 +19,16 @@ import pytest
 
 from conformance.feedback.failure_report import failure_report
 from conformance.feedback.featured import failure_groups_of, featured_by_lab
+from conformance.gradescope.results import start_here
 from conformance.grading.grader import GradeOptions, SubmissionResult, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
 from conformance.judging.bearing import fitting_hint
 from conformance.model.cases import Case
+from conformance.model.clauses import Clause
+from conformance.reports.formats import json_report, markdown, terminal
 from conformance.reports.formats.terminal import DEFAULT_DETAILS_PER_LAB
-from tests.support.js_variants import VARIANTS, ensure_generated
+from conformance.reports.html.submission_page import submission_page
+from tests.support.js_variants import VARIANTS, ensure_generated, two_bug_project
 from tests.support.requirements import needs_node
 
 pytestmark = [
@@ -53,17 +58,22 @@ HINTED = (
 ONE_BUG = (*HINTED, "production-not-deferred", "preabort-keeps-turn")
 
 
-@pytest.fixture(scope="module")
-def graded() -> dict[str, SubmissionResult]:
+def grade_variants(names: tuple[str, ...], case_timeout_s: float) -> dict[str, SubmissionResult]:
+    """Each named variant of ``tests/support/js/variants`` graded under the default rubric, two at a time."""
     ensure_generated()
     context = prepare(load_rubric())
-    options = GradeOptions(build=False, case_timeout_s=1.0)
+    options = GradeOptions(build=False, case_timeout_s=case_timeout_s)
 
     def one(name: str) -> tuple[str, SubmissionResult]:
         return name, grade_submission(f"pi-course:{VARIANTS / name}", context, options, name=name)
 
     with ThreadPoolExecutor(2) as pool:
-        return dict(pool.map(one, ONE_BUG))
+        return dict(pool.map(one, names))
+
+
+@pytest.fixture(scope="module")
+def graded() -> dict[str, SubmissionResult]:
+    return grade_variants(ONE_BUG, 1.0)
 
 
 def named_words(hint: str) -> set[str]:
@@ -162,3 +172,119 @@ def test_a_bug_in_a_function_others_use_is_one_cause_at_that_function(graded: di
     cases = [case for case, _ in group.members if isinstance(case, Case)]
     assert group.clause == "SYS-TEXT-1" and group.example[0] is cases[0] and cases[0].operation == "system_message_text"
     assert {case.operation for case in cases} == {"system_message_text", "current_system_prompt", "text_of"}
+
+
+#: One-bug variants that still show more than one cause, with how many (issue 37: the goal is none).
+#: preabort-keeps-turn: a replayed turn (``partial.timestamp``) and a call that plays where it should
+#: be exhausted (``events[*].type``, abort-checked-early's symptom too) share no symptom.
+MORE_THAN_ONE_CAUSE = {"preabort-keeps-turn": 2}
+
+
+def causes_in_every_channel(result: SubmissionResult, clauses: dict[str, Clause]) -> dict[str, int]:
+    """How many causes each report says the submission's charged failures have."""
+    heading = re.compile(r"failing cases: \d+ in (\d+) causes?, one line each", re.IGNORECASE)
+    page = re.search(r"Failures by cause \(\d+ cases? in (\d+) groups?\)", submission_page(result, clauses, for_students=True))
+    terminal_found, markdown_found = heading.search(terminal.render(result, clauses)), heading.search(markdown.render(result, clauses))
+    assert terminal_found and markdown_found and page, result.name
+    return {
+        "groups": len(failure_groups_of(result, clauses)),
+        "terminal": int(terminal_found[1]),
+        "markdown": int(markdown_found[1]),
+        "json": len(json.loads(json_report.render(result, clauses))["causes"]),
+        "html": int(page[1]),
+        "gradescope start here": len(start_here(result)),
+    }
+
+
+@pytest.fixture(scope="module")
+def clauses() -> dict[str, Clause]:
+    return dict(prepare(load_rubric()).clauses)
+
+
+@pytest.mark.parametrize("variant", ONE_BUG)
+def test_one_bug_is_one_cause_in_every_channel(graded: dict[str, SubmissionResult], clauses: dict[str, Clause], variant: str) -> None:
+    """A one-bug variant's failures are one cause in the terminal, Markdown, JSON, HTML and Gradescope (issue 37)."""
+    expected = MORE_THAN_ONE_CAUSE.get(variant, 1)
+    found = causes_in_every_channel(graded[variant], clauses)
+    if expected > 1:  # Gradescope's "start here" shows one case per lab, and these bugs are in one lab
+        found.pop("gradescope start here")
+    assert found == dict.fromkeys(found, expected), f"{variant}: {found} causes, expected {expected}"
+
+
+#: The one-bug variants of chapters 05 to 09 (tests/support/js/variants.json: those with a failing case).
+LATER_ONE_BUG = (
+    "tool-result-as-user",
+    "arguments-not-stringified",
+    "missing-finish-is-done",
+    "utf8-not-streamed",
+    "key-not-redacted",
+    "required-lists-optional",
+    "duplicate-overwrites",
+    "failure-names-error-type",
+    "shares-caller-transcript",
+    "results-in-completion-order",
+    "sequential-batch",
+    "loses-siblings",
+    "two-turn-ends-at-limit",
+    "max-steps-off-by-one",
+    "tool-bug-spares-loop",
+    "reducer-ignores-run-id",
+    "reducer-mutates-state",
+    "reducer-shares-result-messages",
+    "reducer-keeps-streaming-text",
+    "reducer-keeps-pending-id",
+)
+#: tool-bug-spares-loop: without lab isolation (Node.js 20) its String(error) also fails a lab 7.4 loop
+#: case, which cites only LOOP-BATCH-1/2, so nothing ties it to the executor's TOOL-EXEC-5 cause.
+LATER_MORE_THAN_ONE_CAUSE = {"tool-bug-spares-loop": 2}
+
+
+def test_the_later_one_bug_variants_are_those_of_variants_json() -> None:
+    listed = json.loads((VARIANTS.parent / "variants.json").read_text(encoding="utf-8"))
+    one_bug = {name.removeprefix("variants/") for name, entry in listed.items() if isinstance(entry, dict) and "failing_case" in entry}
+    assert one_bug == {*ONE_BUG, *LATER_ONE_BUG}
+
+
+@pytest.fixture(scope="module")
+def later_graded() -> dict[str, SubmissionResult]:
+    # Chapter 09's cases start an agent: under a loaded machine 1 s is too little, and a timeout is a cause of its own.
+    return grade_variants(LATER_ONE_BUG, 5.0)
+
+
+@pytest.mark.parametrize("variant", LATER_ONE_BUG)
+def test_a_later_one_bug_variant_is_one_cause(later_graded: dict[str, SubmissionResult], clauses: dict[str, Clause], variant: str) -> None:
+    groups = failure_groups_of(later_graded[variant], clauses)
+    expected = LATER_MORE_THAN_ONE_CAUSE.get(variant, 1)
+    assert len(groups) == expected, f"{variant}: {[str(group.cause) for group in groups]}"
+
+
+#: Pairs of one-bug variants patched into one project: two bugs, each of which must stay a cause of its own.
+TWO_BUGS = (
+    ("error-needs-end", "result-is-a-copy"),  # both in AssistantMessageEventStream, both under STREAM-2
+    ("error-needs-end", "error-loses-message"),  # both lose an error turn's message, in two functions
+    ("error-loses-message", "shared-partial"),  # both in ScriptedModel's events; some cases show both
+    ("shared-partial", "result-is-a-copy"),  # the copied result shows in most ScriptedModel cases too
+    ("abort-checked-early", "preabort-keeps-turn"),  # both in ScriptedModel's abort handling
+    ("replay-tombstones", "sections-before-content"),  # a root and its user's own bug
+    ("sections-always", "replay-last-timestamp"),  # both in currentSystemMessage's result
+)
+
+
+@pytest.fixture(scope="module")
+def two_bug_graded(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], SubmissionResult]:
+    folder = tmp_path_factory.mktemp("two-bugs")
+    context = prepare(load_rubric())
+    options = GradeOptions(build=False, case_timeout_s=1.0)
+
+    def one(pair: tuple[str, str]) -> tuple[tuple[str, str], SubmissionResult]:
+        project = two_bug_project(*pair, folder / "+".join(pair))
+        return pair, grade_submission(f"pi-course:{project}", context, options, name=project.name)
+
+    with ThreadPoolExecutor(2) as pool:
+        return dict(pool.map(one, TWO_BUGS))
+
+
+@pytest.mark.parametrize("pair", TWO_BUGS, ids=["+".join(pair) for pair in TWO_BUGS])
+def test_two_bugs_are_two_causes(two_bug_graded: dict[tuple[str, str], SubmissionResult], pair: tuple[str, str]) -> None:
+    groups = failure_groups_of(two_bug_graded[pair])
+    assert len(groups) == 2, f"{'+'.join(pair)}: {[str(group.cause) for group in groups]}"

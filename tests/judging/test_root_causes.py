@@ -6,6 +6,7 @@ from conformance.judging.failure_groups import group_failures
 from conformance.judging.outcome import Divergence, Outcome
 from conformance.judging.root_causes import depth, root_first
 from conformance.model.cases import Case
+from conformance.model.clauses import load_clauses
 
 
 def _failing(case_id: str, operation: str, clauses: list[str], path: str = "value") -> tuple[Case, Outcome]:
@@ -43,3 +44,15 @@ def test_unrelated_causes_keep_their_order_and_roots_have_depth_zero() -> None:
     members = {"a": [_failing("m", "make_text", ["IR-CTOR-1"])], "b": [_failing("t", "text_of", ["IR-TEXT-1"])]}
     assert root_first(["b", "a"], members) == ["b", "a"]
     assert depth(members["a"][0][0]) == 0 and depth(members["b"][0][0]) == 1
+
+
+def test_a_user_case_citing_the_clause_that_bears_most_on_the_root_divergence_joins_it() -> None:
+    """A currentSystemMessage that keeps a re-added section in place breaks SYS-REPLAY-4, though its cases cite SYS-REPLAY-3 first."""
+    order = ["SYS-REPLAY-3", "SYS-REPLAY-4", "SYS-REPLAY-7"]
+    roots = [_failing(f"replay-{n}", "current_system_message", order, "section_order[0]") for n in range(2)]
+    prompt = _failing("prompt-1", "current_system_prompt", ["SYS-PROMPT-1", "SYS-REPLAY-4", "SYS-TEXT-1"])
+    (group,) = group_failures([*roots, prompt], load_clauses())
+    assert group.pattern == "current_system_message section_order" and group.clause == "SYS-REPLAY-3"
+    assert [case.id for case, _ in group.members] == ["replay-0", "replay-1", "prompt-1"]
+    # Without the clauses' text nothing says which clause the order breaks: the prompt's cause stays its own.
+    assert len(group_failures([*roots, prompt], {})) == 2
