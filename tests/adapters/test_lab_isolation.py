@@ -1,4 +1,4 @@
-"""Lab isolation: labs 4 and 5 play over the reference's chapter 02-03 modules (conformance/adapters/node/lab_isolation.mjs).
+"""Lab isolation: later labs play over the reference of earlier chapters' modules (conformance/adapters/node/lab_isolation.mjs).
 
 With in-thread module hooks (Node.js 22.19+ and 24), a student's lab 4 module imports the
 package's reference (``conformance/adapters/node/reference/``) wherever it imports its own lab 3
@@ -33,6 +33,8 @@ LAB_4 = ("4.1", "4.2")
 LAB_7 = ("7.1", "7.2", "7.3", "7.4", "7.5")
 #: What a chapter 07 loop's cases are isolated from: every lab of the modules it imports (types, event-stream, scripted-model, tool).
 BEFORE_7 = frozenset({"3.1", "3.2", "4.1", "4.2", "6.1", "6.2", "6.3"})
+#: The Agent's labs: isolated from chapter 07's loop too (agent.js's ./agent-loop.js is reference/agent-loop.mjs).
+AGENT_LABS = ("9.2", "9.3", "9.4", "9.5")
 
 
 def graded(project: Path) -> Score:
@@ -54,7 +56,11 @@ def isolating(release: str | None) -> bool:
 
 def test_the_table_names_lab_4_isolated_from_lab_3_on_node_22_and_later_only() -> None:
     lab_3 = frozenset({"3.1", "3.2"})
-    assert isolated_labs() == {**dict.fromkeys(("4.1", "4.2", "5.1", "5.2", "5.3", "9.1"), lab_3), **dict.fromkeys(LAB_7, BEFORE_7)}
+    assert isolated_labs() == {
+        **dict.fromkeys(("4.1", "4.2", "5.1", "5.2", "5.3", "9.1"), lab_3),
+        **dict.fromkeys(LAB_7, BEFORE_7),
+        **dict.fromkeys(AGENT_LABS, BEFORE_7 | set(LAB_7)),
+    }
     assert not isolates("node", (20, 20, 2)) and isolates("node", (22, 19, 0)) and isolates("node", (24, 0, 0))
     assert not isolates("bun", (24, 0, 0))
 
