@@ -1,4 +1,4 @@
-"""Lab isolation: labs 4 and 5 play over the reference's chapter 02-03 modules (conformance/adapters/node/lab_isolation.mjs).
+"""Lab isolation: later labs play over the reference of earlier chapters' modules (conformance/adapters/node/lab_isolation.mjs).
 
 With in-thread module hooks (Node.js 22.19+ and 24), a student's lab 4 module imports the
 package's reference (``conformance/adapters/node/reference/``) wherever it imports its own lab 3
@@ -15,10 +15,15 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters.lab_isolation import isolated_labs, isolates
+from conformance.adapters.pi_course import pi_course_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.grading.grader import GradeOptions, grade_submission, prepare
 from conformance.grading.rubric import load_rubric
 from conformance.grading.scoring import Score
+from conformance.judging.outcome import Outcome
+from conformance.loading.loader import Suite
+from conformance.model.clauses import load_clauses
+from conformance.running.engine import run_alone
 from tests.support.attack_projects import MODULES, copy_project
 from tests.support.grading_batch import patched_copy
 from tests.support.isolation_projects import make_bypass_project, make_forging_project
@@ -33,6 +38,8 @@ LAB_4 = ("4.1", "4.2")
 LAB_7 = ("7.1", "7.2", "7.3", "7.4", "7.5")
 #: What a chapter 07 loop's cases are isolated from: every lab of the modules it imports (types, event-stream, scripted-model, tool).
 BEFORE_7 = frozenset({"3.1", "3.2", "4.1", "4.2", "6.1", "6.2", "6.3"})
+#: The Agent's labs: isolated from chapter 07's loop too (agent.js's ./agent-loop.js is reference/agent-loop.mjs).
+AGENT_LABS = ("9.2", "9.3", "9.4", "9.5")
 
 
 def graded(project: Path) -> Score:
@@ -54,7 +61,11 @@ def isolating(release: str | None) -> bool:
 
 def test_the_table_names_lab_4_isolated_from_lab_3_on_node_22_and_later_only() -> None:
     lab_3 = frozenset({"3.1", "3.2"})
-    assert isolated_labs() == {**dict.fromkeys(("4.1", "4.2", "5.1", "5.2", "5.3", "9.1"), lab_3), **dict.fromkeys(LAB_7, BEFORE_7)}
+    assert isolated_labs() == {
+        **dict.fromkeys(("4.1", "4.2", "5.1", "5.2", "5.3", "9.1"), lab_3),
+        **dict.fromkeys(LAB_7, BEFORE_7),
+        **dict.fromkeys(AGENT_LABS, BEFORE_7 | set(LAB_7)),
+    }
     assert not isolates("node", (20, 20, 2)) and isolates("node", (22, 19, 0)) and isolates("node", (24, 0, 0))
     assert not isolates("bun", (24, 0, 0))
 
@@ -158,13 +169,11 @@ def test_lab_3_code_cannot_enter_the_isolation_context(release: str | None, tmp_
 
 
 def _agent_over_broken_types(root: Path) -> Path:
-    """Chapter 09 whose types.js throws as it loads, and whose agent.js imports it (as the course's imports userMessage)."""
+    """Chapter 09 whose types.js throws as it loads; its agent.js imports it (userMessage and more, as the course's does)."""
     project = shutil.copytree(JS / "variants" / "chapter-09", root / "broken-types")
     types = project / MODULES / "types.js"
     types.write_text('throw new Error("types.js is broken");\n' + types.read_text(encoding="utf-8"), encoding="utf-8")
-    agent = project / MODULES / "agent.js"
-    importing = 'import { userMessage } from "./types.js";\n\nexport const greet = userMessage;\n'
-    agent.write_text(importing + agent.read_text(encoding="utf-8"), encoding="utf-8")
+    assert 'from "./types.js";' in (project / MODULES / "agent.js").read_text(encoding="utf-8")
     return project
 
 
@@ -179,3 +188,45 @@ def test_the_reducer_plays_over_the_reference_types(release: str | None, tmp_pat
     assert set(statuses(score, ("3.1",)).values()) == {"skipped"}
     assert reducer == ({"passed"} if isolating(release) else {"skipped"})
     assert score.lab("9.1").points == (25 if isolating(release) else 0)  # type: ignore[union-attr]
+
+
+def _agent_outcomes(project: Path, operations: set[str], suite: Suite) -> dict[str, Outcome]:
+    """Every case of ``operations`` through the course adapter, except those chapter 09 supersedes (as grading leaves them out)."""
+    clauses = load_clauses()
+    superseded = {clause for clause, entry in clauses.items() if entry.superseded_at == "09"}
+    adapter = pi_course_adapter(str(project), ImplSettings(build=False))
+    try:
+        return {
+            case.id: run_alone(adapter, case) for case in suite.cases if case.operation in operations and not superseded & set(case.clauses)
+        }
+    finally:
+        adapter.close()
+
+
+@pytest.mark.parametrize("release", node_params())
+def test_a_chapter_07_loop_under_the_agent_costs_no_lab_9_point_where_isolation_holds(
+    release: str | None, suite: Suite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # loop-bug-spares-agent: a correct Agent over chapter 07's agent-loop.js (no queues; a model throw rejects).
+    ensure_generated()
+    with node_on_path(release, monkeypatch):
+        outcomes = _agent_outcomes(JS / "variants" / "loop-bug-spares-agent", {"run_agent"}, suite)
+    failed = sorted(case for case, outcome in outcomes.items() if outcome.status != "passed")
+    assert len(outcomes) == sum(case.operation == "run_agent" for case in suite.cases)
+    if isolating(release):
+        assert failed == []  # the Agent's ./agent-loop.js is reference/agent-loop.mjs
+    else:
+        assert "agent-course-steering-after-text-stop" in failed  # Node.js 20: the student's chapter 07 loop plays
+
+
+def test_the_reference_loop_passes_every_loop_and_agent_case_as_a_students_own(tmp_path: Path, suite: Suite) -> None:
+    # The five references as a chapter 09 project's own modules (their imports renamed), played without isolation:
+    # reference/agent-loop.mjs under the project's Agent, over the reference tool.mjs it imports from.
+    ensure_generated()
+    project = shutil.copytree(JS / "variants" / "chapter-09", tmp_path / "reference-loop")
+    for name in ("types", "event-stream", "scripted-model", "tool", "agent-loop"):
+        text = (REFERENCE / f"{name}.mjs").read_text(encoding="utf-8")
+        (project / MODULES / f"{name}.js").write_text(text.replace('.mjs";', '.js";'), encoding="utf-8")
+    outcomes = _agent_outcomes(project, {"run_agent_loop", "run_agent"}, suite)
+    assert {case.operation for case in suite.cases if case.id in outcomes} == {"run_agent_loop", "run_agent"}
+    assert {case: outcome.message for case, outcome in outcomes.items() if outcome.status != "passed"} == {}

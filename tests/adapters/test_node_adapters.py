@@ -20,6 +20,7 @@ from conformance.adapters.pi_course import NODE_ADAPTER as PI_COURSE_ADAPTER
 from conformance.adapters.pi_course import modules_dir
 from conformance.common.jsontypes import JsonObject
 from conformance.model.profiles import COURSE, PI_AI_1, Profile
+from tests.support.js_variants import ensure_generated
 from tests.support.paths import REPO
 from tests.support.requirements import needs_node
 
@@ -60,11 +61,20 @@ def test_the_handshake_lists_exactly_the_profiles_operations(profile_name: str, 
     operations = hello["operations"]
     assert isinstance(operations, list)
     assert len(operations) == len(set(operations))
-    assert set(operations) == profile.operations - NOT_PLAYED_YET.get(profile_name, frozenset())
+    assert set(operations) == profile.operations - NOT_OFFERED.get(profile_name, frozenset())
 
 
-#: Operations a Node adapter does not play yet (issue 35), whose cases it skips: the course's Agent (labs 9.2-9.5).
-NOT_PLAYED_YET: dict[str, frozenset[str]] = {"course": frozenset({"run_agent"})}
+#: Operations a Node adapter offers only where the project has their module: the course's Agent (labs 9.2-9.5), which
+#: course-correct (at chapter 04, no agent.js) has not. test_a_chapter_09_project_is_offered_every_course_operation.
+NOT_OFFERED: dict[str, frozenset[str]] = {"course": frozenset({"run_agent"})}
+
+
+def test_a_chapter_09_project_is_offered_every_course_operation() -> None:
+    # Its agent.js exports an Agent: run_agent is in the handshake too.
+    project = modules_dir(ensure_generated() / "chapter-09")
+    [hello] = talk(PI_COURSE_ADAPTER, project, [json.dumps({"seq": 1, "op": "hello", "protocol": 1})])
+    operations = hello["operations"]
+    assert hello["ok"] is True and isinstance(operations, list) and set(operations) == COURSE.operations
 
 
 @pytest.mark.parametrize("profile_name", ["course", "pi-ai-1"])

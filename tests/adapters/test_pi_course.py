@@ -19,6 +19,8 @@ from conformance.adapters.pi_course import modules_dir, pi_course_adapter
 from conformance.adapters.settings import ImplSettings
 from conformance.judging.outcome import Outcome
 from conformance.loading.loader import Suite
+from conformance.model.cases import Case
+from conformance.model.clauses import load_clauses
 from conformance.running.engine import run_alone
 from tests.support.js_variants import JS
 from tests.support.paths import REPO
@@ -29,27 +31,33 @@ NODE = shutil.which("node")
 pytestmark = needs_node
 
 
-#: The chapters the pi-course adapter plays. Of chapter 09 it plays the reducer only (lab 9.1, reduce_agent_state):
-#: the Agent's own labs (9.2-9.5, run_agent) are not played yet (test_chapter_09_plays_the_reducer_and_skips_the_agent).
+#: The chapters the pi-course adapter plays: of chapter 09 both the reducer (lab 9.1) and the Agent (labs 9.2-9.5).
 PLAYED_CHAPTERS = ("03", "04", "05", "06", "07", "09")
-#: The course profile's chapters it does not play yet (issue 35): their cases are skipped, never charged.
+#: The course profile's chapters it does not play yet: their cases are skipped, never charged.
 NOT_PLAYED_CHAPTERS: tuple[str, ...] = ()
-#: What the adapter plays of chapter 09: lab 9.1's operation.
-PLAYED_OF_CHAPTER_09 = {("9.1", "reduce_agent_state")}
-#: What it does not play yet of chapter 09 (issue 35): the Agent, whose labs the default rubric leaves out.
-NOT_PLAYED_OF_CHAPTER_09 = {("9.2", "run_agent"), ("9.3", "run_agent"), ("9.4", "run_agent"), ("9.5", "run_agent")}
-NOT_PLAYED_OPERATIONS = {operation for _, operation in NOT_PLAYED_OF_CHAPTER_09}
+#: What the adapter plays of chapter 09, per lab: the reducer's operation and the Agent's.
+PLAYED_OF_CHAPTER_09 = {("9.1", "reduce_agent_state"), *((lab, "run_agent") for lab in ("9.2", "9.3", "9.4", "9.5"))}
+CLAUSES = load_clauses()
+
+
+def _superseded(case: Case, chapter: str) -> bool:
+    """Whether ``case`` cites a clause a chapter up to ``chapter`` supersedes (grading leaves it out there too)."""
+    return any((at := CLAUSES[clause].superseded_at) is not None and at <= chapter for clause in case.clauses if clause in CLAUSES)
 
 
 def grade(folder: str, suite: Suite, build: bool = False) -> dict[str, Outcome]:
-    """The folder's outcomes on the chapters it has reached, as ``grade`` chooses them (course-correct is at chapter 04)."""
+    """The folder's outcomes on the chapters it has reached, as ``grade`` chooses them (course-correct is at chapter 04).
+
+    As ``grade`` does (conformance/grading/chapter_scope.py), a case whose clause the folder's chapter supersedes is
+    left out: chapter 09's loop catches the model's throw that chapter 07's LOOP-TURN-2 case expects to reject.
+    """
     scope = detect_chapter(JS / folder)
     adapter = pi_course_adapter(str(JS / folder), ImplSettings(build=build))
     try:
         return {
             case.id: run_alone(adapter, case)
             for case in suite.cases
-            if case.chapter <= scope.chapter and case.chapter in PLAYED_CHAPTERS and case.operation not in NOT_PLAYED_OPERATIONS
+            if case.chapter <= scope.chapter and case.chapter in PLAYED_CHAPTERS and not _superseded(case, scope.chapter)
         }
     finally:
         adapter.close()
@@ -77,19 +85,24 @@ def test_every_chapter_of_the_profile_is_played_or_named_as_not_yet(suite: Suite
     assert reached == {"04", "05", "06", "07", "09"}
 
 
-def test_chapter_09_plays_the_reducer_and_skips_the_agent(suite: Suite) -> None:
-    # Chapter 09 counts as played for its reducer; a new operation of the chapter must be named in one of the two sets.
-    assert {(case.lab, case.operation) for case in suite.cases if case.chapter == "09"} == PLAYED_OF_CHAPTER_09 | NOT_PLAYED_OF_CHAPTER_09
+def test_chapter_09_plays_the_reducer_and_the_agent(suite: Suite) -> None:
+    # A new operation of chapter 09 must be added to the set, and so to the folders' expectations.
+    assert {(case.lab, case.operation) for case in suite.cases if case.chapter == "09"} == PLAYED_OF_CHAPTER_09
 
 
-def test_a_chapter_09_project_skips_the_agent_as_not_offered(suite: Suite) -> None:
-    # The handshake does not offer run_agent: every Agent case is skipped, never failed or charged (labs 9.2-9.5).
-    adapter = pi_course_adapter(str(JS / "variants" / "chapter-09"), ImplSettings(build=False))
+@pytest.mark.parametrize(
+    ("folder", "offered"),
+    [("variants/chapter-09", True), ("variants/agent-starter", False), ("variants/chapter-07", False), ("course-correct", False)],
+)
+def test_the_handshake_offers_run_agent_only_where_agent_js_exports_an_agent(folder: str, offered: bool, suite: Suite) -> None:
+    # agent-starter's agent.js has the reducer's placeholder and no Agent: its Agent cases are skipped as not offered.
+    adapter = pi_course_adapter(str(JS / folder), ImplSettings(build=False))
     try:
-        outcomes = [run_alone(adapter, case) for case in suite.cases if case.operation in NOT_PLAYED_OPERATIONS][::7]
+        outcome = run_alone(adapter, next(case for case in suite.cases if case.operation == "run_agent"))
     finally:
         adapter.close()
-    assert outcomes and {outcome.status for outcome in outcomes} == {"skipped"}
+    assert outcome.status == ("passed" if offered else "skipped")
+    assert ("does not support run_agent" in outcome.message) is not offered
 
 
 def test_a_chapter_04_project_skips_chapter_06_for_want_of_tool_js(suite: Suite) -> None:

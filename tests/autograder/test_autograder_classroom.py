@@ -67,7 +67,7 @@ def test_a_bad_rubric_is_refused(tmp_path: Path) -> None:
 @needs_node
 def test_the_workflows_commands_pass_a_correct_project_and_fail_only_the_buggy_lab(tmp_path: Path) -> None:
     graders = [step for step in steps_of(generate(tmp_path / "template", "--install", "unused")) if step.get("uses") == COMMAND_GRADER]
-    assert len(graders) == 16
+    assert len(graders) == 20
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(REPO)}
     passed: dict[str, dict[str, bool]] = {}
     for name in ("variants/chapter-09", "variants/requests-by-reference"):
@@ -80,7 +80,10 @@ def test_the_workflows_commands_pass_a_correct_project_and_fail_only_the_buggy_l
             assert "held-out cases your course may grade with are NOT part of this check" in ran.stdout
             if ran.returncode != 0 and "not graded: the project is at chapter 04" not in ran.stdout:
                 assert "hint:" in ran.stdout  # the grader's own feedback, in the run log
-    later = {f"lab {lab}": True for lab in ("5.1", "5.2", "5.3", "6.1", "6.2", "6.3", "7.1", "7.2", "7.3", "7.4", "7.5", "9.1")}
+    later = {
+        f"lab {lab}": True
+        for lab in ("5.1", "5.2", "5.3", "6.1", "6.2", "6.3", "7.1", "7.2", "7.3", "7.4", "7.5", "9.1", "9.2", "9.3", "9.4", "9.5")
+    }
     assert passed["variants/chapter-09"] == {"lab 3.1": True, "lab 3.2": True, "lab 4.1": True, "lab 4.2": True, **later}
     # The bug is charged once, in lab 4.1, as grade charges it: lab 4.2's cases that fail because of it cost nothing.
     # The project is at chapter 04: the steps of chapters 05-09 are not earned (a classroom's steps are the rubric's labs).

@@ -63,7 +63,7 @@ def test_the_template_carries_the_wheel_and_its_workflow_grades_the_course_proje
 
     # The student's repository as Classroom makes it: the template's files plus the student's code.
     repository = shutil.copytree(template, tmp_path / "student")
-    # At chapter 09, so every lab of the default rubric is graded (a chapter 04 repository is not charged for 5.x-9.1,
+    # At chapter 09, so every lab of the default rubric is graded (a chapter 04 repository is not charged for 5.x-9.5,
     # and those steps say "not graded": an assignment at chapter 04 takes a rubric of its four labs).
     shutil.copytree(ensure_generated() / "chapter-09", repository, dirs_exist_ok=True)
     venv = tmp_path / "runner-python"

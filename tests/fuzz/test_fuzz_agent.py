@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters.binding import BindingAdapter
+from conformance.adapters.course_chapters import detect_chapter
 from conformance.loading.loader import load_suite
 from conformance.model.cases import Case
 from conformance.model.clauses import load_clauses
@@ -112,6 +113,8 @@ def test_the_private_cases_of_their_lab_catch_most_one_bug_variants(failures: di
 
 
 UNCAUGHT_AT_MOST = 5
+#: Per clause a later chapter supersedes, that chapter (``*superseded at chapter 09*``).
+SUPERSEDED = {clause: entry.superseded_at for clause, entry in load_clauses().items() if entry.superseded_at is not None}
 
 
 #: JavaScript course projects (tests/support/js/variants, chapters 07 and 09) and the lab of their one bug (None: correct).
@@ -143,6 +146,9 @@ def test_through_the_course_adapter_a_js_project_fails_only_its_own_labs_drawn_c
     assert result.returncode in (0, 1), result.stdout + result.stderr
     outcomes = json.loads(report.read_text(encoding="utf-8"))["cases"]
     ran = [case for case in outcomes if case["status"] != "skipped" or case["lab"] != "9.1"]  # chapter 07 projects have no agent.js
+    chapter = detect_chapter(JS / "variants" / project).chapter
+    # As grading does (chapter_scope.py): a chapter 09 loop rightly catches the model throw a LOOP-TURN-2 case expects to reject.
+    ran = [case for case in ran if not any((at := SUPERSEDED.get(clause)) is not None and at <= chapter for clause in case["clauses"])]
     failing = {case["lab"] for case in ran if case["status"] != "passed"}
     assert failing <= ({lab} if lab is not None else set()), [
         (case["id"], case["message"][:200]) for case in ran if case["status"] != "passed"

@@ -5,7 +5,7 @@ chapter 05 folders of tests/support/js/variants add provider-adapter.js, the cha
 too, the chapter 07 ones agent-loop.js too, the chapter 09 ones agent.js too. A chapter 04 repository
 keeps its 100/100 with the default rubric, whose later labs it is not charged for; a chapter 05 one is
 graded on labs 3.1-5.3 (175), a chapter 06 one on labs 3.1-6.3 (250), a chapter 07 one on labs
-3.1-7.5 (375), a chapter 09 one on lab 9.1 too (400); every report says which chapter was detected
+3.1-7.5 (375), a chapter 09 one on labs 9.1-9.5 too (500); every report says which chapter was detected
 and why.
 """
 
@@ -32,7 +32,8 @@ CHAPTER_04_LABS = {"3.1", "3.2", "4.1", "4.2"}
 CHAPTER_05_LABS = {"5.1", "5.2", "5.3"}
 CHAPTER_06_LABS = CHAPTER_04_LABS | CHAPTER_05_LABS | {"6.1", "6.2", "6.3"}
 CHAPTER_07_LABS = {"7.1", "7.2", "7.3", "7.4", "7.5"}
-LATER_7 = "7.1, 7.2, 7.3, 7.4, 7.5, 9.1"
+CHAPTER_09_LABS = {"9.1", "9.2", "9.3", "9.4", "9.5"}
+LATER_7 = "7.1, 7.2, 7.3, 7.4, 7.5, 9.1, 9.2, 9.3, 9.4, 9.5"
 LATER_LABS = f"not graded: labs 5.1, 5.2, 5.3, 6.1, 6.2, 6.3, {LATER_7}"
 
 
@@ -86,11 +87,11 @@ def test_a_repository_with_an_agent_module_is_at_chapter_09(tmp_path: Path) -> N
     assert (detect_chapter(repository).chapter, detect_chapter(repository).reason) == ("09", "src/agent.ts exists")
 
 
-def test_the_default_rubric_grades_chapters_05_to_07_and_09s_reducer(context: GradingContext) -> None:
-    assert set(context.rubric.labs) == CHAPTER_06_LABS | CHAPTER_07_LABS | {"9.1"}
-    assert context.rubric.max_score == 400
-    # Every later lab weighs what the others do; the Agent's labs 9.2-9.5 are not in the rubric yet.
-    later = CHAPTER_05_LABS | CHAPTER_07_LABS | {"9.1"}
+def test_the_default_rubric_grades_chapters_05_to_09(context: GradingContext) -> None:
+    assert set(context.rubric.labs) == CHAPTER_06_LABS | CHAPTER_07_LABS | CHAPTER_09_LABS
+    assert context.rubric.max_score == 500
+    # Every later lab weighs what the others do, the Agent's labs 9.2-9.5 included.
+    later = CHAPTER_05_LABS | CHAPTER_07_LABS | CHAPTER_09_LABS
     assert {context.rubric.labs[lab].weight for lab in later} == {context.rubric.labs["4.1"].weight} == {25}
 
 
@@ -120,7 +121,7 @@ def test_a_chapter_07_repository_is_graded_on_every_lab(context: GradingContext)
     result = _grade("variants/chapter-07", context)
     assert (result.status, result.score.points, result.score.max_points) == ("ok", 375, 375)
     assert {lab.lab for lab in result.score.labs} >= CHAPTER_07_LABS
-    assert result.chapter == "chapter 07: dist/src/agent-loop.js exists; not graded: lab 9.1"
+    assert result.chapter == "chapter 07: dist/src/agent-loop.js exists; not graded: labs 9.1, 9.2, 9.3, 9.4, 9.5"
 
 
 @needs_node
@@ -158,38 +159,43 @@ def test_a_chapter_05_repository_is_graded_on_labs_3_1_to_5_3(context: GradingCo
 
 
 @needs_node
-def test_a_chapter_09_repository_is_graded_on_the_reducer_too(context: GradingContext) -> None:
+def test_a_chapter_09_repository_is_graded_on_the_reducer_and_the_agent_too(context: GradingContext) -> None:
     result = _grade("variants/chapter-09", context)
-    assert (result.status, result.score.points, result.score.max_points) == ("ok", 400, 400)
-    assert {lab.lab for lab in result.score.labs} == CHAPTER_06_LABS | CHAPTER_07_LABS | {"9.1"}
+    assert (result.status, result.score.points, result.score.max_points) == ("ok", 500, 500)
+    assert {lab.lab for lab in result.score.labs} == CHAPTER_06_LABS | CHAPTER_07_LABS | CHAPTER_09_LABS
     superseded = "not graded at chapter 09, which changes what they check: loop-model-stream-throws"
     assert result.chapter == f"chapter 09: dist/src/agent.js exists; {superseded}"
 
 
 @needs_node
 @pytest.mark.parametrize(
-    ("folder", "clause"),
+    ("folder", "clause", "agent_cases"),
     [
-        ("variants/reducer-ignores-run-id", "AGENT-STATE-4"),
-        ("variants/reducer-mutates-state", "AGENT-STATE-1"),
-        ("variants/reducer-shares-result-messages", "AGENT-STATE-3"),
-        ("variants/reducer-keeps-streaming-text", "AGENT-STATE-7"),
-        ("variants/reducer-keeps-pending-id", "AGENT-STATE-6"),
+        ("variants/reducer-ignores-run-id", "AGENT-STATE-4", set()),
+        ("variants/reducer-mutates-state", "AGENT-STATE-1", set()),
+        ("variants/reducer-shares-result-messages", "AGENT-STATE-3", set()),
+        # The Agent reduces with the student's own reducer (it is in agent.js): a case that snapshots the state sees the bug.
+        ("variants/reducer-keeps-streaming-text", "AGENT-STATE-7", {"agent-pending-ids-follow-the-loop"}),
+        ("variants/reducer-keeps-pending-id", "AGENT-STATE-6", {"agent-pending-ids-follow-the-loop"}),
     ],
 )
-def test_a_reducer_bug_costs_only_lab_9_1_and_cases_of_its_clause(folder: str, clause: str, context: GradingContext) -> None:
+def test_a_reducer_bug_costs_lab_9_1_its_clause_s_cases_and_only_the_agent_cases_that_show_the_state(
+    folder: str, clause: str, agent_cases: set[str], context: GradingContext
+) -> None:
     result = _grade(folder, context)
     short = {graded.lab for graded in result.score.labs if graded.points < graded.max_points}
     failed = [graded.case for graded in result.score.cases if graded.outcome.status != "passed"]
-    assert short == {"9.1"} and result.score.max_points == 400
-    assert failed and all(case.lab == "9.1" and clause in case.clauses for case in failed)
+    assert short == {"9.1", *({"9.3"} if agent_cases else set())} and result.score.max_points == 500
+    assert failed and all(case.lab == "9.1" and clause in case.clauses for case in failed if case.id not in agent_cases)
+    assert {case.id for case in failed if case.lab != "9.1"} == agent_cases
 
 
 @needs_node
 def test_the_reducer_starter_earns_nothing_in_lab_9_1_and_keeps_the_rest(context: GradingContext) -> None:
     result = _grade("variants/agent-starter", context)
     points = {lab.lab: lab.points for lab in result.score.labs}
-    assert points == {lab: (0 if lab == "9.1" else 25) for lab in context.rubric.labs}
+    # Its agent.js has no Agent: the handshake does not offer run_agent, so labs 9.2-9.5 earn nothing either.
+    assert points == {lab: (0 if lab in CHAPTER_09_LABS else 25) for lab in context.rubric.labs}
     assert result.status == "ok" and "placeholder" in result.chapter
 
 

@@ -179,7 +179,7 @@ def test_the_course_default_rubric_is_still_the_course() -> None:
     assert (
         rubric.profile == "course"
         and rubric.group_label == "lab"
-        and ",".join(rubric.labs) == "3.1,3.2,4.1,4.2,5.1,5.2,5.3,6.1,6.2,6.3,7.1,7.2,7.3,7.4,7.5,9.1"
+        and ",".join(rubric.labs) == "3.1,3.2,4.1,4.2,5.1,5.2,5.3,6.1,6.2,6.3,7.1,7.2,7.3,7.4,7.5,9.1,9.2,9.3,9.4,9.5"
     )
     with pytest.raises(RubricError, match=r"a rubric of profile 'course'.*--profile pi-ai-1"):
         load_rubric(DEFAULT_RUBRIC, "pi-ai-1")

@@ -64,10 +64,10 @@ def textof_result(lab31_context: GradingContext) -> SubmissionResult:
 
 def test_the_default_rubric_is_valid_and_fits_the_fixtures(suite: Suite) -> None:
     rubric = load_rubric()
-    assert ",".join(rubric.labs) == "3.1,3.2,4.1,4.2,5.1,5.2,5.3,6.1,6.2,6.3,7.1,7.2,7.3,7.4,7.5,9.1"
+    assert ",".join(rubric.labs) == "3.1,3.2,4.1,4.2,5.1,5.2,5.3,6.1,6.2,6.3,7.1,7.2,7.3,7.4,7.5,9.1,9.2,9.3,9.4,9.5"
     # 100 for a repository at chapter 04 (later labs are left out for it: test_chapter_scope.py), 175 at chapter 05,
-    # 250 at chapter 06, 375 at chapter 07, 400 at chapter 09 (lab 9.1, the reducer; the Agent's labs 9.2-9.5 not yet).
-    assert rubric.max_score == 400
+    # 250 at chapter 06, 375 at chapter 07, 500 at chapter 09 (lab 9.1, the reducer, and labs 9.2-9.5, the Agent).
+    assert rubric.max_score == 500
     assert rubric.check_against(suite.cases, load_clauses()) == []
 
 
@@ -147,9 +147,9 @@ def test_the_reference_gets_full_marks_with_the_default_rubric(suite: Suite) -> 
     rubric = load_rubric()
     result = grade_submission("reference", prepare(rubric))
     # Every lab of the rubric, chapters 05-09 too: the reference says nothing about chapters (only pi-course: does).
-    assert (result.status, result.score.points, result.score.max_points) == ("ok", 400, 400)
-    # Every lab but the Agent's, which the default rubric leaves out until the course adapter plays them.
-    assert {case.lab for case in suite.cases} - set(rubric.labs) == {"9.2", "9.3", "9.4", "9.5"}
+    assert (result.status, result.score.points, result.score.max_points) == ("ok", 500, 500)
+    # Every lab of the fixtures is in the rubric.
+    assert {case.lab for case in suite.cases} == set(rubric.labs)
     assert result.score.total == len([case for case in suite.cases if case.lab in rubric.labs]) and result.chapter == ""
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from conformance.grading.grader import grade_submission, prepare
 from conformance.grading.rubric import load_rubric
+from conformance.model.cases import LABS
 from tests.support.course_projects import PACKAGE, chapter_05, chapter_06, chapter_09
 from tests.support.requirements import needs_node, needs_npm, needs_toolchain
 
@@ -62,7 +63,7 @@ def test_the_typed_port_at_chapter_06_gets_full_marks(tmp_path: Path) -> None:
     project = chapter_06(tmp_path / "student")
     result = grade_submission(f"pi-course:{project}", prepare(load_rubric()))
     assert (result.status, result.score.points, result.score.max_points) == ("ok", 250, 250), result.detail
-    assert result.chapter == "chapter 06: src/tool.ts exists; not graded: labs 7.1, 7.2, 7.3, 7.4, 7.5, 9.1"
+    assert result.chapter == "chapter 06: src/tool.ts exists; not graded: labs 7.1, 7.2, 7.3, 7.4, 7.5, 9.1, 9.2, 9.3, 9.4, 9.5"
     assert not (project / PACKAGE / "dist").exists() and not (project / "node_modules").exists()
 
 
@@ -93,17 +94,21 @@ def test_the_typed_port_at_chapter_05_gets_full_marks_out_of_its_chapters(tmp_pa
     project = chapter_05(tmp_path / "student")
     result = grade_submission(f"pi-course:{project}", prepare(load_rubric()))
     assert (result.status, result.score.points, result.score.max_points) == ("ok", 175, 175), result.detail
-    assert result.chapter == "chapter 05: src/provider-adapter.ts exists; not graded: labs 6.1, 6.2, 6.3, 7.1, 7.2, 7.3, 7.4, 7.5, 9.1"
+    assert (
+        result.chapter
+        == "chapter 05: src/provider-adapter.ts exists; not graded: labs 6.1, 6.2, 6.3, 7.1, 7.2, 7.3, 7.4, 7.5, 9.1, 9.2, 9.3, 9.4, 9.5"
+    )
 
 
 def test_the_typed_port_at_chapter_09_gets_full_marks_and_a_reducer_bug_costs_only_lab_9_1(tmp_path: Path) -> None:
     project = chapter_09(tmp_path / "student")
     result = grade_submission(f"pi-course:{project}", prepare(load_rubric()))
     # course-ts-09 is laid over chapter 06: it has no src/agent-loop.ts (no typed port of chapter 07 yet), so labs
-    # 7.1-7.5 are skipped for want of agent-loop.js and earn nothing; every other lab earns full marks.
-    assert (result.status, result.score.max_points) == ("ok", 400), result.detail
+    # 7.1-7.5 are skipped for want of agent-loop.js and earn nothing, and its agent.ts has the reducer alone (no
+    # Agent: the handshake does not offer run_agent), so labs 9.2-9.5 earn nothing; every other lab earns full marks.
+    assert (result.status, result.score.max_points) == ("ok", 500), result.detail
     assert {graded.lab: graded.points for graded in result.score.labs if graded.points < graded.max_points} == dict.fromkeys(
-        ("7.1", "7.2", "7.3", "7.4", "7.5"), 0
+        ("7.1", "7.2", "7.3", "7.4", "7.5", "9.2", "9.3", "9.4", "9.5"), 0
     )
     superseded = "not graded at chapter 09, which changes what they check: loop-model-stream-throws"
     assert result.chapter == f"chapter 09: src/agent.ts exists; {superseded}"
@@ -116,6 +121,8 @@ def test_the_typed_port_at_chapter_09_gets_full_marks_and_a_reducer_bug_costs_on
     agent.write_text(text.replace(find, 'if (state.status !== "running") return state;'), encoding="utf-8")
     result = grade_submission(f"pi-course:{buggy}", prepare(load_rubric()))
     assert result.status == "ok", result.detail
-    assert [graded.lab for graded in result.score.labs if graded.points < graded.max_points] == ["7.1", "7.2", "7.3", "7.4", "7.5", "9.1"]
+    # Short: chapter 07's labs and 9.2-9.5 as above, and now lab 9.1.
+    short = [graded.lab for graded in result.score.labs if graded.points < graded.max_points]
+    assert short == [lab for lab in LABS if lab.startswith(("7.", "9."))]
     failed = [graded.case for graded in result.score.cases if graded.outcome.status == "failed"]
     assert failed and all("AGENT-STATE-4" in case.clauses for case in failed)

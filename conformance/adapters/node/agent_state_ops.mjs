@@ -10,7 +10,7 @@
 //                      has changed every message it gave and appended one to every messages
 //                      array it gave; null when it could change none of them
 //
-// The Agent's own labs (9.2-9.5) are not played here: their cases do not exist yet.
+// The Agent's own labs (9.2-9.5) are agent_ops.mjs's; it scribbles with this module's helpers.
 //
 // `agentStateOperations(find)` takes the adapter's lookup of a named export
 // (pi_course_adapter.mjs's Modules.find, with an isolation context) and returns the handlers.
@@ -38,7 +38,7 @@ function scribbleMessage(message) {
 }
 
 /** Change every message of `holder.messages` and append one more; the number of changes made. */
-function scribbleMessages(holder) {
+export function scribbleMessages(holder) {
   const messages = isObject(holder) ? holder.messages : undefined;
   if (!Array.isArray(messages)) return 0;
   let changed = 0;
@@ -48,7 +48,7 @@ function scribbleMessages(holder) {
 }
 
 /** Change what an event carries that the caller could still hold: its message, system patch or result's messages. */
-function scribbleEvent(event) {
+export function scribbleEvent(event) {
   if (!isObject(event)) return 0;
   let changed = 0;
   for (const key of ["message", "system"]) if (isObject(event[key])) changed += scribbleMessage(event[key]);

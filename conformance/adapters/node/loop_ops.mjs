@@ -29,11 +29,11 @@ export const LOOP_CONTEXT = "run_agent_loop";
 const DEFAULT_STEPS = ["start", "await_run"];
 // How long a waiting step waits at most (loop_binding.STEP_DEADLINE_S): idle settling ends a wait
 // that can never be satisfied at once, so this only bounds a run that stays busy.
-const STEP_DEADLINE_S = 2.0;
+export const STEP_DEADLINE_S = 2.0;
 const VALIDATORS = { string: stringValue, optional_string: optionalString, optional_positive_integer: optionalPositiveInteger };
 
 /** `{throw: MESSAGE}` or `{throw: {message, stack?}}` as an Error (the stack is what must never reach a result). */
-function scriptedError(spec) {
+export function scriptedError(spec) {
   if (!isObject(spec)) return new Error(String(spec));
   const error = new Error(String(spec.message ?? ""));
   if (typeof spec.stack === "string") error.stack = spec.stack;
@@ -52,12 +52,22 @@ function schemaOf(spec) {
 }
 
 /** What the scripted parts of one case share with its steps (loop_scripts.World). */
-class World {
-  constructor(signalMode) {
-    this.controller = new AbortController();
-    if (signalMode === "pre_aborted") this.controller.abort();
-    else if (!["none", "given"].includes(signalMode)) throw new ProtocolError(`unknown signal option ${JSON.stringify(signalMode)}`);
-    this.signal = signalMode === "none" ? undefined : this.controller.signal;
+export class World {
+  /**
+   * `signalMode` is the case's signal option; a `controller` given instead (chapter 09: the
+   * adapter's way to abort the Agent) is what a script's `abort` calls, and the signal is then
+   * set by whoever knows it (the Agent's model, per request).
+   */
+  constructor(signalMode, controller = null) {
+    if (controller !== null) {
+      this.controller = controller;
+      this.signal = undefined;
+    } else {
+      this.controller = new AbortController();
+      if (signalMode === "pre_aborted") this.controller.abort();
+      else if (!["none", "given"].includes(signalMode)) throw new ProtocolError(`unknown signal option ${JSON.stringify(signalMode)}`);
+      this.signal = signalMode === "none" ? undefined : this.controller.signal;
+    }
     this.gates = new Gates();
     this.watch = new Watch();
     this.events = []; // as emitted; serialized after the run
@@ -110,7 +120,7 @@ class World {
 }
 
 /** A registry tool playing its script each time it executes (loop_scripts.LoopTool). */
-function loopTool(spec, world) {
+export function loopTool(spec, world) {
   const script = Array.isArray(spec.script) ? spec.script : [];
   const name = String(spec.name);
   return {
@@ -126,7 +136,7 @@ function loopTool(spec, world) {
 }
 
 /** An injected `executeToolCall(call, context)` whose call ids each play their own script. */
-function scriptedExecutor(scripts, world) {
+export function scriptedExecutor(scripts, world) {
   return async (call, context) => {
     const seen = toJson(call, "the call the executor received");
     const callId = isObject(seen) ? seen.id : undefined;
@@ -136,6 +146,10 @@ function scriptedExecutor(scripts, world) {
     });
     const script = Array.isArray(scripts[String(callId)]) ? scripts[String(callId)] : [];
     const ending = await world.play(script, context);
+    if (ending !== null && "return_uncloneable" in ending) {
+      // details hold a function: structuredClone cannot copy it (AGENT-LOOP-3)
+      return { ...structuredClone(ending.return_uncloneable), details: { callback: () => "not cloneable" } };
+    }
     if (ending === null || !("return_result" in ending)) {
       throw new ProtocolError(`the executor script of call ${safeString(callId)} ends without return_result or throw`);
     }
@@ -186,14 +200,14 @@ function loopOptions(input, world, model) {
 }
 
 /** Whether an emitted event is of `wanted.type` and, when given, about call `wanted.callId`. */
-function eventMatches(event, wanted) {
+export function eventMatches(event, wanted) {
   if (!isObject(event) || event.type !== wanted.type) return false;
   if (!("callId" in wanted)) return true;
   return [event.callId, event.call?.id, event.result?.toolCallId].includes(wanted.callId);
 }
 
 /** A step as `[name, argument]`: `start` or `{release: G}`. */
-function parseStep(step) {
+export function parseStep(step) {
   if (typeof step === "string") return [step, null];
   if (isObject(step) && Object.keys(step).length === 1) return Object.entries(step)[0];
   throw new ProtocolError(`a step is a name or a mapping of one name: ${safeString(JSON.stringify(step))}`);

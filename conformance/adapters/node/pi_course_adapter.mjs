@@ -11,7 +11,7 @@
 // (protocol.mjs), the failures (failures.mjs) and the observing machinery (observation.mjs)
 // are shared with pi_ai_adapter.mjs; chapter 05's operations are provider_ops.mjs's, chapter
 // 06's tool_ops.mjs's, chapter 07's loop_ops.mjs's, chapter 09's reducer (lab 9.1, the
-// student's agent.js) agent_state_ops.mjs's.
+// student's agent.js) agent_state_ops.mjs's, its Agent (labs 9.2-9.5) agent_ops.mjs's.
 //
 // No dependencies: Node.js 20 built-ins only.
 
@@ -36,6 +36,7 @@ import { providerOperations } from "./provider_ops.mjs";
 import { toolOperations } from "./tool_ops.mjs";
 import { loopOperations } from "./loop_ops.mjs";
 import { agentStateOperations } from "./agent_state_ops.mjs";
+import { agentOperations, offersAgent } from "./agent_ops.mjs";
 
 // ---------------------------------------------------------------------------------------
 // the student's modules
@@ -69,6 +70,7 @@ const EXPORTS = {
   executeToolCall: ["tool.js", "6.3"],
   runAgentLoop: ["agent-loop.js", "7.1"],
   reduceAgentState: ["agent.js", "9.1"],
+  Agent: ["agent.js", "9.2"],
 };
 
 class Modules {
@@ -398,6 +400,8 @@ const TOOL = toolOperations((modules, name) => modules.find(name));
 const LOOP = loopOperations((modules, name, context) => modules.find(name, context));
 // Chapter 09's reducer (lab 9.1): agent_state_ops.mjs, agent.js imported in its isolation context.
 const AGENT_STATE = agentStateOperations((modules, name) => modules.find(name, "reduce_agent_state"));
+// Chapter 09's Agent (labs 9.2-9.5): agent_ops.mjs, agent.js imported in its isolation context.
+const AGENT = agentOperations((modules, name, context) => modules.find(name, context));
 
 // ---------------------------------------------------------------------------------------
 // the protocol server
@@ -420,6 +424,7 @@ serve({
     if (typeof info?.version === "string") implementation.version = info.version;
     return implementation;
   },
-  operations: { ...PURE, ...PROVIDER.operations, ...TOOL.operations, ...LOOP.operations, ...AGENT_STATE.operations },
+  operations: { ...PURE, ...PROVIDER.operations, ...TOOL.operations, ...LOOP.operations, ...AGENT_STATE.operations, ...AGENT.operations },
+  offers: (modules, operation) => operation !== "run_agent" || offersAgent(modules.directory),
   scenarios: { event_stream: playEventStream, scripted_model: playScriptedModel, ...PROVIDER.scenarios, ...TOOL.scenarios },
 });

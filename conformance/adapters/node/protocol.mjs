@@ -58,10 +58,11 @@ function errorResponse(kind, message) {
  * - `implementation(impl)`: the handshake's `implementation` object;
  * - `operations`: op -> `async (impl, input, deadlineS) => observation` (most ignore the deadline);
  * - `scenarios`: op -> `async (impl, input, steps, deadlineS) => observation`;
+ * - `offers(impl, op)`: optional, whether the handshake lists `op` (default: every handler's);
  * - `preload(impl)`: optional, imports every implementation module now, for the runner's
  *   `preload` request: the import is timed apart from the first case (spec/protocol.md, "preload").
- * The handshake lists the keys of `operations` then of `scenarios`: the handler tables are
- * the adapter's only list of what it supports.
+ * The handshake lists the keys of `operations` then of `scenarios` (those `offers` allows): the
+ * handler tables are the adapter's only list of what it supports.
  */
 export function serve(adapter) {
   // Taken before any implementation module loads: nobody else can have it afterwards.
@@ -116,7 +117,8 @@ class Server {
     this.respond = respond;
     this.log = log;
     this.settleDeadlineS = DEFAULT_SETTLE_DEADLINE_S;
-    this.operations = [...Object.keys(adapter.operations), ...Object.keys(adapter.scenarios)];
+    const handled = [...Object.keys(adapter.operations), ...Object.keys(adapter.scenarios)];
+    this.operations = typeof adapter.offers === "function" ? handled.filter((op) => adapter.offers(impl, op)) : handled;
   }
 
   hello(request) {

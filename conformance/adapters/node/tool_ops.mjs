@@ -28,7 +28,7 @@ export function errorMessage(error) {
  * `[value, null]`, or `[null, message]` when `run()` threw. A placeholder's throw ("not
  * implemented", the course's starters' "尚未实现") skips the case, as chapters 03/04's do.
  */
-function attempt(what, run) {
+export function attempt(what, run) {
   try {
     return [run(), null];
   } catch (error) {

@@ -31,7 +31,8 @@ const TOOL_CORRECT = readFileSync(path.join(HERE, "chapter-06", "tool.js"), "utf
 const PROVIDER_CORRECT = readFileSync(path.join(HERE, "chapter-05", "provider-adapter.js"), "utf8");
 // The chapter 07 folders add chapter 05's provider-adapter.js, chapter 06's tool.js and this correct agent-loop.js.
 const LOOP_CORRECT = readFileSync(path.join(HERE, "chapter-07", "agent-loop.js"), "utf8");
-// The chapter 09 folders add the chapter 07 files and this correct agent.js (the reducer, lab 9.1).
+// The chapter 09 folders add chapter 05's and 06's files, chapter 09's agent-loop.js (CHAPTER_09_LOOP)
+// and this correct agent.js (the reducer and the Agent).
 const AGENT = `${SRC}/agent.js`;
 const AGENT_CORRECT = readFileSync(path.join(HERE, "chapter-09", "agent.js"), "utf8");
 // The course's tsconfig.json, as the grader pins it by default (conformance/toolchain/course/).
@@ -96,8 +97,65 @@ const AGENT_STARTER = `export function reduceAgentState(_state, _event) {
 }
 `;
 
-/** A chapter 09 repository: a chapter 07 one plus chapter 09's agent.js. */
-const chapter09 = (...changes) => [...CHAPTER_07, add(AGENT, AGENT_CORRECT), ...changes];
+// Chapter 09's loop: chapter 07's correct agent-loop.js with the additions of spec section 11.6: the
+// model turn's throw caught and its message copied (AGENT-LOOP-2, -4), each result a clone
+// (AGENT-LOOP-3), the queues taken after a batch and at a text stop, abort first (AGENT-QUEUE-2/3,
+// AGENT-ABORT-4). A Node.js without lab isolation (20) plays it under the Agent.
+const CHAPTER_09_LOOP = [
+  add(LOOP, LOOP_CORRECT),
+  patch(LOOP, 'import { executeToolCall as coreExecuteToolCall } from "./tool.js";\n', 'import { executeToolCall as coreExecuteToolCall } from "./tool.js";\nimport { assistantMessage } from "./types.js";\n'),
+  patch(
+    LOOP,
+    `    const request = { messages: this.transcript, tools: this.options.tools.definitions() };
+    const stream = this.options.model.stream(request, { signal: this.options.signal });
+    for await (const event of stream) this.emit({ type: "model_event", event });
+    const message = await stream.result();`,
+    `    let message;
+    try {
+      const request = { messages: this.transcript, tools: this.options.tools.definitions() };
+      const stream = this.options.model.stream(request, { signal: this.options.signal });
+      for await (const event of stream) this.emit({ type: "model_event", event });
+      message = structuredClone(await stream.result());
+    } catch (error) {
+      const reason = this.options.signal?.aborted ? "aborted" : "error";
+      message = assistantMessage([], reason, { errorMessage: error instanceof Error ? error.message : String(error) });
+    }`,
+  ),
+  patch(
+    LOOP,
+    `      if (calls.length === 0) return "stop";
+      this.skipAll(calls, "unexpected-stop");
+      return "error";`,
+    `      if (calls.length > 0) {
+        this.skipAll(calls, "unexpected-stop");
+        return "error";
+      }
+      if (this.options.signal?.aborted) return "aborted";
+      let queued = this.options.takeSteeringMessages?.() ?? [];
+      if (queued.length === 0) queued = this.options.takeFollowUpMessages?.() ?? [];
+      this.transcript.push(...queued);
+      return queued.length > 0 ? null : "stop";`,
+  ),
+  patch(
+    LOOP,
+    "      result = await this.execute(call, { signal: this.options.signal, reportProgress });",
+    `      result = await this.execute(call, { signal: this.options.signal, reportProgress });
+      try {
+        result = structuredClone(result);
+      } catch {
+        result = failed(call, new Error("tool result is not structured-cloneable"));
+      }`,
+  ),
+  patch(LOOP, "    if (reason !== null) return run.end(reason, step);\n", '    if (reason !== null) return run.end(reason, step);\n    if (message.stopReason === "stop") continue;\n'),
+  patch(
+    LOOP,
+    '    if (options.signal?.aborted) return run.end("aborted", step);\n  }',
+    '    if (options.signal?.aborted) return run.end("aborted", step);\n    run.transcript.push(...(options.takeSteeringMessages?.() ?? []));\n  }',
+  ),
+];
+
+/** A chapter 09 repository: chapter 05's and 06's files, chapter 09's agent-loop.js and agent.js. */
+const chapter09 = (...changes) => [CHAPTER_05, add(TOOL, TOOL_CORRECT), ...CHAPTER_09_LOOP, add(AGENT, AGENT_CORRECT), ...changes];
 
 const VARIANT_SPECS = {
   // ---- one bug each ------------------------------------------------------------------
@@ -238,7 +296,7 @@ const VARIANT_SPECS = {
 
   // ---- chapter 09's reducer (lab 9.1): one bug each, costing only its own clause's cases
   "chapter-09": {
-    bug: "no bug: course-correct with chapter 06's tool.js and chapter 09's agent.js (the reducer), a repository at chapter 09",
+    bug: "no bug: course-correct with chapter 06's tool.js and chapter 09's agent-loop.js and agent.js (the reducer and the Agent), a repository at chapter 09",
     changes: chapter09(),
   },
   "reducer-ignores-run-id": {
@@ -266,6 +324,50 @@ const VARIANT_SPECS = {
   "reducer-keeps-pending-id": {
     bug: "tool_end leaves the finished call's id pending (only tool_skipped removes it) (AGENT-STATE-6)",
     changes: chapter09(patch(AGENT, "  tool_end: withoutPending,\n", "")),
+  },
+
+  // ---- chapter 09's Agent (labs 9.2-9.5): one bug each, failing the cases of its clause (a few of
+  // those are in another lab: they port a course test of that lab that also shows the clause)
+  "run-end-before-cleanup": {
+    bug: "the run is still active when its run_end is emitted: a run_end listener's prompt is refused as busy (AGENT-RUN-5, lab 9.2)",
+    changes: chapter09(
+      patch(AGENT, "    } finally {\n      // AGENT-RUN-5:", "    } finally {\n      this.#emit({ type: \"run_end\", runId: run.id, result });\n      // AGENT-RUN-5:"),
+      patch(AGENT, "    this.#emit({ type: \"run_end\", runId: run.id, result });\n    return copyOf(result);", "    return copyOf(result);"),
+    ),
+  },
+  "busy-guard-missing": {
+    bug: "prompt does not refuse while a run is active: a second run starts over the first (AGENT-RUN-4, lab 9.2)",
+    changes: chapter09(patch(AGENT, "    if (this.#active) throw new Error(BUSY);\n", "")),
+  },
+  "listeners-before-reduce": {
+    bug: "each event reaches the listeners before the state is reduced with it (AGENT-SUB-2, lab 9.3)",
+    changes: chapter09(
+      patch(
+        AGENT,
+        "        this.#state = reduceAgentState(this.#state, next);\n        for (const listener of [...this.#listeners]) this.#notify(listener, copyOf(next));",
+        "        for (const listener of [...this.#listeners]) this.#notify(listener, copyOf(next));\n        this.#state = reduceAgentState(this.#state, next);",
+      ),
+    ),
+  },
+  "state-not-copied": {
+    bug: "getState() hands out the Agent's own state object, not a copy (AGENT-COPY-1, lab 9.3)",
+    changes: chapter09(patch(AGENT, "  getState() {\n    return copyOf(this.#state);", "  getState() {\n    return this.#state;")),
+  },
+  "abort-misses-run": {
+    bug: "the loop gets a signal of its own, not the run's controller's: abort() never reaches the run (AGENT-ABORT-1, lab 9.4)",
+    changes: chapter09(patch(AGENT, "        signal: run.controller.signal,", "        signal: new AbortController().signal,")),
+  },
+  "steering-dropped": {
+    bug: "the run's steering queue is never handed to the loop: steer() is accepted and lost (AGENT-QUEUE-2/3, lab 9.5)",
+    changes: chapter09(patch(AGENT, "        takeSteeringMessages: () => run.steering.splice(0),", "        takeSteeringMessages: () => [],")),
+  },
+  "follow-ups-lost": {
+    bug: "the run's follow-up queue is never handed to the loop: followUp() is accepted and lost (AGENT-QUEUE-3, lab 9.5)",
+    changes: chapter09(patch(AGENT, "        takeFollowUpMessages: () => run.followUps.splice(0),", "        takeFollowUpMessages: () => [],")),
+  },
+  "loop-bug-spares-agent": {
+    bug: "a chapter 09 project whose agent-loop.js is still chapter 07's (no queues, a model throw rejects): with lab isolation its Agent plays the reference loop and loses no lab 9.x point",
+    changes: [CHAPTER_05, add(TOOL, TOOL_CORRECT), add(LOOP, LOOP_CORRECT), add(AGENT, AGENT_CORRECT)],
   },
 
   // ---- partial credit ----------------------------------------------------------------
@@ -395,12 +497,7 @@ const VARIANT_SPECS = {
   },
   "agent-without-loop": {
     bug: "agent.js imports chapter 07's runAgentLoop from ./agent-loop.js, which the project does not have: the module fails to import",
-    changes: [
-      CHAPTER_05,
-      add(TOOL, TOOL_CORRECT),
-      add(AGENT, AGENT_CORRECT),
-      patch(AGENT, "/** A deep copy:", 'import { runAgentLoop } from "./agent-loop.js";\n\nexport const loop = runAgentLoop;\n\n/** A deep copy:'),
-    ],
+    changes: [CHAPTER_05, add(TOOL, TOOL_CORRECT), add(AGENT, AGENT_CORRECT)],
   },
   "build-fails": {
     bug: "the build fails (a TypeScript error: lab 4.1's module imports a types.ts not written yet): no dist/ is produced",

@@ -1,30 +1,32 @@
 // Reference of the course's chapter 04 ScriptedModel (packages/pi-course/src/scripted-model.ts),
 // for lab isolation (lab_isolation.mjs) and for the course adapter's chapter 07 cases: the model
 // a chapter 07 loop talks to is this one, never the student's own. Written from spec/spec.md
-// section 7 (SM-*), as reference_impl/scripted_model.py is.
+// section 7 (SM-*), as reference_impl/scripted_model.py is. finish, play and terminalMessage are
+// exported for the course adapter's held model turns (agent_ops.mjs), as the Python binding uses
+// reference_impl.scripted_model's.
 
 import { AssistantMessageEventStream } from "./event-stream.mjs";
 import { assistantMessage } from "./types.mjs";
 
 const EXHAUSTED_MESSAGE = "ScriptedModel 没有更多响应";
-const ABORTED_MESSAGE = "Request was aborted";
+export const ABORTED_MESSAGE = "Request was aborted";
 
 /** The message a turn ends with, sharing nothing with the script (SM-TURN-*). */
-function terminalMessage(turn) {
+export function terminalMessage(turn) {
   if ("role" in turn) return structuredClone(turn);
   const content = turn.partialText ? [{ type: "text", text: turn.partialText }] : [];
   return assistantMessage(content, turn.stopReason, { errorMessage: turn.errorMessage });
 }
 
 /** Push the terminal event that carries `message` (done, or error for error/aborted), then end. */
-function finish(stream, message) {
+export function finish(stream, message) {
   const reason = message.stopReason;
   stream.push(reason === "error" || reason === "aborted" ? { type: "error", reason, error: message } : { type: "done", reason, message });
   stream.end(message);
 }
 
 /** SM-PLAY-*: start, one text_delta per text block, toolcall_delta then toolcall_end per call, the terminal. */
-function play(stream, message) {
+export function play(stream, message) {
   const partial = { ...structuredClone(message), content: [], stopReason: "stop" };
   stream.push({ type: "start", partial: structuredClone(partial) });
   message.content.forEach((block, contentIndex) => {

@@ -69,7 +69,7 @@ export class ToolRegistry {
 }
 
 /** TOOL-EXEC-2: the paired failure result, the error's message only (never the error object). */
-function failedResult(call, error) {
+export function failedResult(call, error) {
   const message = error instanceof Error ? error.message : String(error);
   return {
     role: "toolResult",
