@@ -15,11 +15,17 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters.binding import BindingAdapter
+from conformance.adapters.interface import Adapter
 from conformance.common.jsontypes import JsonObject, JsonValue
+from conformance.grading.grader import prepare
+from conformance.grading.rubric import parse_rubric
+from conformance.grading.scoring import Score, score
+from conformance.loading.loader import load_suite
 from conformance.model.cases import Case
 from conformance.model.clauses import load_clauses
 from conformance.running.engine import run_alone
 from tests.support.agent_variants import AGENT_VARIANTS, AgentVariant
+from tests.support.fakes.lookup_table import LookupTable, record
 from tests.support.private_sets import loaded_cases, problems_besides_other_labs, reference_failures, write_labs_set
 
 RUN_LABS = ("9.2", "9.3", "9.4", "9.5")
@@ -110,3 +116,22 @@ def test_the_private_cases_of_their_lab_catch_most_one_bug_variants(failures: di
 
 
 UNCAUGHT_AT_MOST = 1
+
+
+def _graded(adapter: Adapter, runs_dir: Path) -> Score:
+    """``adapter``'s score on labs 9.2-9.5 (25 points each, the default ``public_cases: confirmed``), the drawn set held out."""
+    context = prepare(parse_rubric({"version": 1, "labs": {lab: {"weight": 25} for lab in RUN_LABS}}), held_out=runs_dir)
+    return score(context.rubric, [(case, run_alone(adapter, case)) for case in context.cases if context.rubric.selects(case)])
+
+
+def test_with_the_drawn_cases_held_out_a_table_of_public_answers_earns_nothing_in_labs_9_2_to_9_5(runs_dir: Path) -> None:
+    # Issue 32's "done when" for the Agent's labs: before run_agent was drawn, a private set had
+    # no case in them, and a table of the 46 public answers earned 100 of these 100 points (measured
+    # with a held-out set of lab 3.1 only: its labs are unconfirmed, so their public cases count).
+    table = LookupTable(record([case for case in load_suite().cases if case.lab in RUN_LABS]))
+    cheat = _graded(table, runs_dir)
+    assert all(graded.passed for graded in cheat.cases if not graded.held_out)  # every public answer replayed
+    assert not any(graded.passed for graded in cheat.cases if graded.held_out)  # no drawn input known
+    skeleton = Adapter()
+    skeleton.name = "skeleton"
+    assert cheat.points == 0 and cheat.points <= _graded(skeleton, runs_dir).points
