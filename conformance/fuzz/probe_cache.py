@@ -7,14 +7,19 @@ the code that draws them (``conformance/fuzz``, the canonical inputs key in ``ya
 ``common``, the operations' ``model``) and by Hypothesis's version: any edit to them, or another
 Hypothesis, misses and draws again, so what is read is what drawing would give. A file that
 cannot be read or does not hold a list of strings is drawn again; a cache that cannot be
-written is skipped. The probes' seeds are public: nothing in the file is secret.
+written is skipped. Each install's code writes a file of its own (about 1 MB): a hit marks its
+file used, and writing a new one removes the others unused for :data:`UNUSED_DAYS` days, so
+upgrades and edits do not pile them up. The probes' seeds are public: nothing in the file is secret.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
+import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +28,8 @@ from conformance.common.atomic_file import write_text_atomic
 #: The packages whose code decides the probes' draws.
 _DRAWING_CODE = ("fuzz", "yamlio", "common", "model")
 _PACKAGE = Path(__file__).resolve().parents[1]
+#: Another install's file is removed once unused this long (a hit marks a file used).
+UNUSED_DAYS = 14
 
 
 @functools.cache
@@ -44,13 +51,25 @@ def cached_draws(draw: Callable[[], frozenset[str]], folder: Path | None) -> fro
     path = folder / f"probe-draws-{probe_key()}.json"
     found = _read(path)
     if found is not None:
+        with contextlib.suppress(OSError):
+            os.utime(path)  # used: kept when another install writes its own
         return found
     found = draw()
     try:
         write_text_atomic(path, json.dumps(sorted(found)))
     except OSError:
-        pass  # a read-only or full cache: the next run draws again
+        return found  # a read-only or full cache: the next run draws again
+    _remove_unused(folder, path)
     return found
+
+
+def _remove_unused(folder: Path, kept: Path) -> None:
+    """Other installs' probe files unused for :data:`UNUSED_DAYS` days (a file another process removes first is fine)."""
+    oldest = time.time() - UNUSED_DAYS * 86400
+    for other in folder.glob("probe-draws-*.json"):
+        with contextlib.suppress(OSError):
+            if other != kept and other.stat().st_mtime < oldest:
+                other.unlink()
 
 
 def _read(path: Path) -> frozenset[str] | None:

@@ -8,7 +8,9 @@ gives is what drawing gives.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -58,6 +60,22 @@ def test_without_a_cache_every_call_draws_and_an_unwritable_one_is_skipped(tmp_p
     blocked.write_text("", encoding="utf-8")
     assert probe_cache.cached_draws(draw, blocked / "cache") == ANSWER  # its folder cannot be made
     assert draw.calls == 3
+
+
+def test_writing_removes_other_installs_files_unused_for_a_while_and_a_hit_marks_its_file_used(tmp_path: Path) -> None:
+    old, recent = tmp_path / "probe-draws-old.json", tmp_path / "probe-draws-recent.json"
+    unrelated = tmp_path / "validated-mark"
+    for path in (old, recent, unrelated):
+        path.write_text("[]", encoding="utf-8")
+    long_ago = time.time() - (probe_cache.UNUSED_DAYS + 1) * 86400
+    for path in (old, unrelated):
+        os.utime(path, (long_ago, long_ago))
+    probe_cache.cached_draws(_Draw(), tmp_path)
+    assert not old.exists() and recent.exists() and unrelated.exists()
+    [mine] = [path for path in tmp_path.glob("probe-draws-*.json") if path != recent]
+    os.utime(mine, (long_ago, long_ago))
+    probe_cache.cached_draws(_Draw(), tmp_path)  # a hit
+    assert mine.stat().st_mtime > long_ago + 86400
 
 
 def test_the_key_changes_with_a_drawing_modules_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
