@@ -131,9 +131,8 @@ def steer_at_text_stop_program(draw: st.DrawFn) -> Program:
 def follow_ups_program(draw: st.DrawFn) -> Program:
     """Follow-ups (and steering) queued at run_start: steering first, follow-ups only after a natural stop."""
     scene = Scenario(draw, "9.5", "follow-ups")
-    # A follow-up always, steering often: which of the two queues a stop takes first shows only with both.
-    steering = queue_actions(draw, steer=True, follow=False) if not draw(rarely) else []
-    actions = [*queue_actions(draw, steer=False, follow=True), *steering]
+    # Both always: which of the two queues a stop takes first shows only with both.
+    actions = [*queue_actions(draw, steer=False, follow=True), *queue_actions(draw, steer=True, follow=False)]
     scene.subscriber("queuer", [{"when": {"type": "run_start", "runId": 1}, "do": cast(JsonValue, draw(st.permutations(actions)))}])
     if draw(rarely):  # steering queued then is taken after the batch, follow-ups wait for the stop
         scene.turns.append(scene.tool_round())
@@ -147,13 +146,13 @@ def follow_ups_program(draw: st.DrawFn) -> Program:
 def closed_program(draw: st.DrawFn) -> Program:
     """``steer`` and ``followUp`` throw while idle and from the run's turn_end on (a listener's call included)."""
     scene = Scenario(draw, "9.5", "closed")
-    idle_first = draw(st.booleans())
-    if idle_first:
+    if draw(st.booleans()):
         scene.steps.extend(queue_actions(draw, steer=True, follow=True))
-    # A turn_end listener's call is the one a port that closes input at run_end accepts.
-    watched = draw(st.sampled_from([("loop", "turn_end"), ("loop", "turn_end"), ("run_end", None)]))
-    if not idle_first or not draw(rarely):
-        scene.subscriber("late", [{"when": when(watched), "do": queue_actions(draw, steer=True, follow=True)}])
+    # A turn_end listener always: its call is the one a port that closes input only at run_end accepts.
+    rules: list[JsonObject] = [{"when": when(("loop", "turn_end")), "do": queue_actions(draw, steer=True, follow=True)}]
+    if draw(st.booleans()):
+        rules.append({"when": when(("run_end", None)), "do": queue_actions(draw, steer=True, follow=True)})
+    scene.subscriber("late", rules)
     scene.rounds(1)
     scene.turns.append(scene.text())
     scene.run("p1")

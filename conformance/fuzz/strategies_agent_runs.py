@@ -12,35 +12,36 @@ from hypothesis import strategies as st
 
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.fuzz.strategies import Program, texts
-from conformance.fuzz.strategies_agent_scene import MUTATED, WATCHED, Scenario, few, observing_actions, sections, system_prompts, when
+from conformance.fuzz.strategies_agent_scene import MUTATED, WATCHED, Scenario, few, observing_actions, sections, usually, when
 from conformance.fuzz.strategies_loop import rarely
 
 # -- lab 9.2: runs, the busy guard, the system prompt -------------------------------------------
+
+
+def _patch(draw: st.DrawFn, scene: Scenario, chance: st.SearchStrategy[bool]) -> JsonObject:
+    """A prompt's ``system`` option (content, sections, both or neither) when ``chance`` draws True; else no option."""
+    if not draw(chance):
+        return {}
+    patch: JsonObject = {}
+    if draw(st.booleans()):
+        patch["content"] = draw(texts)
+    if draw(st.booleans()):
+        patch["sections"] = cast(JsonValue, draw(sections))
+    scene.tags.add("patch")
+    return {"system": patch}
 
 
 @st.composite
 def sequential_program(draw: st.DrawFn) -> Program:
     """One to three prompts one after another, with tool round trips, a system prompt, patches and a step limit now and then."""
     scene = Scenario(draw, "9.2", "sequential")
-    if not draw(rarely):
-        scene.agent["system_prompt"] = draw(system_prompts)
-        scene.tags.add("system-prompt")
-        scene.steps.append({"snapshot": "start"})
+    scene.system_prompt(usually)
     if draw(rarely):
         scene.agent["max_steps"] = draw(st.integers(1, 2))
     for index in range(draw(st.integers(1, 3))):
         scene.rounds(2)
         scene.turns.append(scene.text())
-        options: JsonObject = {}
-        if draw(st.booleans()):
-            patch: JsonObject = {}
-            if draw(st.booleans()):
-                patch["content"] = draw(texts)
-            if draw(st.booleans()):
-                patch["sections"] = cast(JsonValue, draw(sections))
-            options["system"] = patch
-            scene.tags.add("patch")
-        name = scene.prompt(f"r{index + 1}", **options)
+        name = scene.prompt(f"r{index + 1}", **_patch(draw, scene, st.booleans()))
         scene.steps.append({"await_prompt": name})
         if draw(rarely):
             scene.steps.append({"snapshot": f"after-{index + 1}"})
@@ -51,9 +52,10 @@ def sequential_program(draw: st.DrawFn) -> Program:
 def busy_program(draw: st.DrawFn) -> Program:
     """Prompts while run 1 waits on its held turn are rejected; then run 1 ends and, maybe, run 2 runs."""
     scene = Scenario(draw, "9.2", "busy")
+    scene.system_prompt(rarely)  # the constructor's prompt heads every run's transcript (AGENT-RUN-1)
     scene.rounds(1)
     scene.turns.extend([scene.text(gate="t1"), scene.text()])
-    scene.prompt("one")
+    scene.prompt("one", **_patch(draw, scene, rarely))
     for index in range(draw(few)):
         scene.prompt(f"parallel-{index + 1}")
     scene.steps.extend([{"complete": "t1"}, {"await_prompt": "one"}])
@@ -66,11 +68,12 @@ def busy_program(draw: st.DrawFn) -> Program:
 def model_throws_program(draw: st.DrawFn) -> Program:
     """``stream()`` throws after zero to two committed round trips; the run ends error and the next prompt runs."""
     scene = Scenario(draw, "9.2", "model-throws")
+    scene.system_prompt(rarely)  # the constructor's prompt heads every run's transcript (AGENT-RUN-1)
     scene.rounds(2)
     scene.turns.extend([{"throw": draw(texts)}, scene.text()])
-    scene.run("p1")
+    scene.run("p1", **_patch(draw, scene, rarely))
     scene.maybe({"snapshot": "after-failure"})
-    scene.prompt("retry")
+    scene.prompt("retry", **_patch(draw, scene, rarely))
     return scene.program()
 
 
@@ -78,6 +81,7 @@ def model_throws_program(draw: st.DrawFn) -> Program:
 def run_end_listener_program(draw: st.DrawFn) -> Program:
     """A run_end:1 listener prompts run 2, which survives run 1's cleanup; a third prompt meanwhile is busy."""
     scene = Scenario(draw, "9.2", "run-end-listener")
+    scene.system_prompt(rarely)  # the constructor's prompt heads every run's transcript (AGENT-RUN-1)
     scene.rounds(1)
     scene.turns.extend([scene.text(), scene.text(gate="t2")])
     scene.subscriber("starter", [{"when": {"type": "run_end", "runId": 1}, "do": [{"prompt": {"as": "second", "text": draw(texts)}}]}])

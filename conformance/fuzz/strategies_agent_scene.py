@@ -13,13 +13,15 @@ from hypothesis import strategies as st
 
 from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.fuzz.strategies import Program, text_block, texts
-from conformance.fuzz.strategies_loop import UniqueIds, call_block, executor_script, texts_only, turn
+from conformance.fuzz.strategies_loop import UniqueIds, call_block, executor_script, rarely, texts_only, turn
 
 #: "" often: an empty prompt opens no system message (AGENT-RUN-1), a port's easiest slip.
 system_prompts = st.sampled_from(["", "", "BASE"]) | texts
 section_names = st.sampled_from(["rules", "style"])
 sections = st.dictionaries(section_names, texts | st.none(), min_size=1, max_size=2)
 few = st.integers(1, 2)
+#: Three draws in four (``rarely``'s complement, built once).
+usually = rarely.map(lambda once: not once)
 #: What a lab-9.3 subscriber does on an event it names (a throw ends the rule's actions).
 observing_actions = st.sampled_from(["snapshot", "record", "throw", "throw"])
 #: The events a scripted subscriber's rule may name: ``(type, loop event type or None)``.
@@ -81,11 +83,18 @@ class Scenario:
         self.steps.append({"prompt": {"as": name, "text": self.draw(texts), **options}})
         return name
 
-    def run(self, name: str | None = None) -> str:
+    def run(self, name: str | None = None, **options: JsonValue) -> str:
         """A prompt step and its ``await_prompt``."""
-        name = self.prompt(name)
+        name = self.prompt(name, **options)
         self.steps.append({"await_prompt": name})
         return name
+
+    def system_prompt(self, chance: st.SearchStrategy[bool]) -> None:
+        """The constructor's ``systemPrompt`` (``""`` often) when ``chance`` draws True, and a snapshot of the new Agent."""
+        if self.draw(chance):
+            self.agent["system_prompt"] = self.draw(system_prompts)
+            self.tags.add("system-prompt")
+            self.steps.append({"snapshot": "start"})
 
     def maybe(self, step: JsonValue) -> None:
         """``step``, one time in two."""

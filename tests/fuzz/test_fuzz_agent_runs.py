@@ -66,8 +66,8 @@ def test_each_lab_gets_its_cases_and_none_expects_a_stall(run_cases: list[Case])
     # Gates, held turns and awaited events order every scenario: the reference never waits in vain.
     assert all(case.expect is not None and case.expect["stalled"] is None for case in run_cases)
     reasons = {_ending(outcome) for case in run_cases if case.expect is not None for outcome in _prompts(case.expect.get("prompts"))}
-    # A run that stops, one that fails, one aborted, one that ends at its step limit, a busy prompt.
-    assert {"stop", "error", "aborted", "maxSteps", "rejected"} <= reasons, reasons
+    # A run that stops, one that fails, one aborted, a busy prompt (a step limit is drawn now and then).
+    assert {"stop", "error", "aborted", "rejected"} <= reasons, reasons
 
 
 def test_every_cited_clause_is_a_section_11_clause_and_each_is_cited(run_cases: list[Case]) -> None:
@@ -106,16 +106,15 @@ def test_a_one_bug_variant_fails_only_private_cases_of_its_clause_in_its_lab(
 
 def test_the_private_cases_of_their_lab_catch_most_one_bug_variants(failures: dict[str, list[Case]]) -> None:
     # A lookup table fails every private case; a real bug should fail some too. Measured with this
-    # seed's 48 cases (12 a lab): 20 of the 21 variants caught; empty-system-prompt-written is not
-    # (it needs a sequential scenario, one lab-9.2 kind of four, whose constructor gets ""). Two
-    # other seeds: follow-ups-first uncaught (it needs steering and a follow-up queued together
-    # at a text stop), and empty-system-prompt-written with unsubscribe-ignored. Before the
+    # seed's 48 cases (12 a lab): all 21 variants caught. Two other seeds leave one each:
+    # subscriber-throw-escapes (a lab-9.3 subscribers scenario whose throw meets an event) and
+    # follow-ups-first (steering and a follow-up queued together at a text stop). Before the
     # Agent was drawn, its labs had no private case: all 21 uncaught.
     uncaught = [variant.name for variant in AGENT_VARIANTS if not any(case.lab == variant.lab for case in failures[variant.name])]
     assert len(uncaught) <= UNCAUGHT_AT_MOST, uncaught
 
 
-UNCAUGHT_AT_MOST = 1
+UNCAUGHT_AT_MOST = 0
 
 
 def _graded(adapter: Adapter, runs_dir: Path) -> Score:
