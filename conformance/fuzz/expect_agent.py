@@ -16,8 +16,9 @@ from conformance.common.jsontypes import JsonObject, JsonValue
 from conformance.fuzz.strategies import Program
 from conformance.fuzz.strategies_reducer import EVENT_CLAUSES
 from conformance.judging.matcher import escape_keys
+from conformance.running.derived import agent_trace
 
-AGENT_OPERATIONS = frozenset({"run_agent_loop", "reduce_agent_state"})
+AGENT_OPERATIONS = frozenset({"run_agent_loop", "reduce_agent_state", "run_agent"})
 _TIMESTAMP: JsonValue = {"$type": "number"}
 _MADE_BY_THE_RUN = frozenset({"assistant", "toolResult"})
 
@@ -31,7 +32,7 @@ def _tag(program: Program, prefix: str) -> str | None:
 
 
 def agent_lab(program: Program) -> str:
-    """7.1 to 7.5 as drawn, 9.1 for the reducer."""
+    """7.1 to 7.5 and 9.2 to 9.5 as drawn, 9.1 for the reducer."""
     return "9.1" if program.operation == "reduce_agent_state" else str(_tag(program, "lab:"))
 
 
@@ -111,16 +112,17 @@ def _given_timestamps(value: JsonValue, found: set[object]) -> set[object]:
     return found
 
 
-def _loosen_made_timestamps(value: JsonValue, given: set[object]) -> None:
-    """Every message timestamp in ``value`` that the input did not give becomes ``{$type: number}``."""
+def _loosen_made_timestamps(value: JsonValue, given: set[object], roles: frozenset[str] | None = _MADE_BY_THE_RUN) -> None:
+    """Every timestamp of a message of ``roles`` (None: any) in ``value`` that the input did not give becomes ``{$type: number}``."""
     if isinstance(value, dict):
-        if value.get("role") in _MADE_BY_THE_RUN and "timestamp" in value and value["timestamp"] not in given:
+        role = value.get("role")
+        if role is not None and (roles is None or role in roles) and "timestamp" in value and value["timestamp"] not in given:
             value["timestamp"] = _TIMESTAMP
         for item in value.values():
-            _loosen_made_timestamps(item, given)
+            _loosen_made_timestamps(item, given, roles)
     elif isinstance(value, list):
         for item in value:
-            _loosen_made_timestamps(item, given)
+            _loosen_made_timestamps(item, given, roles)
 
 
 #: What only lab 7.1's cases expect: whether the caller's context is left alone (LOOP-ISO-1).
@@ -139,6 +141,82 @@ def loosen_loop_observation(program: Program, observation: JsonObject) -> None:
     if _tag(program, "lab:") != "7.1":
         for key in _ISOLATION_KEYS:
             observation.pop(key, None)
+
+
+# -- run_agent -------------------------------------------------------------------------------
+
+#: What each kind of Agent scenario (:mod:`.strategies_agent`) is about, most specific first.
+_KIND_CLAUSES = {
+    "sequential": ["AGENT-RUN-3"],
+    "busy": ["AGENT-RUN-4", "AGENT-RUN-3"],
+    "model-throws": ["AGENT-LOOP-2", "AGENT-RUN-3"],
+    "run-end-listener": ["AGENT-RUN-5", "AGENT-SUB-4", "AGENT-SUB-2"],
+    "subscribers": ["AGENT-SUB-1"],
+    "copies": ["AGENT-COPY-1"],
+    "uncloneable": ["AGENT-LOOP-3"],
+    "changed-later": ["AGENT-LOOP-4"],
+    "queued-event": ["AGENT-SUB-4", "AGENT-SUB-2", "AGENT-RUN-5"],
+    "abort-in-run-start": ["AGENT-ABORT-2", "AGENT-ABORT-1"],
+    "abort-during-tool": ["AGENT-ABORT-3", "AGENT-ABORT-1"],
+    "abort-ignored": ["AGENT-ABORT-4"],
+    "abort-reaches-model": ["AGENT-ABORT-3"],
+    "abort-while-idle": ["AGENT-ABORT-1"],
+    "steer-during-batch": ["AGENT-QUEUE-2", "AGENT-LOOP-1"],
+    "steer-at-text-stop": ["AGENT-QUEUE-3", "AGENT-LOOP-1"],
+    "follow-ups": ["AGENT-QUEUE-3", "AGENT-LOOP-1"],
+    "closed": ["AGENT-QUEUE-1"],
+    "discarded": ["AGENT-QUEUE-4"],
+}
+#: What a tag adds: a constructor's system prompt, a patch, a third prompt, a snapshot or a throw in a subscriber ...
+_TAG_CLAUSES = {
+    "system-prompt": ["AGENT-RUN-1", "AGENT-RUN-2"],
+    "patch": ["AGENT-RUN-6", "AGENT-RUN-2"],
+    "third": ["AGENT-RUN-4"],
+    "snapshot": ["AGENT-SUB-2"],
+    "throw": ["AGENT-SUB-3"],
+    "batch": ["AGENT-QUEUE-2"],
+    "next": ["AGENT-ABORT-1"],
+}
+
+
+def run_agent_clauses(program: Program, path: str) -> list[str]:
+    """The clauses of the scenario's kind and of what it drew besides, whatever the path: the scenario is about them."""
+    kind = str(_tag(program, "kind:"))
+    return _unique([*_KIND_CLAUSES[kind], *(clause for tag, clauses in _TAG_CLAUSES.items() if tag in program.tags for clause in clauses)])
+
+
+#: The observation keys a case without a value in them does not expect (nothing the steps did shows there).
+_VACUOUS_WHEN_EMPTY = ("deliveries", "actions", "snapshots", "received")
+
+
+def loosen_run_agent_observation(program: Program, observation: JsonObject) -> None:
+    """The events as their trace, made timestamps as matchers, and only what the scenario's lab is about.
+
+    The trace (derived by the harness from the events) says which events came in which order;
+    the messages they carry are in the prompts' results, the requests and the states, so the
+    events themselves are not expected. Timestamps the Agent, the loop or chapter 06's executor
+    made are implementation-defined (section 11.6, last paragraph); the constructor's system
+    message's 0 is not (AGENT-RUN-1), and no clock gives 0. The signals' identities are lab
+    9.4's (AGENT-ABORT-1): a case of another lab leaves them out, so that one controller for
+    every run costs lab 9.4's points alone.
+    """
+    events = observation.pop("events")
+    observation["trace"] = agent_trace(events if isinstance(events, list) else [])
+    # Any role: the Agent makes user messages and system patches too.
+    _loosen_made_timestamps(observation, _given_timestamps(program.input, {0}), roles=None)
+    if _tag(program, "lab:") != "9.4":
+        observation.pop("signals", None)
+    for key in _VACUOUS_WHEN_EMPTY:
+        if observation.get(key) in ({}, []):
+            observation.pop(key)
+    if not _has_system_option(program.input.get("steps")):
+        observation.pop("prompt_options_unchanged", None)
+
+
+def _has_system_option(steps: JsonValue) -> bool:
+    """Whether a prompt step passes a ``system`` option (``prompt_options_unchanged`` is about those alone)."""
+    prompts = [step.get("prompt") for step in steps if isinstance(step, dict)] if isinstance(steps, list) else []
+    return any(isinstance(prompt, dict) and "system" in prompt for prompt in prompts)
 
 
 # -- reduce_agent_state ----------------------------------------------------------------------
@@ -168,12 +246,14 @@ def loosen_reducer_observation(program: Program, observation: JsonObject) -> Non
         observation.pop("same_object", None)
 
 
-AGENT_CLAUSES = {"run_agent_loop": loop_clauses, "reduce_agent_state": reducer_clauses}
+AGENT_CLAUSES = {"run_agent_loop": loop_clauses, "reduce_agent_state": reducer_clauses, "run_agent": run_agent_clauses}
 
 
 def loosen_agent_observation(program: Program, observation: JsonObject) -> None:
     """The loosening of ``program``'s operation."""
     if program.operation == "run_agent_loop":
         loosen_loop_observation(program, observation)
+    elif program.operation == "run_agent":
+        loosen_run_agent_observation(program, observation)
     else:
         loosen_reducer_observation(program, observation)

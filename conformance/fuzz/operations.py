@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from hypothesis import strategies as st
 
 from conformance.fuzz.strategies import PURE_INPUTS, Program, event_stream_program, pure_program, scripted_model_program
+from conformance.fuzz.strategies_agent import AGENT_FACETS, AGENT_LAB_STRATEGIES, run_agent_programs
 from conformance.fuzz.strategies_loop import LAB_STRATEGIES, LIMIT_KINDS, SKIP_KINDS, run_agent_loop_programs
 from conformance.fuzz.strategies_provider import provider_model_programs, to_provider_messages_program, to_provider_tools_program
 from conformance.fuzz.strategies_reducer import EVENT_CLAUSES, IGNORED, reduce_agent_state_programs
@@ -83,15 +84,19 @@ DRAWABLE: dict[str, Drawable] = {
         private_weight=4,
         facets={"9.1": (*(f"ignored:{why}" for why in IGNORED), *(f"event:{kind}" for kind in EVENT_CLAUSES))},
     ),
+    # Chapter 09's Agent: one operation, four labs, a branch per lab and a kind of scenario per branch.
+    "run_agent": Drawable(
+        run_agent_programs,
+        ("9.2", "9.3", "9.4", "9.5"),
+        private_weight=4,
+        facets=AGENT_FACETS,
+        lab_strategies=AGENT_LAB_STRATEGIES,
+    ),
 }
 
 #: Course operations without a strategy, and why: their cases are the public fixtures only.
-#: One at present: an operation the profile gains goes here, with the reason, until it has a strategy.
-NOT_DRAWABLE: dict[str, str] = {
-    # A course project cannot play it yet (labs 9.2-9.5 are outside the default rubric), so a drawn
-    # case would only be skipped; and an Agent scenario needs held turns and subscribers to draw.
-    "run_agent": "no strategy (issue 35): the course adapter does not play the Agent yet, and labs 9.2-9.5 are not graded",
-}
+#: None at present: an operation the profile gains goes here, with the reason, until it has a strategy.
+NOT_DRAWABLE: dict[str, str] = {}
 
 #: What ``pi-conformance fuzz`` draws: lab 3.1's operations once each, the two scenario operations twice.
 FUZZ_OPERATIONS: tuple[str, ...] = tuple(operation for operation, drawable in DRAWABLE.items() if drawable.fuzzed)

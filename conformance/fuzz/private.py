@@ -27,12 +27,14 @@ from hypothesis import Phase, find, settings
 from hypothesis import strategies as st
 
 from conformance.adapters.interface import Adapter
+from conformance.common.user_cache import cache_folder
 from conformance.fuzz.constants import without_local_constants
 from conformance.fuzz.engine import DRAW_SETTINGS
 from conformance.fuzz.operations import lab_operations, private_mix
 from conformance.fuzz.private_drawing import DRAWS_PER_SEARCH, Drawing
 from conformance.fuzz.private_drawing import PrivateSet as PrivateSet  # re-exported: the set a caller writes
 from conformance.fuzz.private_drawing import Stats as Stats
+from conformance.fuzz.probe_cache import cached_draws
 from conformance.fuzz.strategies import Program
 from conformance.grading.rubric import Rubric
 from conformance.model.cases import Case
@@ -123,6 +125,11 @@ PROBE_FIRST_DRAWS = 10
 
 @functools.cache
 def predictable_inputs() -> frozenset[str]:
+    """:func:`draw_predictable_inputs`, kept in the user's cache (:mod:`.probe_cache`): the same for every secret."""
+    return cached_draws(draw_predictable_inputs, cache_folder("probes"))
+
+
+def draw_predictable_inputs() -> frozenset[str]:
     """The inputs of every program drawn by the public probe seeds (about 1,000 draws in short searches, no reference runs)."""
     found: set[str] = set()
 

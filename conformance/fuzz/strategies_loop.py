@@ -70,7 +70,7 @@ def unlike(value: str, taken: list[str]) -> str:
     return value
 
 
-class _Ids:
+class UniqueIds:
     """Unique call ids and tool names within one program."""
 
     def __init__(self, draw: st.DrawFn) -> None:
@@ -150,7 +150,7 @@ def _options(program: Program, **options: JsonValue) -> None:
 @st.composite
 def text_stop_program(draw: st.DrawFn) -> Program:
     """One turn of text that stops the run (or a ``stream()`` that throws), among registered tools that never run."""
-    ids = _Ids(draw)
+    ids = UniqueIds(draw)
     tools = [draw(scripted_tool(ids.name())) for _ in range(draw(st.integers(0, 2)))]
     throws = draw(rarely)
     first: JsonObject = {"throw": draw(texts)} if throws else turn(draw, cast(list[JsonValue], draw(texts_only)), "stop")
@@ -166,7 +166,7 @@ def text_stop_program(draw: st.DrawFn) -> Program:
 @st.composite
 def round_trip_program(draw: st.DrawFn) -> Program:
     """One to three steps of one call each (a tool, a missing tool, bad arguments, or an injected executor), then a stop."""
-    ids = _Ids(draw)
+    ids = UniqueIds(draw)
     tools = [draw(scripted_tool(ids.name())) for _ in range(draw(st.integers(1, 2)))]
     executor: JsonObject | None = {} if draw(rarely) else None
     turns = [_round_trip_turn(draw, ids, tools, executor) for _ in range(draw(st.integers(1, 3)))]
@@ -178,7 +178,7 @@ def round_trip_program(draw: st.DrawFn) -> Program:
     return program
 
 
-def _round_trip_turn(draw: st.DrawFn, ids: _Ids, tools: list[JsonObject], executor: JsonObject | None) -> JsonObject:
+def _round_trip_turn(draw: st.DrawFn, ids: UniqueIds, tools: list[JsonObject], executor: JsonObject | None) -> JsonObject:
     """A toolUse turn with one call: to a registered tool (valid or bad arguments) or to a missing one."""
     call_id = ids.call_id()
     tool = draw(st.sampled_from(tools))
@@ -195,12 +195,12 @@ def _round_trip_turn(draw: st.DrawFn, ids: _Ids, tools: list[JsonObject], execut
     else:  # an opaque schema takes anything
         arguments = cast(JsonValue, draw(opaque_arguments))
     if executor is not None:
-        executor[call_id] = cast(JsonValue, _executor_script(draw, call_id, name, gate=None, throws=False))
+        executor[call_id] = cast(JsonValue, executor_script(draw, call_id, name, gate=None, throws=False))
     content: list[JsonValue] = [*cast(list[JsonValue], draw(texts_only)), call_block(call_id, name, arguments)]
     return turn(draw, content, "toolUse")
 
 
-def _executor_script(draw: st.DrawFn, call_id: str, name: str, gate: str | None, throws: bool) -> list[JsonValue]:
+def executor_script(draw: st.DrawFn, call_id: str, name: str, gate: str | None, throws: bool) -> list[JsonValue]:
     """An injected executor's script for one call: maybe a gate, progress, then its result or a throw."""
     script: list[JsonValue] = [{"wait": gate}] if gate is not None else []
     script.extend({"progress": cast(JsonValue, draw(text_blocks))} for _ in range(draw(st.integers(0, 2))))
@@ -230,7 +230,7 @@ def skipped_programs() -> st.SearchStrategy[Program]:
 @st.composite
 def skipped_program(draw: st.DrawFn, kind: str) -> Program:
     """Maybe a round trip, then a turn of ``kind`` that ends the run without running its calls (tagged ``skip:KIND``)."""
-    ids = _Ids(draw)
+    ids = UniqueIds(draw)
     tools = [draw(scripted_tool(ids.name())) for _ in range(draw(st.integers(1, 2)))]
     turns = [_round_trip_turn(draw, ids, tools, None) for _ in range(draw(st.integers(0, 1)))]
     count = 0 if kind == "tooluse-without-call" else draw(st.integers(1 if kind == "unexpected-stop" else 0, 3))
@@ -251,7 +251,7 @@ def skipped_program(draw: st.DrawFn, kind: str) -> Program:
 @st.composite
 def batch_program(draw: st.DrawFn) -> Program:
     """One toolUse turn of two or three calls, each but one gated, the gates opened in a drawn order; then a stop."""
-    ids = _Ids(draw)
+    ids = UniqueIds(draw)
     count = draw(st.integers(2, 3))
     executor = draw(st.booleans())
     immediate = draw(st.integers(-1, count - 1))  # the one call that settles at once, or none
@@ -268,7 +268,7 @@ def batch_program(draw: st.DrawFn) -> Program:
         throws = draw(st.booleans() if executor else rarely)
         tags |= {"throws"} if throws else set()
         if executor:
-            scripts[call_id] = cast(JsonValue, _executor_script(draw, call_id, name, None if index == immediate else gate, throws))
+            scripts[call_id] = cast(JsonValue, executor_script(draw, call_id, name, None if index == immediate else gate, throws))
         else:
             tool = draw(scripted_tool(name, throws=throws, shape=shape))
             # The ungated call may report progress: nothing else can emit while the others wait.
@@ -312,7 +312,7 @@ def limits_programs() -> st.SearchStrategy[Program]:
 @st.composite
 def limits_program(draw: st.DrawFn, kind: str) -> Program:
     """A run the signal or ``maxSteps`` ends as ``kind`` says (tagged ``limit:KIND``)."""
-    ids = _Ids(draw)
+    ids = UniqueIds(draw)
     plain = draw(scripted_tool(ids.name()))
     tools = [plain]
     before = 0 if kind == "abort-while-streaming" else draw(st.integers(0, 1))

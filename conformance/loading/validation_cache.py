@@ -34,6 +34,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from conformance.common.user_cache import cache_folder
 from conformance.model.cases import Case
 from conformance.model.paths import bundled_fixtures_dir, schemas_dir
 
@@ -89,15 +90,7 @@ def bypassed() -> Iterator[None]:
 
 
 def _cache_dir() -> Path | None:
-    if _bypass_depth:
-        return None
-    setting = os.environ.get("PI_CONFORMANCE_CACHE", "")
-    if setting.lower() in {"off", "0", "no"}:
-        return None
-    if setting:
-        return Path(setting)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "pi-conformance" / "validated"
+    return None if _bypass_depth else cache_folder("validated")
 
 
 @cache

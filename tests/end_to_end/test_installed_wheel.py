@@ -181,5 +181,5 @@ def test_the_fuzz_extras_install_message_names_a_command_that_works_in_a_venv_fr
     assert command.startswith(f"{installed.venv}/bin/python") and "pip install 'hypothesis>=6.100'" in command
     done = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr
-    works = installed.run("private-set", "--seed", "s3cret", "--out", str(tmp_path / "set"), "--cases", "16")
+    works = installed.run("private-set", "--seed", "s3cret", "--out", str(tmp_path / "set"), "--cases", "20")
     assert works.returncode == 0, works.stdout + works.stderr

@@ -80,7 +80,7 @@ def _class(tmp_path: Path) -> tuple[Path, Path, Path]:
     """
     held, out = tmp_path / "held-out", tmp_path / "out"
     shutil.copytree(toolchain.folder(), tmp_path / "toolchain", symlinks=True)
-    made = cli("private-set", "--seed", "classmates", "--cases", "16", "--out", str(held), timeout=300)
+    made = cli("private-set", "--seed", "classmates", "--cases", "20", "--out", str(held), timeout=300)
     assert made.returncode == 0, made.stderr[-2000:]
     submissions = tmp_path / "submissions"
     submissions.mkdir()

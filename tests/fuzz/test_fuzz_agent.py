@@ -17,14 +17,13 @@ import pytest
 
 from conformance.adapters.binding import BindingAdapter
 from conformance.adapters.course_chapters import detect_chapter
-from conformance.loading.loader import load_suite
 from conformance.model.cases import Case
 from conformance.model.clauses import load_clauses
 from conformance.running.engine import run_alone
 from tests.support.cli_runner import cli
 from tests.support.js_variants import JS, ensure_generated
 from tests.support.loop_variants import LOOP_VARIANTS
-from tests.support.private_sets import problems_besides_other_labs, reference_failures, write_labs_set
+from tests.support.private_sets import loaded_cases, problems_besides_other_labs, reference_failures, write_labs_set
 from tests.support.reducer_variants import REDUCER_VARIANTS
 from tests.support.requirements import needs_node
 
@@ -44,9 +43,7 @@ def agent_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def agent_cases(agent_dir: Path) -> list[Case]:
-    suite = load_suite(agent_dir)
-    assert not suite.broken
-    return suite.cases
+    return loaded_cases(agent_dir)
 
 
 @pytest.fixture(scope="module")

@@ -54,6 +54,11 @@ class _RunEndBeforeCleanup(Agent):
 
 
 class _PatchAfterUser(Agent):
+    def prompt(self, value: str, options: dict[str, Any] | None = None) -> asyncio.Future[dict[str, Any]]:
+        # Only a run with a patch: the constructor's system message before a first user message stays put.
+        self._with_patch = (options or {}).get("system") is not None
+        return super().prompt(value, options)
+
     def _emit(self, event: dict[str, Any]) -> None:
         super()._emit(event)
         if event["type"] == "run_start" and "system" in event:
@@ -62,7 +67,7 @@ class _PatchAfterUser(Agent):
 
     def loop_run(self, options: dict[str, Any]) -> LoopRun:
         messages = options["context"]["messages"]
-        if len(messages) >= 2 and messages[-2]["role"] == "system" and messages[-1]["role"] == "user":
+        if self._with_patch and len(messages) >= 2 and messages[-2]["role"] == "system" and messages[-1]["role"] == "user":
             messages[-2], messages[-1] = messages[-1], messages[-2]
         return super().loop_run(options)
 

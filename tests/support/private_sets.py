@@ -40,6 +40,13 @@ def _draw_and_write(rubric: Rubric, seed: str, total: int, out: Path, taken: Seq
     return out
 
 
+def loaded_cases(folder: Path) -> list[Case]:
+    """The cases of a written set (which must load whole)."""
+    suite = load_suite(folder)
+    assert not suite.broken, suite.broken
+    return suite.cases
+
+
 def problems_besides_other_labs(folder: Path, labs: Sequence[str]) -> list[str]:
     """What ``fixtures lint`` (with the extra checks) says of a set of ``labs`` only, but that the other labs have no case."""
     others = [f"no case for lab {lab}:" for lab in LABS if lab not in labs]

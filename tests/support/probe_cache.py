@@ -1,52 +1,25 @@
-"""The private set's probe draws (:func:`conformance.fuzz.private.predictable_inputs`), computed once per checkout.
+"""The private set's probe draws read once per test process from the tests' cache (:mod:`conformance.fuzz.probe_cache`).
 
-The probes are about 1,000 Hypothesis draws from four public seeds: about 12 s of CPU, and the
-same answer for the same code. ``functools.cache`` keeps it for one process only, and the tests
-draw private sets in many (each ``private-set`` command, each pytest-xdist worker): the probes
-were the largest single cost of the fast tier. Here the answer is kept on disk beside the tests'
-validation cache, keyed by the bytes of the code that draws them (``conformance/fuzz``, the
-canonical inputs key, the operations' model) and by Hypothesis's version, so any edit to them
-misses and draws again: what a test gets is what the function returns.
+The product keeps the probes in the user's cache folder; the tests point ``PI_CONFORMANCE_CACHE``
+at ``paths.TEST_CACHE`` (tests/conftest.py), so every private set the tests draw, in any process,
+shares one file per checkout, keyed by the drawing code's bytes. This module also installs the
+answer in this process's ``private.predictable_inputs`` before forking (tests/support/cli_zygote.py):
+each forked ``private-set`` then finds it in memory, not even reading the file.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from pathlib import Path
-
-from tests.support.paths import REPO
-
-#: The code whose bytes decide the probes' draws.
-_DRAWING_CODE = ("conformance/fuzz", "conformance/yamlio", "conformance/common", "conformance/model")
-
-
-def _key() -> str:
-    import hypothesis
-
-    digest = hashlib.sha256(f"probes-1\0{hypothesis.__version__}\0".encode())
-    for folder in _DRAWING_CODE:
-        for path in sorted((REPO / folder).rglob("*.py")):
-            digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:32]
 
 
 def share_probe_draws(cache: Path) -> None:
-    """Make this process's ``predictable_inputs`` read the probes from ``cache`` (drawing and storing them on a miss)."""
+    """Make this process's ``predictable_inputs`` answer from ``cache`` (drawing and storing there on a miss)."""
     from conformance.fuzz import private
+    from conformance.fuzz.probe_cache import cached_draws
 
     if getattr(private.predictable_inputs, "shared_from", None) == cache:
         return
-    path = cache / f"probe-draws-{_key()}.json"
-    try:
-        found = frozenset(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError):
-        found = private.predictable_inputs()
-        cache.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(sorted(found)), encoding="utf-8")
-        temporary.replace(path)
+    found = cached_draws(private.draw_predictable_inputs, cache)
 
     def predictable_inputs() -> frozenset[str]:
         return found
