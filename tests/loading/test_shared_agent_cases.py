@@ -12,7 +12,9 @@ from conformance.authoring.lint import lint
 from conformance.loading.loader import load_suite
 from conformance.model.cases import Case
 from conformance.model.clauses import load_profile_clauses
+from conformance.yamlio import safe as yamlsafe
 from tests.support.agent_scenarios import scenario_differences
+from tests.support.cli_runner import cli
 from tests.support.scratch_cases import shared_scratch
 
 PROFILE = "pi-agent-core-1"
@@ -141,3 +143,24 @@ def test_the_scenario_check_has_teeth() -> None:
 
 def _as_view(case: Case) -> dict[str, Any]:
     return {"input": copy.deepcopy(case.input), "expect": copy.deepcopy(case.expect)}
+
+
+def test_fixtures_new_scaffolds_a_shared_agent_case_with_one_operation_per_profile(tmp_path: Path) -> None:
+    root = scratch(tmp_path)
+    options = ("fixtures", "new", "--fixtures", str(root), "--profile", f"course,{PROFILE}", "--lab", "7.1")
+    result = cli(*options, "--operation", "run_agent_loop", "--operation", "agent_loop", "--slug", "two", timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "shared/agent.yaml" in result.stdout  # the file of these two profiles that holds the operations
+    data: Any = yamlsafe.load((root / "shared" / "agent.yaml").read_text(encoding="utf-8"))
+    added = data["cases"][-1]
+    assert "operation" not in added and (added["course"]["operation"], added[PROFILE]["operation"]) == ("run_agent_loop", "agent_loop")
+    assert "input" in added["course"] and "input" in added[PROFILE] and "input" not in added
+    # Its placeholders, not its form, keep it from running: each view is broken by TODOs only.
+    for profile in ("course", PROFILE):
+        broken = {case.id: case for case in load_suite(root, profile=profile).broken}
+        assert set(broken) == {added["id"]}
+        assert not any("shared operation" in problem or "name one in each" in problem for problem in broken[added["id"]].problems)
+    wrong = cli(*options, "--operation", "run_agent_loop", timeout=120)
+    assert wrong.returncode == 2 and "one --operation per profile" in wrong.stderr, wrong.stderr
+    too_many = cli(*options, "--operation", "run_agent_loop", "--operation", "agent_loop", "--operation", "agent", timeout=120)
+    assert too_many.returncode == 2 and "one per profile (course, pi-agent-core-1); got 3" in too_many.stderr, too_many.stderr
