@@ -123,8 +123,12 @@ def test_the_upstream_package_passes_every_case(prefix: Path, agent_suite: Suite
             "ends-in-call-order",
             (ENDS_IN_CALL_ORDER, ENDS_AFTER_BATCH, ENDS_EMITTED),
             "PAC-TOOL-3",
-            # The shared three-call batch (fixtures/shared/agent-loop.yaml) catches it too.
-            {"pac-parallel-ends-by-completion-results-by-call", "loop-batch-three-reverse-completion"},
+            # The shared batches (fixtures/shared/agent-loop.yaml) catch it too.
+            {
+                "pac-parallel-ends-by-completion-results-by-call",
+                "loop-batch-three-reverse-completion",
+                "loop-batch-second-waits-first-free",
+            },
         ),
         ("abort-between-turns", (ABORT_BETWEEN_TURNS,), "PAC-ABORT-1", None),
         ("finish-turn-end-ignored", (END_IGNORED,), "PAC-FINISH-2", {"pac-finish-turn-end-stops-run"}),
