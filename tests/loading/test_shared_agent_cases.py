@@ -9,6 +9,7 @@ from typing import Any
 
 from conformance.authoring.coverage import compute
 from conformance.authoring.lint import lint
+from conformance.authoring.regen import regenerate
 from conformance.loading.loader import load_suite
 from conformance.model.cases import Case
 from conformance.model.clauses import load_profile_clauses
@@ -164,3 +165,13 @@ def test_fixtures_new_scaffolds_a_shared_agent_case_with_one_operation_per_profi
     assert wrong.returncode == 2 and "one --operation per profile" in wrong.stderr, wrong.stderr
     too_many = cli(*options, "--operation", "run_agent_loop", "--operation", "agent_loop", "--operation", "agent", timeout=120)
     assert too_many.returncode == 2 and "one per profile (course, pi-agent-core-1); got 3" in too_many.stderr, too_many.stderr
+
+
+def test_regen_rewrites_the_expectations_in_the_profiles_own_block(tmp_path: Path) -> None:
+    root = scratch(tmp_path, SHARED.replace("steps: 1,", "steps: 5,"))
+    result = regenerate(["scratch-shared-text-turn"], root, profile="course")
+    assert not result.refused, result.refused
+    removed = [line for line in result.diff.splitlines() if line.startswith("-") and not line.startswith("---")]
+    added = [line for line in result.diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert len(removed) == len(added) == 1 and "steps: 5" in removed[0] and "steps: 1" in added[0], result.diff
+    assert removed[0].startswith("-      expect:")  # the course block's expect, six spaces in
