@@ -102,7 +102,10 @@ def _regenerate(adapter: Adapter, cases: list[Case], root: Path, clauses: Mappin
         data = intended.setdefault(case.file, copy.deepcopy(fixture.data))
         before = (dict(rewriter.changed), set(rewriter.kept_aliases))
         try:
-            node, raw = _case_in(fixture, case)
+            node, whole = _case_in(fixture, case)
+            if whole.get("expectations") == HAND_WRITTEN:
+                raise _Refusal("its expectations are marked `expectations: hand-written`; edit them by hand")
+            node, raw = _expect_holder(node, whole, profile)
             new_raw = _regenerate_case(adapter, case, raw)
             if new_raw is None:
                 result.notes.append(f"{case.location}: {case.id}: already matches the reference; nothing to change")
@@ -113,7 +116,7 @@ def _regenerate(adapter: Adapter, cases: list[Case], root: Path, clauses: Mappin
                 raise _Refusal("; ".join(contradictions))
             result.notes.extend(notes)
             edits.setdefault(case.file, []).extend(_case_edits(rewriter, node, raw, new_raw))
-            _replace_case(data, case.id, new_raw)
+            _replace_case(data, case.id, new_raw if raw is whole else {**whole, profile: new_raw})
         except (_Refusal, textedit.EditError) as refusal:
             rewriter.changed, rewriter.kept_aliases = before
             result.refused.append(f"{case.location}: {case.id}: {refusal}")
@@ -167,6 +170,14 @@ def _case_in(fixture: FixtureText, case: Case) -> tuple[yamltext.Node, JsonObjec
         if raw.get("id") == case.id:
             return node, raw
     raise _Refusal("not found in its file's text")
+
+
+def _expect_holder(node: yamltext.Node, raw: JsonObject, profile: str) -> tuple[yamltext.Node, JsonObject]:
+    """Where the case's expectations are written: the case, or in a shared case the profile's block that holds its own."""
+    block, block_node = raw.get(profile), node.get(profile) if node.kind == "mapping" else None
+    if isinstance(block, dict) and "expect" in block and block_node is not None:
+        return block_node, block
+    return node, raw
 
 
 _CLOCK_TICK_S = 0.005

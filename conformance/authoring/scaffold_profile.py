@@ -11,7 +11,7 @@ placeholders that ``fixtures lint`` reports until they are filled in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from conformance.authoring.files import FixtureText, read
@@ -28,7 +28,7 @@ from conformance.authoring.scaffold import (
 from conformance.authoring.scaffold_bodies import BODIES, EXAMPLE_CLAUSE
 from conformance.loading import shared_files
 from conformance.loading.loader import fixture_files
-from conformance.model.profiles import COURSE, Profile, get_profile
+from conformance.model.profiles import COURSE, PROFILES, Profile, get_profile
 
 # The area an operation's cases belong to when no file of the profile shows it yet.
 _AREA_OF = {
@@ -86,22 +86,32 @@ steps:
 def scaffold_profile_case(
     root: Path,
     profile_names: Sequence[str],
-    operation: str,
+    operation: str | Sequence[str],
     lab: str | None = None,
     case_id: str | None = None,
     slug: str | None = None,
     file: str | None = None,
 ) -> Scaffolded:
-    """Append a scaffold case of ``operation`` for ``profile_names`` (not the course alone) and return where it went."""
+    """Append a scaffold case of ``operation`` for ``profile_names`` (not the course alone) and return where it went.
+
+    ``operation`` is one operation every profile has, or one per profile (in ``profile_names``
+    order) for a shared case whose profiles' operations differ: each block then names its own.
+    """
     profiles = [get_profile(name) for name in dict.fromkeys(profile_names)]
     names = [profile.name for profile in profiles]
     if names == [COURSE.name]:
         raise ScaffoldError("a course case is scaffolded without --profile")
-    _check_lab(names, operation, lab)
-    lacking = [profile.name for profile in profiles if operation not in profile.operations]
+    per_profile = _operations(names, operation)
+    operation = per_profile[names[0]]
+    _check_lab(names, per_profile.get(COURSE.name, operation), lab)
+    lacking = [profile.name for profile in profiles if per_profile[profile.name] not in profile.operations]
     if lacking:
         common = sorted(set.intersection(*(set(profile.operations) for profile in profiles)))
-        raise ScaffoldError(f"profile {', '.join(lacking)} has no operation {operation!r}; one of: {', '.join(common)}")
+        wanted = per_profile[lacking[0]]
+        raise ScaffoldError(
+            f"profile {', '.join(lacking)} has no operation {wanted!r}; one of: {', '.join(common) or 'none in common'}"
+            + ("" if len(set(per_profile.values())) > 1 else "; or one --operation per profile, in --profile order")
+        )
     texts = [read(path, root) for path in fixture_files(root)]
     taken = {str(raw["id"]) for fixture in texts for _, raw in fixture.cases if isinstance(raw.get("id"), str)}
     own = [fixture for fixture in texts if set(shared_files.profiles_of(fixture.data)) == set(names)]
@@ -112,7 +122,7 @@ def scaffold_profile_case(
     if existing is not None and existing not in own:
         raise ScaffoldError(f"{existing.display} is not a file of profile {', '.join(names)} (see its `profile:` line)")
     chosen = choose_id(case_id, slug, _prefix(existing, own, operation, profiles), taken)
-    lines = _lines(chosen, operation, lab, profiles, _areas(texts, operation))
+    lines = _lines(chosen, per_profile, lab, profiles, _areas(texts, per_profile))
     if existing is not None:
         return append_lines(existing, chosen, lines)
     if len(profiles) == 1:
@@ -121,6 +131,26 @@ def scaffold_profile_case(
     if lab is not None:
         file_keys.append(f'{COURSE.name}: {{chapter: "0{lab[0]}"}}')
     return new_file(target, chosen, file_keys, lines, shared_files.SCHEMA)
+
+
+def _operations(names: list[str], operation: str | Sequence[str]) -> dict[str, str]:
+    """Each profile's operation: the one given for all, or one per profile in order."""
+    given = [operation] if isinstance(operation, str) else list(operation)
+    if len(given) == 1:
+        return dict.fromkeys(names, given[0])
+    if len(given) != len(names):
+        raise ScaffoldError(f"--operation: one for every profile, or one per profile ({', '.join(names)}); got {len(given)}")
+    return dict(zip(names, given, strict=True))
+
+
+def operations_of(raw: Mapping[str, object]) -> set[str]:
+    """The operations a case names: shared, or in its profiles' blocks (an agent case shared by course and pi-agent-core-1)."""
+    found = {str(raw["operation"])} if "operation" in raw else set()
+    for name in PROFILES:
+        block = raw.get(name)
+        if isinstance(block, Mapping) and "operation" in block:
+            found.add(str(block["operation"]))
+    return found
 
 
 def _check_lab(names: list[str], operation: str, lab: str | None) -> None:
@@ -138,7 +168,7 @@ def _check_lab(names: list[str], operation: str, lab: str | None) -> None:
 def _target(root: Path, own: list[FixtureText], operation: str, file: str | None, names: list[str]) -> Path:
     if file is not None:
         return named_file(root, file)
-    holding = [fixture for fixture in own if any(raw.get("operation") == operation for _, raw in fixture.cases)]
+    holding = [fixture for fixture in own if any(operation in operations_of(raw) for _, raw in fixture.cases)]
     if len(holding) == 1:
         return holding[0].path
     listed = ", ".join(names)
@@ -162,7 +192,7 @@ def _prefix(fixture: FixtureText | None, own: list[FixtureText], operation: str,
             str(raw["id"])
             for other in files
             for _, raw in other.cases
-            if raw.get("operation") == operation and isinstance(raw.get("id"), str)
+            if operation in operations_of(raw) and isinstance(raw.get("id"), str)
         ]
         shared = shared_words(ids)
         if shared:
@@ -170,25 +200,32 @@ def _prefix(fixture: FixtureText | None, own: list[FixtureText], operation: str,
     return ("" if COURSE in profiles else "pa-") + operation.replace("_", "-") + "-"
 
 
-def _areas(texts: list[FixtureText], operation: str) -> dict[str, str]:
-    """Per profile, the area its cases of this operation list first (the one reports group them by)."""
+def _areas(texts: list[FixtureText], operations: Mapping[str, str]) -> dict[str, str]:
+    """Per profile, the area its cases of its operation list first (the one reports group them by)."""
     found: dict[str, str] = {}
     for fixture in texts:
         names = shared_files.profiles_of(fixture.data)
         for _, raw in fixture.cases:
-            if raw.get("operation") != operation:
-                continue
             for name in names:
                 block = raw.get(name) if len(names) > 1 else raw
+                named = block.get("operation", raw.get("operation")) if isinstance(block, dict) else raw.get("operation")
+                if named != operations.get(name):
+                    continue
                 features = block.get("features") if isinstance(block, dict) else None
                 if name != COURSE.name and isinstance(features, list) and features:
                     found.setdefault(name, str(features[0]))
     return found
 
 
-def _lines(case_id: str, operation: str, lab: str | None, profiles: list[Profile], areas: dict[str, str]) -> list[str]:
-    """The case's keys, one per line, unindented: one profile's form, or the shared form."""
+def _lines(case_id: str, operations: Mapping[str, str], lab: str | None, profiles: list[Profile], areas: dict[str, str]) -> list[str]:
+    """The case's keys, one per line, unindented: one profile's form, or the shared form.
+
+    Where the profiles' operations differ, each profile's block holds its operation and its
+    placeholders, and the case names no shared operation.
+    """
     shared = len(profiles) > 1
+    split = len(set(operations.values())) > 1
+    operation = operations[profiles[0].name]
     # One placeholder per profile: a shared case cites at least one clause of each.
     placeholders = [
         f"TODO: the {profile.spec} clause ids this case checks, e.g. "
@@ -197,14 +234,18 @@ def _lines(case_id: str, operation: str, lab: str | None, profiles: list[Profile
     ]
     lines = [f"id: {case_id}", "clauses: [" + ", ".join(f'"{text}"' for text in placeholders) + "]"]
     for profile in profiles:
-        keys = [f'lab: "{lab}"'] if profile is COURSE else [f"features: [{areas.get(profile.name, _AREA_OF.get(operation, 'TODO-area'))}]"]
+        own = operations[profile.name]
+        keys = [f'lab: "{lab}"'] if profile is COURSE else [f"features: [{areas.get(profile.name, _AREA_OF.get(own, 'TODO-area'))}]"]
+        if split:
+            keys += [f"operation: {own}", *_body(own, profile).splitlines()]
         lines += [f"{profile.name}:", *("  " + key for key in keys)] if shared else keys
-    generic = _GENERIC_SCENARIO if operation in profiles[0].scenario_operations else _GENERIC_PURE
-    # An operation the course has too (same input and observation) gets the course's placeholders.
-    body = _PROFILE_BODIES.get(operation) or BODIES.get(operation) or generic.format(spec=profiles[0].spec.removeprefix("spec/"))
-    return [
-        *lines,
-        'description: "TODO: one line, why this case exists (the bug or trap it catches)"',
-        f"operation: {operation}",
-        *body.splitlines(),
-    ]
+    description = 'description: "TODO: one line, why this case exists (the bug or trap it catches)"'
+    if split:
+        return [*lines, description]
+    return [*lines, description, f"operation: {operation}", *_body(operation, profiles[0]).splitlines()]
+
+
+def _body(operation: str, profile: Profile) -> str:
+    """The placeholder input and expectations of ``operation`` (an operation the course has too gets the course's)."""
+    generic = _GENERIC_SCENARIO if operation in profile.scenario_operations else _GENERIC_PURE
+    return _PROFILE_BODIES.get(operation) or BODIES.get(operation) or generic.format(spec=profile.spec.removeprefix("spec/"))

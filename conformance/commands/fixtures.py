@@ -93,7 +93,13 @@ def _add_new(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     new_parser = subcommands.add_parser("new", help="append a scaffold case (fresh id, TODO placeholders) to the right file")
     _fixtures_option(new_parser)
     every_operation = sorted(ALL_OPERATIONS)
-    new_parser.add_argument("--operation", required=True, choices=every_operation, help="the case's operation")
+    new_parser.add_argument(
+        "--operation",
+        required=True,
+        action="append",
+        choices=every_operation,
+        help="the case's operation; for a shared case whose profiles' operations differ (agent tier), one per profile in --profile order",
+    )
     new_parser.add_argument("--lab", choices=LABS, help="the case's lab (course profile: required)")
     new_parser.add_argument(
         "--profile",
@@ -212,7 +218,9 @@ def new_command(args: argparse.Namespace) -> int:
         if names == [DEFAULT_PROFILE]:
             if args.lab is None:
                 raise ScaffoldError("--lab is required for a course case")
-            written = scaffold_case(_root(args), args.operation, args.lab, case_id=args.case_id, slug=args.slug, file=args.file)
+            if len(args.operation) != 1:
+                raise ScaffoldError("a course case has one --operation")
+            written = scaffold_case(_root(args), args.operation[0], args.lab, case_id=args.case_id, slug=args.slug, file=args.file)
         else:
             written = scaffold_profile_case(
                 _root(args), names, args.operation, args.lab, case_id=args.case_id, slug=args.slug, file=args.file

@@ -47,8 +47,16 @@ _PLACE = re.compile(r"^steps\[\*\]\.\w+(?:\[\*\]\.\w+(?:\.\w+)?|\.\w+)?|^\w+(?:\
 # result, hooks, each a list) places a divergence in one of its lists as a step's list is placed: the
 # item's key and one below (``result[*].role``, ``requests[*].messages[*].role``), or the item itself (``trace[*]``). Placed at the list
 # alone, a runtime lacking two features (no tool declaration, no thinkingLevel) reads as one cause.
-_WHOLE_RUN_OPERATIONS = frozenset({"agent_loop"})
+_WHOLE_RUN_OPERATIONS = frozenset({"agent_loop", "agent"})
 _RUN_PLACE = re.compile(r"^\w+\[\*\](?:\.\w+(?:\[\*\])?(?:\.\w+)?)?")
+# The Agents (the course's run_agent, pi-agent-core-1's agent) observe named prompts and
+# snapshots: a name is the case's own (``prompts.parallel``, ``snapshots.held``), so it is placed
+# as a list item. Inside the upstream Agent's state a divergence is placed at the message's key
+# (``state.messages[*].thinkingLevel``), so that a missing system message and a missing
+# thinkingLevel stay two causes.
+_NAMED = re.compile(r'^(prompts|snapshots)(?:\.[^.\[]+|\["[^"]*"\])')
+_NAMING_OPERATIONS = frozenset({"agent", "run_agent"})
+_AGENT_PLACE = re.compile(r"^\w+(?:\.\w+)?\[\*\](?:\.\w+(?:\[\*\])?){0,3}")
 _RUN_ENUM_LIMIT = 48  # a trace line: "tool_execution_end:fast-call", quoted
 # Keys whose values are themselves kinds (an event type, a settled state): which one was
 # expected and which came is part of the cause ("error" where "start" came is another bug
@@ -189,7 +197,10 @@ def cause_of(case: Case | BrokenCase, outcome: Outcome) -> Cause:
     if divergence is None:
         return _event_cause(case, outcome)
     full = normalise_path(join_key(divergence.path, divergence.key) if divergence.key else divergence.path)
-    match = (case.operation in _WHOLE_RUN_OPERATIONS and _RUN_PLACE.match(full)) or _PLACE.match(full)
+    if case.operation in _NAMING_OPERATIONS:
+        full = _NAMED.sub(r"\1[*]", full)
+    run_place = _AGENT_PLACE if case.operation == "agent" else _RUN_PLACE
+    match = (case.operation in _WHOLE_RUN_OPERATIONS and run_place.match(full)) or _PLACE.match(full)
     place = match[0] if match else full or "(root)"
     kind = divergence.kind if place == full else "value"
     last = place.rsplit(".", 1)[-1]

@@ -369,6 +369,7 @@ def _envelope_problems(data: JsonObject, names: Sequence[str]) -> list[tuple[lis
     for index, case in enumerate(cases if isinstance(cases, list) else []):
         if isinstance(case, dict):
             found.extend((["cases", index, *where], message) for where, message in shared_files.clause_problems(case, names))
+            found.extend((["cases", index, *where], message) for where, message in shared_files.operation_problems(case, names))
     return found
 
 

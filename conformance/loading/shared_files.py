@@ -4,7 +4,9 @@ A shared file states a list of profiles (``profile: [course, pi-ai-1]``). Its ca
 what the profiles agree on (operation, input, expectations, description) once; ``clauses``
 cites every profile's clauses, told apart by their prefixes; and what belongs to one
 profile only (the course's ``lab`` and ``features``, pi-ai-1's ``features``, the course's
-``chapter`` at file level) goes under a key named after that profile. The envelope is
+``chapter`` at file level) goes under a key named after that profile. Where the profiles'
+operations differ (the agent tier), each profile's block names its own ``operation``,
+``input`` and ``expect``, and the case shares its id, description, clauses and scenario. The envelope is
 checked against ``shared-fixture-file.schema.json``; then each profile loads its *view*
 (:func:`view_of`): the file as that profile's own schema expects it, with only its
 clauses, checked against that schema. A problem found in a view is reported at its path
@@ -130,6 +132,19 @@ def checked_by_views(path: Sequence[str | int]) -> bool:
     if key in _SCENARIO_KEYS:
         return True
     return isinstance(key, str) and key in PROFILES and len(path) > 3 and path[3] in _SCENARIO_KEYS
+
+
+def operation_problems(case: JsonObject, names: Sequence[str]) -> list[tuple[Path, str]]:
+    """A shared case names its operation once: shared, or in the block of every one of its profiles (path in the case, message)."""
+    blocks = {name: case.get(name) for name in names}
+    own = [name for name, block in blocks.items() if isinstance(block, dict) and "operation" in block]
+    if "operation" in case:
+        return [([name, "operation"], "the case names a shared operation; a profile's block cannot name another") for name in own]
+    missing = [name for name in names if name not in own]
+    if own and missing:
+        # Without a shared operation each view needs its own; the first missing one is the problem.
+        return [([], f"no shared operation, and the block of {missing[0]} names none: name one in each profile's block")]
+    return []
 
 
 def clause_problems(case: JsonObject, names: Sequence[str]) -> list[tuple[Path, str]]:

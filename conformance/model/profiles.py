@@ -118,11 +118,13 @@ COURSE: Final = Profile(
     ),
     # From the course's code: textOf of a system message is systemMessageText; currentSystemPrompt
     # renders currentSystemMessage's result with systemMessageText; ScriptedModel plays into an
-    # AssistantMessageEventStream.
+    # AssistantMessageEventStream; the Agent reduces its state with reduceAgentState (both in
+    # agent.ts, so lab isolation cannot give it the reference's).
     uses=(
         ("text_of", ("system_message_text",)),
         ("current_system_prompt", ("system_message_text", "current_system_message")),
         ("scripted_model", ("event_stream",)),
+        ("run_agent", ("reduce_agent_state",)),
     ),
 )
 

@@ -341,6 +341,27 @@ def test_a_whole_run_observation_is_placed_at_its_list_items_key() -> None:
     }, groups
 
 
+def test_the_upstream_agents_state_and_snapshots_are_placed_at_the_messages_key() -> None:
+    """agent observes state and named snapshots: a missing thinkingLevel and a missing system message are two causes."""
+    clauses = load_profile_clauses("pi-agent-core-1")
+    cases = {case.id: case for case in load_suite(profile="pi-agent-core-1").cases}
+    divergences = {
+        "pac-agent-thinking-level": Divergence("state.messages[1].thinkingLevel", '"high"', "nothing", kind="missing"),
+        "pac-agent-busy-continue-and-reset": Divergence("state.messages[1].thinkingLevel", '"off"', "nothing", kind="missing"),
+        "pac-agent-listener-barrier": Divergence("snapshots.held.state.messages[0].role", '"system"', '"user"'),
+        "pac-agent-pending-tool-calls": Divergence("snapshots.executing.state.messages[0].role", '"system"', '"user"'),
+        "pac-agent-initial-state": Divergence("snapshots.new.queues.peek", "[]", "null"),
+        "pac-agent-steer-while-idle": Divergence('snapshots["queued"].queues.peek', "[]", "null"),
+    }
+    failed = [(cases[case_id], Outcome(case_id, "failed", str(found), 0.0, divergence=found)) for case_id, found in divergences.items()]
+    groups = {str(group.cause): len(group.members) for group in group_failures(failed, clauses)}
+    assert groups == {
+        "agent state.messages[*].thinkingLevel: missing": 2,
+        'agent snapshots[*].state.messages[*].role: expected "system", got "user"': 2,
+        "agent snapshots[*].queues.peek: another value": 2,
+    }, groups
+
+
 def test_one_thing_where_two_were_expected_is_one_cause_and_two_things_are_two() -> None:
     # A result() that rejects where it should stay pending and where it should resolve: one stream bug.
     pending = _diverged(_case(case_id="a"), Divergence("steps[1].state", '"pending"', '"rejected"'))

@@ -33,6 +33,14 @@ def write(folder: Path, name: str, body: str) -> Path:
 SHARED_HEADER = "# yaml-language-server: $schema=https://pi-conformance.dev/schemas/shared-fixture-file.schema.json\n"
 
 
+def shared_scratch(tmp_path: Path, text: str, name: str = "one.yaml") -> Path:
+    """A fixtures folder under ``tmp_path`` holding one shared file ``shared/NAME`` of ``text`` (after its header)."""
+    root = tmp_path / "fixtures"
+    (root / "shared").mkdir(parents=True)
+    (root / "shared" / name).write_text(SHARED_HEADER + text, encoding="utf-8")
+    return root
+
+
 #: The same valid case built in code, for tests of one stage that need a Case but no file.
 TEXT_CASE = Case(
     id="t",
