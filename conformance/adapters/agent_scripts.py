@@ -5,7 +5,9 @@ All of it is the adapter's own, never student code (spec/fixture-format.md, "The
 - :class:`AgentModel` plays the case's turns with the reference ``ScriptedModel`` (chapter 04),
   one turn per ``stream()`` call; a turn ``{gate: T, message}`` is held until a step
   ``{complete: T}`` (the course's ``ManualModel``), and answers an abort at once unless it says
-  ``honor_abort: false``; a turn ``{throw: MESSAGE}`` makes ``stream()`` raise; a turn with
+  ``honor_abort: false``; a held turn ``{gate: T, reject: MESSAGE}`` ignores abort and, once
+  completed, fails: iterating its stream and its ``result()`` raise that error (a provider that
+  fails mid-request); a turn ``{throw: MESSAGE}`` makes ``stream()`` raise; a turn with
   ``changed_later: true`` rewrites the texts of the message it answered with at the next
   request and when the scenario ends. It records every
   request and, per request, whether its signal is the previous request's.
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,6 +92,11 @@ class AgentModel:
         turn = self._turns[index] if index < len(self._turns) else {}
         if "throw" in turn:
             raise scripted_error(turn["throw"])
+        if "reject" in turn:
+            failure: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            failure.add_done_callback(lambda done: done.exception())  # a loop that only iterates never asks result()
+            self._held.append(asyncio.ensure_future(self._fail(failure, turn)))
+            return FailingStream(failure)
         if "gate" not in turn:
             # A played turn (or, past the script, the ScriptedModel's exhaustion error) at once.
             stream = reference_impl.ScriptedModel([turn["message"]] if "message" in turn else []).stream(context, signal)
@@ -114,6 +121,11 @@ class AgentModel:
         self._last_signal = signal
         self._world.signal = signal  # a tool's signal is "same" when it is this request's (AGENT-ABORT-3)
 
+    async def _fail(self, failure: asyncio.Future[Any], turn: JsonObject) -> None:
+        """Wait for the turn's gate, whatever the signal, then fail its stream with the scripted error."""
+        await self._world.gate(f"turn:{turn['gate']}").wait()
+        failure.set_exception(scripted_error(turn["reject"]))
+
     async def _hold(self, stream: AssistantMessageEventStream, turn: JsonObject, signal: Any) -> None:
         """Wait for the turn's gate (or, when it honours abort, the signal), then play it."""
         honor = turn.get("honor_abort", True) is not False
@@ -130,6 +142,25 @@ class AgentModel:
             finish(stream, assistant_message([], "aborted", {"errorMessage": ABORTED_MESSAGE}))
         else:
             play(stream, terminal_message(turn["message"]))  # type: ignore[arg-type]
+
+
+class FailingStream:
+    """A ``reject`` turn's stream: no events, and once its gate opens both iteration and ``result()`` raise."""
+
+    def __init__(self, failure: asyncio.Future[Any]) -> None:
+        self._failure = failure
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self._events()
+
+    async def _events(self) -> AsyncIterator[Any]:
+        await asyncio.shield(self._failure)
+        return
+        yield  # an async generator that yields nothing: it raises the turn's error when it fails
+
+    def result(self) -> asyncio.Future[Any]:
+        """The failure, as a future that raises once the turn is completed."""
+        return asyncio.shield(self._failure)
 
 
 def matches(rule: JsonObject, event: JsonValue) -> bool:

@@ -368,8 +368,7 @@ def _envelope_problems(data: JsonObject, names: Sequence[str]) -> list[tuple[lis
     cases = data.get("cases")
     for index, case in enumerate(cases if isinstance(cases, list) else []):
         if isinstance(case, dict):
-            found.extend((["cases", index, *where], message) for where, message in shared_files.clause_problems(case, names))
-            found.extend((["cases", index, *where], message) for where, message in shared_files.operation_problems(case, names))
+            found.extend((["cases", index, *where], message) for where, message in shared_files.case_problems(case, names))
     return found
 
 

@@ -169,3 +169,8 @@ def clause_problems(case: JsonObject, names: Sequence[str]) -> list[tuple[Path, 
             prefixes = "/".join(PROFILES[name].clause_prefixes)
             problems.append((["clauses"], f"a shared case cites at least one clause of each of its profiles; none of {name} ({prefixes})"))
     return problems
+
+
+def case_problems(case: JsonObject, names: Sequence[str]) -> list[tuple[Path, str]]:
+    """A shared case's own problems, beside its schema: the clauses it cites and where it names its operation."""
+    return clause_problems(case, names) + operation_problems(case, names)

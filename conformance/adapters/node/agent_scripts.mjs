@@ -5,7 +5,9 @@
 //
 // - agentModel plays the case's turns with the reference ScriptedModel (chapter 04), one turn per
 //   stream() call; a turn {gate: T, message} is held until a step {complete: T} (the course's
-//   ManualModel) and answers an abort at once unless it says honor_abort: false; a turn
+//   ManualModel) and answers an abort at once unless it says honor_abort: false; a held turn
+//   {gate: T, reject: MESSAGE} ignores abort and, once completed, fails: iterating its stream and
+//   its result() reject with that error (a provider failing mid-request); a turn
 //   {throw: MESSAGE} makes stream() throw; a turn with changed_later: true rewrites the texts of
 //   the message it answered with at the next request and when the scenario ends. It records every
 //   request and, per request, whether its signal is the previous request's.
@@ -69,6 +71,7 @@ export function agentModel(turns, world, aborts) {
       world.watch.poke();
       const turn = isObject(turns[model.requests.length - 1]) ? turns[model.requests.length - 1] : {};
       if ("throw" in turn) throw scriptedError(turn.throw);
+      if ("reject" in turn) return failingStream(world.gates.get(`turn:${turn.gate}`).promise.then(() => Promise.reject(scriptedError(turn.reject))));
       let stream;
       if (!("gate" in turn)) {
         // A played turn (or, past the script, the ScriptedModel's exhaustion error) at once.
@@ -110,6 +113,19 @@ export function agentModel(turns, world, aborts) {
   }
 
   return model;
+}
+
+/** A reject turn's stream: no events; once its gate opens, iteration and result() reject with `failure`'s error. */
+function failingStream(failure) {
+  failure.catch(() => {}); // a loop that only iterates never asks result(): no unhandled rejection
+  return {
+    async *[Symbol.asyncIterator]() {
+      await failure;
+    },
+    result() {
+      return failure;
+    },
+  };
 }
 
 /** An Agent event's trace line (conformance/model/traces.py's agent_line). */
