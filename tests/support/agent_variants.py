@@ -180,7 +180,7 @@ class _ModelAnswerNotCopied(QueueingLoopRun):
         try:
             return await LoopRun.model_turn(self)  # the very message result() resolved with
         except Exception as error:
-            return assistant_message([], "error", {"errorMessage": str(error)})
+            return assistant_message([], "aborted" if self.aborted() else "error", {"errorMessage": str(error)})
 
 
 class _ToolResultNotCloned(QueueingLoopRun):
@@ -321,7 +321,10 @@ AGENT_VARIANTS: tuple[AgentVariant, ...] = (
         # The course's steer-then-abort evidence is its Lab 9.5 test.
         also=("9.5",),
     ),
-    _variant("model-throw-escapes", _with_loop(_ModelThrowEscapes), "AGENT-LOOP-2", "9.2", "agent-course-provider-throw", "steps"),
+    # Also lab 9.4: agent-stream-rejects-after-abort needs the abort to reach the run, and cites AGENT-LOOP-2 too.
+    _variant(
+        "model-throw-escapes", _with_loop(_ModelThrowEscapes), "AGENT-LOOP-2", "9.2", "agent-course-provider-throw", "steps", ("9.4",)
+    ),
     _variant(
         "no-steering-after-batch",
         _with_loop(_NoSteeringAfterBatch),
