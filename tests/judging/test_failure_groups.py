@@ -320,10 +320,16 @@ def test_one_place_under_one_clause_is_one_cause_whatever_the_kind() -> None:
     assert len(group_failures([changed, elsewhere], {})) == 2
 
 
-def test_a_whole_run_observation_is_placed_at_its_list_items_key() -> None:
-    """agent_loop observes a run in lists: two missing behaviours diverging in `result` are two causes, not one."""
+def _upstream_groups(divergences: dict[str, Divergence]) -> dict[str, int]:
+    """Members per cause when each named pi-agent-core-1 case fails with its divergence."""
     clauses = load_profile_clauses("pi-agent-core-1")
     cases = {case.id: case for case in load_suite(profile="pi-agent-core-1").cases}
+    failed = [(cases[case_id], Outcome(case_id, "failed", str(found), 0.0, divergence=found)) for case_id, found in divergences.items()]
+    return {str(group.cause): len(group.members) for group in group_failures(failed, clauses)}
+
+
+def test_a_whole_run_observation_is_placed_at_its_list_items_key() -> None:
+    """agent_loop observes a run in lists: two missing behaviours diverging in `result` are two causes, not one."""
     divergences = {
         "pac-text-turn-run-agent-loop": Divergence("result[1].thinkingLevel", '"off"', "nothing", kind="missing"),
         "pac-coerces-number-to-string": Divergence("result[0].role", '"system"', '"user"'),
@@ -331,8 +337,7 @@ def test_a_whole_run_observation_is_placed_at_its_list_items_key() -> None:
         "pac-round-trip": Divergence("trace[2]", '"message_start:system"', '"message_start:user"'),
         "pac-terminate-all-ends-run": Divergence("trace[14]", '"agent_end"', '"turn_start"'),
     }
-    failed = [(cases[case_id], Outcome(case_id, "failed", str(found), 0.0, divergence=found)) for case_id, found in divergences.items()]
-    groups = {str(group.cause): len(group.members) for group in group_failures(failed, clauses)}
+    groups = _upstream_groups(divergences)
     assert groups == {
         'agent_loop result[*].role: expected "system", got "user"': 2,
         "agent_loop result[*].thinkingLevel: missing": 1,
@@ -343,8 +348,6 @@ def test_a_whole_run_observation_is_placed_at_its_list_items_key() -> None:
 
 def test_the_upstream_agents_state_and_snapshots_are_placed_at_the_messages_key() -> None:
     """agent observes state and named snapshots: a missing thinkingLevel and a missing system message are two causes."""
-    clauses = load_profile_clauses("pi-agent-core-1")
-    cases = {case.id: case for case in load_suite(profile="pi-agent-core-1").cases}
     divergences = {
         "pac-agent-thinking-level": Divergence("state.messages[1].thinkingLevel", '"high"', "nothing", kind="missing"),
         "pac-agent-busy-continue-and-reset": Divergence("state.messages[1].thinkingLevel", '"off"', "nothing", kind="missing"),
@@ -353,8 +356,7 @@ def test_the_upstream_agents_state_and_snapshots_are_placed_at_the_messages_key(
         "pac-agent-initial-state": Divergence("snapshots.new.queues.peek", "[]", "null"),
         "pac-agent-steer-while-idle": Divergence('snapshots["queued"].queues.peek', "[]", "null"),
     }
-    failed = [(cases[case_id], Outcome(case_id, "failed", str(found), 0.0, divergence=found)) for case_id, found in divergences.items()]
-    groups = {str(group.cause): len(group.members) for group in group_failures(failed, clauses)}
+    groups = _upstream_groups(divergences)
     assert groups == {
         "agent state.messages[*].thinkingLevel: missing": 2,
         'agent snapshots[*].state.messages[*].role: expected "system", got "user"': 2,
