@@ -32,9 +32,15 @@ pytestmark = [
 
 #: Commits of unofn/pi and what the course's code there earns: chapter 05 done (provider-adapter.ts and its focused
 #: test: labs 3.1-5.3, 175 points), chapter 06 done (tool.ts and its focused test, written after chapter 05: all ten
-#: labs, 250 points), chapter 09 done (agent.ts and the loop's chapter 09 additions: all twenty labs, 500 points; the
-#: one chapter 07 case chapter 09 supersedes is not graded).
-COMMITS = {"035d7c9": ("05", 175.0), "14ae333": ("06", 250.0), "0454269": ("09", 500.0)}
+#: labs, 250 points), chapter 07 done (agent-loop.ts, chapter 07's loop, and its focused test: labs 3.1-7.5, 375
+#: points; the case chapter 09 supersedes is graded here), chapter 09 done (agent.ts and the loop's chapter 09
+#: additions: all twenty labs, 500 points; the one chapter 07 case chapter 09 supersedes is not graded).
+COMMITS = {
+    "035d7c9": ("05", 175.0),
+    "14ae333": ("06", 250.0),
+    "bf8e846": ("07", 375.0),
+    "0454269": ("09", 500.0),
+}
 
 
 def _checkout(commit: str, target: Path) -> Path:
