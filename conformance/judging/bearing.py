@@ -8,6 +8,7 @@ whether its first hint rung is about what diverged (:func:`fitting_hint`) or can
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -295,4 +296,17 @@ def diverging_strings(outcome: Outcome) -> list[str]:
 def clause_hits(clause: Clause | None, words: set[str]) -> int:
     """How many of ``words`` (what diverged) the clause's text names."""
     text = clause.text.lower().replace("`", "") if clause else ""
-    return sum(1 for word in words if re.search(rf"\b{re.escape(word)}\b", text))
+    named = _words_of(text)
+    # A word of word characters is named exactly when it is one of the text's runs of them (what
+    # ``\bword\b`` finds); only a phrase ("same object") needs the search. Grouping asks this for
+    # every case of every cause, several times per submission.
+    return sum(1 for word in words if (word in named if _RUN.fullmatch(word) else re.search(rf"\b{re.escape(word)}\b", text)))
+
+
+_RUN = re.compile(r"\w+")
+
+
+@functools.lru_cache(maxsize=1024)
+def _words_of(text: str) -> frozenset[str]:
+    """The text's runs of word characters."""
+    return frozenset(_RUN.findall(text))

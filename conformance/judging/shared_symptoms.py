@@ -40,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
+import weakref
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
@@ -57,6 +58,11 @@ DECIDED_BY: Mapping[str, frozenset[str]] = {
 }
 # ``steps[3].value.content`` -> (``steps[3]``, ``value``); ``result.messages[0]`` -> ("", ``result.messages``).
 _WHERE = re.compile(r"^(?P<step>steps\[\d+\])\.(?P<key>\w+)|^(?P<top>\w+(?:\.\w+)?)")
+# Per outcome, its case and its symptoms. Grouping runs several times per submission (each report
+# channel, the featured cases), and walking every observation again each time was most of its cost
+# (issue 37). Keyed by the outcome's identity, since an Outcome holds a dict and has no hash; the
+# weak reference tells a reused identity apart and drops the entry when its outcome goes.
+_SYMPTOMS: dict[int, tuple[weakref.ref[Outcome], Case | BrokenCase, tuple[Divergence, ...]]] = {}
 
 
 def symptoms(case: Case | BrokenCase, outcome: Outcome) -> Iterator[Divergence]:
@@ -73,6 +79,22 @@ def symptoms(case: Case | BrokenCase, outcome: Outcome) -> Iterator[Divergence]:
         if key not in diverged and not DECIDED_BY.get(key, frozenset()) & diverged:
             yield divergence
         diverged.add(key)
+
+
+def recorded_symptoms(case: Case | BrokenCase, outcome: Outcome) -> tuple[Divergence, ...]:
+    """:func:`symptoms`, walked once per outcome: an outcome is a record, so what it shows does not change."""
+    key = id(outcome)
+    entry = _SYMPTOMS.get(key)
+    if entry is not None and entry[0]() is outcome and entry[1] is case:
+        return entry[2]
+    found = tuple(symptoms(case, outcome))
+
+    def forget(reference: weakref.ref[Outcome]) -> None:
+        if _SYMPTOMS.get(key, (None,))[0] is reference:  # not an entry a later outcome of this identity made
+            _SYMPTOMS.pop(key, None)
+
+    _SYMPTOMS[key] = (weakref.ref(outcome, forget), case, found)
+    return found
 
 
 def linked(groups: Mapping[K, Sequence[Member]], key_of: Callable[[Case | BrokenCase, Outcome], K]) -> dict[K, K]:
@@ -102,7 +124,7 @@ def _widely_shown(groups: Mapping[K, Sequence[Member]], key_of: Callable[[Case |
     for key, members in groups.items():
         for case, outcome in members:
             shown_by.setdefault((key, key), set()).add(case.id)
-            for divergence in symptoms(case, outcome):
+            for divergence in recorded_symptoms(case, outcome):
                 found = key_of(case, dataclasses.replace(outcome, divergence=divergence))
                 shown_by.setdefault((key, owner.get(found, found)), set()).add(case.id)
     by_symptom: dict[Hashable, list[K]] = {}

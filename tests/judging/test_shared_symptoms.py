@@ -6,11 +6,13 @@ import pytest
 
 from conformance.common.jsontypes import JsonObject
 from conformance.judging import shared_symptoms
-from conformance.judging.divergences import compare
+from conformance.judging.bearing import clause_hits
+from conformance.judging.divergences import all_divergences, compare
 from conformance.judging.failure_groups import group_failures
-from conformance.judging.outcome import Outcome
+from conformance.judging.outcome import Divergence, Outcome
 from conformance.judging.shared_symptoms import symptoms
 from conformance.model.cases import Case
+from conformance.model.clauses import Clause
 
 MESSAGE: JsonObject = {"role": "assistant", "content": [], "stopReason": "error", "errorMessage": "socket reset", "timestamp": 1}
 ERROR_EVENT: JsonObject = {"type": "error", "reason": "error", "error": MESSAGE}
@@ -123,3 +125,28 @@ def test_a_step_that_threw_stays_a_cause_of_its_own() -> None:
         ("steps[*].finished: expected true, got false", 3),
         ("steps[*].threw: threw", 2),
     ]
+
+
+def test_an_outcomes_symptoms_are_walked_once_however_often_its_failures_are_grouped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Grouping runs several times per submission: the second run reads each recorded observation's symptoms again from the cache."""
+    walks: list[str] = []
+
+    def counted(case: Case, observation: JsonObject) -> list[Divergence]:
+        walks.append(case.id)
+        return all_divergences(case, observation)
+
+    monkeypatch.setattr(shared_symptoms, "all_divergences", counted)
+    failures = [consume_then_result(f"unfinished-{n}", UNFINISHED, PENDING) for n in range(2)]
+    first = group_failures(failures, {})
+    assert sorted(walks) == ["unfinished-0", "unfinished-1"]
+    assert group_failures(failures, {}) == first and len(walks) == 2
+    # Another outcome of the same case (another run) is walked again: the cache is per outcome.
+    again = consume_then_result("unfinished-0", UNFINISHED, PENDING)
+    group_failures([again], {})
+    assert len(walks) == 3
+
+
+def test_a_clause_names_a_word_as_a_whole_word_only() -> None:
+    clause = Clause("X-1", "The `result()` resolves with the terminal message; errorMessage is kept, the same object.", 1)
+    words = {"result", "resolves", "errormessage", "message", "same object", "sult", "terminal_message", "same obj"}
+    assert clause_hits(clause, words) == 5  # result, resolves, errormessage, message, same object
