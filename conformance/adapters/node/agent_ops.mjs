@@ -7,9 +7,9 @@
 // Everything the Agent talks to is the adapter's: the model plays the case's turns with the
 // reference ScriptedModel (agent_scripts.mjs), the scripted tools are chapter 07's, registered in
 // the reference ToolRegistry, and the executor is chapter 07's (loop_ops.mjs); the subscribers are
-// scripted listeners. The Agent's own imports of earlier chapters (types.js, tool.js and, above
-// all, agent-loop.js) get the reference under lab isolation (isolation.json, run_agent), so a
-// chapter 07 bug costs no lab 9.x point.
+// scripted listeners. The Agent's own imports of earlier chapters (types.js, event-stream.js,
+// scripted-model.js, tool.js) get the reference under lab isolation (isolation.json, run_agent);
+// agent-loop.js stays the student's, since its chapter 09 additions are labs 9.2-9.5 code.
 //
 // `agentOperations(find)` takes the adapter's lookup of a named export in an isolation context
 // (pi_course_adapter.mjs's Modules.find) and returns the handler.

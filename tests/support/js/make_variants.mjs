@@ -366,7 +366,7 @@ const VARIANT_SPECS = {
     changes: chapter09(patch(AGENT, "        takeFollowUpMessages: () => run.followUps.splice(0),", "        takeFollowUpMessages: () => [],")),
   },
   "loop-bug-spares-agent": {
-    bug: "a chapter 09 project whose agent-loop.js is still chapter 07's (no queues, a model throw rejects): with lab isolation its Agent plays the reference loop and loses no lab 9.x point",
+    bug: "a chapter 09 project whose agent-loop.js is still chapter 07's (no queues, a model throw rejects): the loop's chapter 09 additions are labs 9.2-9.5 code, so its Agent loses those cases with and without lab isolation",
     changes: [CHAPTER_05, add(TOOL, TOOL_CORRECT), add(LOOP, LOOP_CORRECT), add(AGENT, AGENT_CORRECT)],
   },
 
