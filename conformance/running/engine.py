@@ -13,8 +13,8 @@ outside ``running/`` calls :func:`~conformance.running.execution.run_case` itsel
 - an adapter stops trying an operation after a few timeouts (or exits) in a row, so that a
   hopeless implementation ends in bounded time. A case it then did not try may well pass on
   its own (a ``textOf`` that loops only on some messages), so each such case is run again,
-  alone, in a fresh adapter with a short timeout: no case is failed unless it failed when
-  it was tried.
+  alone, in a fresh adapter with the same timeout as any case: no case is failed unless it
+  failed when it was tried, and none by a clock stricter than the first run's.
 """
 
 from __future__ import annotations
@@ -32,11 +32,10 @@ from conformance.running.execution import call_quietly, run_case
 
 #: Why a case has no outcome of its own: the outcome's message starts with this.
 NOT_RUN = "not run: "
-#: Timeout of a case retried on its own after its operation was given up: hung cases cost
-#: this much each, the others (which answer in milliseconds) nothing noticeable.
-RETRY_TIMEOUT_S = 0.3
 #: Given-up cases are retried this many at a time, each worker with its own fresh process:
 #: a hang that burns no CPU (a promise that never resolves) then costs a fraction of the time.
+#: A retry keeps the case's own timeout: a shorter one failed agent scenarios of a correct
+#: reference on a loaded CI machine (four retries share one interpreter in process).
 #: The bound on retry adapters alive at once; they share the submission's one budget of memory
 #: and processes (``conformance/isolation/budget.py``), so retrying never multiplies it.
 RETRY_WORKERS = 4
@@ -136,7 +135,7 @@ def _no_fresh_adapter() -> Adapter:
 
 
 def retry_given_up(fresh: AdapterFactory, cases: Sequence[Case], outcomes: list[Outcome], policy: Policy) -> bool:
-    """Run each case the adapter gave up on again, in a fresh adapter with a short timeout; replaces its outcome.
+    """Run each case the adapter gave up on again, in a fresh adapter with its own timeout; replaces its outcome.
 
     Returns True when the deadline passed meanwhile (the cases left keep their first outcome).
     """
@@ -201,7 +200,7 @@ class _RetryWorker:
         for _ in range(2):
             if self.adapter is None:
                 self.adapter = retries.fresh()
-            retried = retries.policy.run(self.adapter, retries.cases[index], RETRY_TIMEOUT_S)
+            retried = retries.policy.run(self.adapter, retries.cases[index], retries.policy.timeout_s)
             if not retried.given_up:
                 break
             close(self.adapter)
