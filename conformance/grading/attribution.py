@@ -46,58 +46,31 @@ provider streams through the event streams), and feedback says "fails because of
    chapters' modules (lab isolation, :mod:`conformance.adapters.lab_isolation`), those labs are
    no evidence for it; rules 2-4 stand in for isolation where an implementation cannot have it.
 
+7. **A clause of another lab** (:mod:`conformance.grading.clause_owners`). Inside a chapter,
+   a failure left charged that cites a clause the spec puts in an earlier lab of the chapter is
+   excused by that lab's charged failures citing the clause, for at most what they cost:
+   the course's own tests cross labs (its Lab 9.5 test needs lab 9.4's abort check), and a
+   bug shows there through observations of its own, which rules 2 and 5 cannot match.
+
 A case that timed out, threw or errored has no divergence and is always charged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from conformance.common.jsontypes import JsonValue
 from conformance.common.value_paths import join_index
+from conformance.grading.clause_owners import owned_elsewhere
+from conformance.grading.inherited import Inherited
 from conformance.grading.symptom_homes import chapter_of, site, symptom_homes
 from conformance.judging.matcher import MISSING, first_divergence, literal_key
 from conformance.judging.outcome import Outcome
 from conformance.model.cases import Case
-from conformance.model.profiles import get_profile
 
 #: Observation keys whose items are compared item by item, one symptom per item key.
 _LISTS = frozenset({"events", "requests"})
-
-
-@dataclass(frozen=True)
-class Inherited:
-    """Why a failed case is charged in an earlier lab: that lab's bug explains it."""
-
-    #: The earliest lab whose charged failures show every symptom of the case.
-    lab: str
-    #: A failed case of that lab with the same symptoms, and its outcome (the one to fix first).
-    evidence: Case
-    evidence_outcome: Outcome
-    #: The symptoms, e.g. ``("result: same_object_as",)``.
-    symptoms: tuple[str, ...]
-    #: The lab of the excused case itself (whose own pass rate it earns).
-    excused_lab: str = ""
-    #: The share of its points the case earns here (rule 3), set when scoring.
-    share: float = 1.0
-    #: False when the evidence lab comes after the case's (rule 5: the site's home is a later lab of the chapter).
-    earlier: bool = True
-
-    @property
-    def group_label(self) -> str:
-        """What the evidence's profile calls its groups: ``lab`` (course) or ``area`` (pi-ai-1)."""
-        return get_profile(self.evidence.profile).group_label
-
-    def explanation(self, clause: str | None = None) -> str:
-        """One line for the feedback: which lab (or area) to fix first (no case id: it may be held out)."""
-        what = f"{clause}: " if clause else ""
-        cost = (
-            "it costs no points here"
-            if self.share >= 1
-            else f"here it earns {self.share:.0%} of its points, as its {self.group_label}'s own cases do (at most what the evidence cost)"
-        )
-        return f"fails because of {self.group_label} {self.lab} ({what}{'; '.join(self.symptoms)}); fix that first, {cost}"
 
 
 def symptoms(case: Case, observation: Mapping[str, JsonValue] | None) -> frozenset[str]:
@@ -218,6 +191,8 @@ def attribute(
                     shown.setdefault(symptom, []).append((case, outcome))
         charged.append((lab, shown))
     inherited.update(_within_chapters(failures, charged, inherited, lab_order, cost or weight_of, apart))
+    left = [failure for lab in lab_order for failure in failures[lab] if failure[0].id not in inherited]
+    inherited.update(owned_elsewhere(left, lab_order, weight_of, cost or weight_of, apart))
     return inherited
 
 

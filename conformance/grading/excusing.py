@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from conformance.grading.attribution import Inherited, attribute
+from conformance.grading.attribution import attribute
+from conformance.grading.inherited import Inherited
 from conformance.judging.outcome import Outcome
 from conformance.model.cases import Case
 

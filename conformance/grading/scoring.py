@@ -24,9 +24,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from conformance.grading.attribution import Inherited
 from conformance.grading.confirmation import confirmed
 from conformance.grading.excusing import excuse
+from conformance.grading.inherited import Inherited
 from conformance.grading.rubric import Rubric, profile_groups
 from conformance.judging.failure_groups import group_failures
 from conformance.judging.outcome import STATUSES, Outcome

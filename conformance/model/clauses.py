@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from conformance.model.paths import data_root, spec_file
@@ -13,6 +14,8 @@ from conformance.model.profiles import get_profile
 _CLAUSE_START = re.compile(r"^\*\*(?P<id>[A-Z]+(?:-[A-Z]+)*-\d+)\*\*\s*(?P<text>.*)$")
 # A clause whose behaviour a later chapter's code changes says so: *superseded at chapter 09*.
 _SUPERSEDED = re.compile(r"\*superseded at chapter (?P<chapter>\d\d)\*")
+# A clause of chapters 05-09 names the course's lab it belongs to: (Lab 9.3; from chapter 09; ...).
+_OWN_LAB = re.compile(r"\(Lab (?P<lab>\d+\.\d+);")
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,12 @@ class Clause:
         """The chapter whose code changes this clause's behaviour ("09"), or None: a repository there is not held to it."""
         match = _SUPERSEDED.search(self.text)
         return match["chapter"] if match else None
+
+    @property
+    def lab(self) -> str | None:
+        """The course's lab the clause belongs to ("9.3"), when its text names one; None otherwise."""
+        match = _OWN_LAB.search(self.text)
+        return match["lab"] if match else None
 
 
 def parse_clauses(text: str) -> dict[str, Clause]:
@@ -63,3 +72,9 @@ def load_clauses(path: Path | None = None) -> dict[str, Clause]:
 def load_profile_clauses(profile: str) -> dict[str, Clause]:
     """The clause registry of a profile: ``spec/spec.md`` for ``course``, ``spec/pi-ai-1/spec.md`` for ``pi-ai-1``."""
     return load_clauses(data_root() / get_profile(profile).spec)
+
+
+@cache
+def clause_labs(profile: str) -> dict[str, str]:
+    """Per clause id of the profile's spec, the lab it names as its own (clauses naming none are left out)."""
+    return {clause.id: clause.lab for clause in load_profile_clauses(profile).values() if clause.lab is not None}
