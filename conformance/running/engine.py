@@ -34,8 +34,6 @@ from conformance.running.execution import call_quietly, run_case
 NOT_RUN = "not run: "
 #: Given-up cases are retried this many at a time, each worker with its own fresh process:
 #: a hang that burns no CPU (a promise that never resolves) then costs a fraction of the time.
-#: A retry keeps the case's own timeout: a shorter one failed agent scenarios of a correct
-#: reference on a loaded CI machine (four retries share one interpreter in process).
 #: The bound on retry adapters alive at once; they share the submission's one budget of memory
 #: and processes (``conformance/isolation/budget.py``), so retrying never multiplies it.
 RETRY_WORKERS = 4
@@ -66,9 +64,9 @@ class Policy:
     def out_of_time(self) -> bool:
         return self.deadline is not None and time.monotonic() > self.deadline
 
-    def run(self, adapter: Adapter, case: Case, timeout_s: float | None) -> Outcome:
-        """One run of ``case`` on ``adapter``, as :attr:`keep` keeps it."""
-        outcome = run_case(adapter, case, timeout_s)
+    def run(self, adapter: Adapter, case: Case) -> Outcome:
+        """One run of ``case`` on ``adapter`` with :attr:`timeout_s`, as :attr:`keep` keeps it."""
+        outcome = run_case(adapter, case, self.timeout_s)
         return outcome if self.keep is None else self.keep(case, outcome)
 
 
@@ -106,7 +104,7 @@ class Loop:
             return Outcome(case.id, "errored", f"{NOT_RUN}the submission used up its {policy.budget_s:g} s budget", 0.0)
         if case.id in policy.given:
             return policy.given[case.id]
-        outcome = policy.run(adapter, case, policy.timeout_s)
+        outcome = policy.run(adapter, case)
         return self.on_outcome(outcome) if self.on_outcome is not None else outcome
 
 
@@ -115,7 +113,7 @@ def run_one(adapter: Adapter, case: Case | BrokenCase, fresh: AdapterFactory, po
     policy = policy or Policy()
     if not isinstance(case, Case):
         return run_case(adapter, case, policy.timeout_s)  # a broken fixture: reported, nothing to retry
-    outcomes = [policy.run(adapter, case, policy.timeout_s)]
+    outcomes = [policy.run(adapter, case)]
     if policy.retry and outcomes[0].given_up:
         retry_given_up(fresh, [case], outcomes, policy)
     return outcomes[0]
@@ -200,7 +198,9 @@ class _RetryWorker:
         for _ in range(2):
             if self.adapter is None:
                 self.adapter = retries.fresh()
-            retried = retries.policy.run(self.adapter, retries.cases[index], retries.policy.timeout_s)
+            # The case's own timeout: a shorter retry clock failed correct agent scenarios on a
+            # loaded CI machine (four retries share one interpreter in process).
+            retried = retries.policy.run(self.adapter, retries.cases[index])
             if not retried.given_up:
                 break
             close(self.adapter)
