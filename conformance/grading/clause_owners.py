@@ -61,9 +61,11 @@ def owned_elsewhere(
     used: set[str] = set()
     for owner, clause in sorted(evidence, key=lambda key: (lab_order.index(key[0]), -budgets[key], key[1])):
         pairs = [pair for pair in evidence[owner, clause] if pair[0].id not in excused]
+        if not pairs:
+            continue
         budget = sum(cost(case) for case, _ in pairs)
         for case, _, found in left:
-            if not pairs or case.id in excused or case.id in used or not _depends_on(case, owner, clause, lab_order, apart):
+            if case.id in excused or case.id in used or not _depends_on(case, owner, clause, lab_order, apart):
                 continue
             if cost(case) > budget + _TOLERANCE:
                 continue
